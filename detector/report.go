@@ -83,10 +83,10 @@ type Pattern string
 
 // The patterns the detector recognises.
 const (
-	PatternSingleKey      Pattern = "single_key"       // one key carries a large share (OPS_LOG)
-	PatternLowCardinality Pattern = "low_cardinality"  // an enumerated value used as a key (STATUS#ACTIVE)
-	PatternTimeBucket     Pattern = "time_bucket"      // a date or hour bucket (DATE#2026-11-22)
-	PatternSingleItem     Pattern = "single_item"      // one item rewritten again and again (a counter)
-	PatternShardedUneven  Pattern = "sharded_uneven"   // write shards with uneven load
-	PatternShardedTooFew  Pattern = "sharded_too_few"  // write shards, evenly loaded but too few
+	PatternSingleKey      Pattern = "single_key"      // one key carries a large share (OPS_LOG)
+	PatternLowCardinality Pattern = "low_cardinality" // an enumerated value used as a key (STATUS#ACTIVE)
+	PatternTimeBucket     Pattern = "time_bucket"     // a date or hour bucket (DATE#2026-11-22)
+	PatternSingleItem     Pattern = "single_item"     // one item rewritten again and again (a counter)
+	PatternShardedUneven  Pattern = "sharded_uneven"  // write shards with uneven load
+	PatternShardedTooFew  Pattern = "sharded_too_few" // write shards, evenly loaded but too few
 )
