@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+)
+
+const demoAbout = `Runs simulated traffic through the same pipeline as replay and the Lambda:
+raw stream-event JSON, decoded, sized, windowed and judged. The table "Shop"
+has a long tail of USER#<uuid> keys; each minute one anti-pattern erupts on
+top of it: a single key (OPS_LOG), a low-cardinality value (STATUS#ACTIVE), a
+time bucket (DATE#2026-11-22), a counter rewritten in place, uneven write
+shards, and too few write shards. It is seeded: every run prints the same.
+No AWS account or network is needed.
+`
+
+// demoPhase is one minute of the scenario: its hot key generator on top of
+// the long tail.
+type demoPhase struct {
+	name string
+	// hot writes the phase's extra records for one second.
+	hot func(g *demoGen, sec int64)
+}
+
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, o := newFlagSet("demo", "[flags]", demoAbout, stderr)
+	seed := fs.Uint64("seed", 2026, "random `seed` of the simulated traffic")
+	tailRate := fs.Int("tail-rate", 800, "writes per second spread over the long tail of USER#<uuid> keys")
+	if err := o.parse(fs, args); err != nil {
+		return err
+	}
+	if o.partitionKey == "" {
+		o.partitionKey = "PK"
+	}
+	if *tailRate < 0 || *tailRate > 20000 {
+		return usageError{fmt.Errorf("--tail-rate %d: want 0 to 20000", *tailRate)}
+	}
+	p, err := newPipeline(o, newReportWriter(o.format, stdout, false), stderr, time.Now)
+	if err != nil {
+		return err
+	}
+	g := newDemoGen(*seed, *tailRate)
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC).Unix()
+	phaseLen := int64(o.cfg.Window / time.Second)
+	if phaseLen < 60 {
+		phaseLen = 60 // each anti-pattern needs a minute of traffic to show
+	}
+	for i, ph := range demoPhases {
+		if o.format == "table" {
+			fmt.Fprintf(stderr, "hotkeys demo: minute %d: %s\n", i+1, ph.name)
+		}
+		for s := int64(0); s < phaseLen; s++ {
+			if ctx.Err() != nil {
+				return p.finish()
+			}
+			sec := start + int64(i)*phaseLen + s
+			g.second(sec, ph.hot)
+			for shard, payload := range g.payloads() {
+				if err := p.feed("demo", payload, demoShards[shard]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := p.finish(); err != nil {
+		return err
+	}
+	if p.malformed > 0 && o.format == "table" {
+		fmt.Fprintf(stderr, "hotkeys demo: the scenario includes %d deliberately malformed record(s), skipped and counted above\n", p.malformed)
+	}
+	return nil
+}
+
+var demoShards = []string{
+	"shardId-00000001763769600000-a1b2c3d4",
+	"shardId-00000001763769600000-b2c3d4e5",
+	"shardId-00000001763769600000-c3d4e5f6",
+	"shardId-00000001763769600000-d4e5f6a7",
+}
+
+// demoPhases is the scenario, one anti-pattern per minute. Rates are WCU/s.
+var demoPhases = []demoPhase{
+	{"a single key: every service appends to OPS_LOG (2 WCU log lines, ~400 WCU/s)", func(g *demoGen, sec int64) {
+		for i := range g.jitter(200) {
+			g.write("OPS_LOG", fmt.Sprintf("%d.%03d#%d", sec, i%1000, g.seq), 1500, "INSERT", 0)
+		}
+	}},
+	{"a low-cardinality value: orders keyed by STATUS#ACTIVE (~300 WCU/s)", func(g *demoGen, sec int64) {
+		for range g.jitter(300) {
+			g.write("STATUS#ACTIVE", "ORDER#"+g.id(), 200, "INSERT", 0)
+		}
+	}},
+	{"a time bucket: today's events under DATE#2026-11-22 (~900 WCU/s)", func(g *demoGen, sec int64) {
+		for range g.jitter(450) {
+			g.write("DATE#2026-11-22", "EVENT#"+g.id(), 1200, "INSERT", 0)
+		}
+		if sec%60 == 30 {
+			g.malformed()
+		}
+	}},
+	{"a global counter: COUNTER#page_views rewritten in place (~500 WCU/s)", func(g *demoGen, sec int64) {
+		for range g.jitter(500) {
+			g.write("COUNTER#page_views", "TOTAL", 120, "MODIFY", 120)
+		}
+	}},
+	{"uneven write shards: ORDERS#SHARD_0 takes 350 of 770 WCU/s over 8 shards", func(g *demoGen, sec int64) {
+		for range g.jitter(350) {
+			g.write("ORDERS#SHARD_0", "ORDER#"+g.id(), 300, "INSERT", 0)
+		}
+		for s := 1; s < 8; s++ {
+			for range g.jitter(60) {
+				g.write("ORDERS#SHARD_"+strconv.Itoa(s), "ORDER#"+g.id(), 300, "INSERT", 0)
+			}
+		}
+	}},
+	{"too few write shards: EVENTS#SHARD_0 and _1 at ~850 WCU/s each", func(g *demoGen, sec int64) {
+		for s := range 2 {
+			for range g.jitter(850) {
+				g.write("EVENTS#SHARD_"+strconv.Itoa(s), "EVENT#"+g.id(), 400, "INSERT", 0)
+			}
+		}
+	}},
+}

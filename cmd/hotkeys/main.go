@@ -1,0 +1,100 @@
+// Command hotkeys finds the hot partition keys of a DynamoDB table from its
+// stream records, and explains them.
+//
+//	hotkeys demo                      simulated traffic with every anti-pattern; no AWS needed
+//	hotkeys replay [flags] FILE...|-  analyse captured Lambda stream events
+//	hotkeys watch  [flags] --table T  analyse a table's stream live
+//
+// Exit status: 0 clean, 1 the input had errors (malformed records, a file
+// that is not JSON, data lost from the stream), 2 usage or configuration.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit statuses, documented in README.
+const (
+	exitOK         = 0
+	exitInputError = 1
+	exitUsage      = 2
+)
+
+const usage = `hotkeys finds the partition keys that take too much of a DynamoDB table's
+write capacity (every partition is capped at 1,000 WCU/s), from its stream.
+
+Usage:
+  hotkeys demo   [flags]                 simulated traffic showing every anti-pattern (no AWS needed)
+  hotkeys replay [flags] FILE... | -     analyse captured Lambda DynamoDB stream events
+  hotkeys watch  [flags] --table NAME    analyse a table's stream live (Ctrl-C to stop)
+
+Run 'hotkeys COMMAND -h' for a command's flags.
+
+Exit status: 0 clean, 1 the input had errors, 2 usage or configuration error.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is main without the process: tests call it directly.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	var err error
+	switch args[0] {
+	case "demo":
+		err = runDemo(ctx, args[1:], stdout, stderr)
+	case "replay":
+		err = runReplay(ctx, args[1:], stdin, stdout, stderr)
+	case "watch":
+		err = runWatch(ctx, args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "hotkeys: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+	return exitCode(err, stderr)
+}
+
+// usageError is a bad flag or argument: exit status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// inputError says the input had errors but the run went on: exit status 1.
+type inputError struct{ msg string }
+
+func (e inputError) Error() string { return e.msg }
+
+func exitCode(err error, stderr io.Writer) int {
+	var ue usageError
+	var ie inputError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errHelp):
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "hotkeys: %v\n", err)
+		return exitUsage
+	case errors.As(err, &ie):
+		fmt.Fprintf(stderr, "hotkeys: %v\n", err)
+		return exitInputError
+	}
+	fmt.Fprintf(stderr, "hotkeys: %v\n", err)
+	return exitInputError
+}

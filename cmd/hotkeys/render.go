@@ -1,0 +1,202 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/hotkeys-dev/hotkeys/detector"
+)
+
+// reportWriter prints the reports of closed windows as they come.
+type reportWriter interface {
+	Write(reps []detector.Report) error
+	Close() error
+}
+
+func newReportWriter(format string, w io.Writer, stream bool) reportWriter {
+	if format == "json" {
+		if stream {
+			return &jsonLines{w: w}
+		}
+		return &jsonDocument{w: w}
+	}
+	return &tableWriter{w: w}
+}
+
+// jsonDocument writes {"windows":[...]} as one JSON document, streamed
+// window by window so that a long replay never holds every report.
+type jsonDocument struct {
+	w       io.Writer
+	started bool
+	n       int
+}
+
+func (j *jsonDocument) Write(reps []detector.Report) error {
+	for _, r := range reps {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		sep := ",\n  "
+		if !j.started {
+			sep = "{\"windows\": [\n  "
+			j.started = true
+		}
+		if _, err := fmt.Fprintf(j.w, "%s%s", sep, b); err != nil {
+			return err
+		}
+		j.n++
+	}
+	return nil
+}
+
+func (j *jsonDocument) Close() error {
+	if !j.started {
+		_, err := io.WriteString(j.w, "{\"windows\": []}\n")
+		return err
+	}
+	_, err := io.WriteString(j.w, "\n]}\n")
+	return err
+}
+
+// jsonLines writes one {"windows":[...]} document per line, each holding the
+// windows closed at that moment: watch's live form of the same shape.
+type jsonLines struct{ w io.Writer }
+
+func (j *jsonLines) Write(reps []detector.Report) error {
+	if len(reps) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(struct {
+		Windows []detector.Report `json:"windows"`
+	}{reps})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(j.w, "%s\n", b)
+	return err
+}
+
+func (j *jsonLines) Close() error { return nil }
+
+// tableWriter prints a report per window for people.
+type tableWriter struct{ w io.Writer }
+
+func (t *tableWriter) Close() error { return nil }
+
+func (t *tableWriter) Write(reps []detector.Report) error {
+	for i := range reps {
+		if err := t.window(&reps[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *tableWriter) window(r *detector.Report) error {
+	var b strings.Builder
+	title := fmt.Sprintf("── %s · %s – %s UTC ", printable(r.Table, 60), r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"))
+	b.WriteString(title + strings.Repeat("─", max(0, 100-utf8.RuneCountInString(title))) + "\n")
+	fmt.Fprintf(&b, "records %s   WCU %s%s   distinct keys ≈ %s   TTL deletes %s   malformed %s",
+		count(r.Records), count(r.WCU), lowerBoundNote(r.WCUIsLowerBound), count(r.DistinctKeys), count(r.TTLDeletes), count(r.Malformed))
+	if r.Late > 0 {
+		fmt.Fprintf(&b, "   late %s", count(r.Late))
+	}
+	b.WriteString("\n")
+	if r.TerminatedEarly {
+		b.WriteString("! Lambda ended this window early: the figures cover only part of it.\n")
+	}
+	if len(r.HotKeys) == 0 {
+		b.WriteString("\nno hot keys\n")
+	} else {
+		b.WriteString("\nHOT KEYS\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  SEVERITY\tKEY\tPATTERN\tWCU [bounds]\tSHARE\t\tPEAK WCU/s\tSHARDS\t")
+		for _, k := range r.HotKeys {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%5.1f%%\t%s\t%d\t\n", k.Severity, printable(k.Key, 40), k.Pattern,
+				bounds(k), bar(k.Share, 20), k.Share*100, count(uint64(k.PeakWCUPerSecond+0.5)), k.RecommendedShards)
+		}
+		tw.Flush()
+		for _, k := range r.HotKeys {
+			fmt.Fprintf(&b, "  ▸ %s: %s\n", printable(k.Key, 40), k.Diagnosis)
+		}
+	}
+	if len(r.TopKeys) > 0 {
+		b.WriteString("\nTOP KEYS\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  KEY\tTYPE\tWCU [bounds]\tSHARE\t\tAVG WCU/s\tPEAK WCU/s\t")
+		for _, k := range r.TopKeys {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%5.1f%%\t%.1f\t%s\t\n", printable(k.Key, 40), k.Type, bounds(k),
+				bar(k.Share, 20), k.Share*100, k.AvgWCUPerSecond, count(uint64(k.PeakWCUPerSecond+0.5)))
+		}
+		tw.Flush()
+	}
+	if len(r.Shards) > 0 {
+		b.WriteString("\nSTREAM SHARDS (≈ table partitions)\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  SHARD\tRECORDS\tWCU\tSHARE\t\tPEAK WCU/s\t")
+		for _, s := range r.Shards {
+			share := 0.0
+			if r.WCU > 0 {
+				share = float64(s.WCU) / float64(r.WCU)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%5.1f%%\t%s\t\n", printable(s.Shard, 50), count(s.Records), count(s.WCU),
+				bar(share, 20), share*100, count(uint64(s.PeakWCUPerSecond+0.5)))
+		}
+		tw.Flush()
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(t.w, b.String())
+	return err
+}
+
+func lowerBoundNote(lower bool) string {
+	if lower {
+		return " (lower bound: some records lacked an image)"
+	}
+	return ""
+}
+
+func bounds(k detector.KeyReport) string {
+	if k.WCULower == k.WCUUpper {
+		return count(k.WCU) + " [exact]"
+	}
+	return fmt.Sprintf("%s [%s–%s]", count(k.WCU), count(k.WCULower), count(k.WCUUpper))
+}
+
+// bar draws share as a bar of width cells.
+func bar(share float64, width int) string {
+	n := int(share*float64(width) + 0.5)
+	n = min(max(n, 0), width)
+	return strings.Repeat("█", n) + strings.Repeat("░", width-n)
+}
+
+// count writes n with thousands separators.
+func count(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// printable makes a key safe for a terminal: a key is arbitrary user data
+// and may hold control characters or escape sequences. Long keys are cut.
+func printable(s string, width int) string {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError || (r >= 0x80 && r < 0xa0) {
+			s = strconv.Quote(s)
+			break
+		}
+	}
+	if utf8.RuneCountInString(s) > width {
+		rs := []rune(s)
+		s = string(rs[:width-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+
+	"github.com/hotkeys-dev/hotkeys/keyschema"
+	"github.com/hotkeys-dev/hotkeys/streams"
+)
+
+const watchAbout = `Reads a table's DynamoDB stream live and prints a report each time a window
+closes, like 'nodetool toppartitions'. Ctrl-C (or --duration) reports the
+window in progress and stops. Status goes to standard error.
+
+AWS configuration comes from the standard chain (AWS_PROFILE, AWS_REGION,
+credentials files, SSO, instance roles); AWS_ENDPOINT_URL_DYNAMODB and
+AWS_ENDPOINT_URL_DYNAMODB_STREAMS point it elsewhere (e.g. DynamoDB Local).
+It needs dynamodb:DescribeTable on the table and DescribeStream,
+GetShardIterator and GetRecords on its stream. A shard serves at most 2
+readers at once (1 on global tables): watch is one of them while it runs.
+`
+
+type watchFlags struct {
+	table, streamARN, from, region, profile string
+	duration                                time.Duration
+}
+
+func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, o := newFlagSet("watch", "[flags] --table NAME | --stream-arn ARN", watchAbout, stderr)
+	var wf watchFlags
+	fs.StringVar(&wf.table, "table", "", "`name` of the table whose stream to read")
+	fs.StringVar(&wf.streamARN, "stream-arn", "", "`ARN` of the stream to read (instead of --table)")
+	fs.StringVar(&wf.from, "from", "latest", "where to start in each shard: `latest` (new writes only) or trim_horizon (the last 24 h)")
+	fs.DurationVar(&wf.duration, "duration", 0, "stop after this long (0: until Ctrl-C)")
+	fs.StringVar(&wf.region, "region", "", "AWS `region` (default: from the AWS configuration)")
+	fs.StringVar(&wf.profile, "profile", "", "AWS shared-config `profile` (default: AWS_PROFILE or default)")
+	if err := o.parse(fs, args); err != nil {
+		return err
+	}
+	if (wf.table == "") == (wf.streamARN == "") {
+		return usageError{fmt.Errorf("watch: give exactly one of --table or --stream-arn")}
+	}
+	if wf.duration < 0 {
+		return usageError{fmt.Errorf("--duration %s: want ≥ 0", wf.duration)}
+	}
+	scfg := streams.DefaultConfig()
+	scfg.From = streams.StartPosition(wf.from)
+	if wf.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, wf.duration)
+		defer cancel()
+	}
+
+	var opts []func(*config.LoadOptions) error
+	if wf.region != "" {
+		opts = append(opts, config.WithRegion(wf.region))
+	}
+	if wf.profile != "" {
+		opts = append(opts, config.WithSharedConfigProfile(wf.profile))
+	}
+	awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return fmt.Errorf("watch: loading AWS configuration: %w", err)
+	}
+	ddb := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.DisableValidateResponseChecksum = true })
+	dds := dynamodbstreams.NewFromConfig(awsCfg)
+
+	table := wf.table
+	if table == "" {
+		if table, err = keyschema.TableFromARN(wf.streamARN); err != nil {
+			return usageError{fmt.Errorf("--stream-arn: %w", err)}
+		}
+	}
+	if wf.streamARN == "" || o.partitionKey == "" {
+		s, err := keyschema.Lookup(ctx, ddb, table)
+		if err != nil {
+			return fmt.Errorf("watch: %w", err)
+		}
+		if wf.streamARN == "" {
+			if err := s.RequireStream(); err != nil {
+				return fmt.Errorf("watch: %w", err)
+			}
+			wf.streamARN = s.StreamARN
+		}
+		if o.partitionKey == "" {
+			o.partitionKey = s.PartitionKey
+		}
+	}
+	scfg.StreamARN = wf.streamARN
+	if err := scfg.Validate(); err != nil {
+		return usageError{err}
+	}
+	reader, err := streams.NewReader(dds, scfg)
+	if err != nil {
+		return usageError{err}
+	}
+	p, err := newPipeline(o, newReportWriter(o.format, stdout, true), stderr, time.Now)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "hotkeys watch: reading %s (partition key %q) from %s; Ctrl-C to stop\n", aws.ToString(&wf.streamARN), o.partitionKey, wf.from)
+	return watchLoop(ctx, reader, p, stderr)
+}
+
+// streamReader is what watch needs of streams.Reader.
+type streamReader interface {
+	Run(ctx context.Context, h streams.Handler) error
+}
+
+// watchLoop feeds the pipeline from the reader and, once a second, closes
+// the windows that wall-clock time has left behind, so a table that goes
+// quiet still gets its report. One goroutine owns the pipeline.
+func watchLoop(ctx context.Context, reader streamReader, p *pipeline, stderr io.Writer) error {
+	type batch struct {
+		shard   string
+		payload []byte
+		done    chan error
+	}
+	batches := make(chan batch)
+	readErr := make(chan error, 1)
+	var lost atomic.Int64 // Lost may be called from the reader's shard goroutines
+	go func() {
+		readErr <- reader.Run(ctx, streams.Handler{
+			Batch: func(shard string, payload []byte) error {
+				b := batch{shard, payload, make(chan error, 1)}
+				select {
+				case batches <- b:
+					return <-b.done
+				case <-ctx.Done():
+					return nil
+				}
+			},
+			Status: func(msg string) { fmt.Fprintf(stderr, "hotkeys watch: %s\n", msg) },
+			Lost: func(shard string, err error) {
+				lost.Add(1)
+				fmt.Fprintf(stderr, "hotkeys watch: DATA LOST on %s: %v\n", shard, err)
+			},
+		})
+	}()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var runErr error
+loop:
+	for {
+		select {
+		case b := <-batches:
+			err := p.feed(b.shard, b.payload, b.shard)
+			if _, isInput := err.(inputError); isInput {
+				fmt.Fprintf(stderr, "hotkeys watch: %v\n", err)
+				err = nil
+			}
+			b.done <- err
+		case <-tick.C:
+			p.det.Advance(time.Now().Add(-p.det.Config().Window - p.det.Config().Lateness))
+			if err := p.out.Write(p.det.Flush()); err != nil {
+				runErr = err
+				break loop
+			}
+		case runErr = <-readErr:
+			break loop
+		}
+	}
+	if err := p.finish(); err != nil {
+		return err
+	}
+	switch {
+	case runErr != nil && ctx.Err() == nil:
+		return fmt.Errorf("watch: %w", runErr)
+	case lost.Load() > 0:
+		return inputError{fmt.Sprintf("%d shard(s) reported data lost (trimmed past the stream's 24 h retention)", lost.Load())}
+	case p.malformed > 0:
+		return inputError{fmt.Sprintf("%d malformed records were skipped (counted in the reports)", p.malformed)}
+	}
+	fmt.Fprintln(stderr, "hotkeys watch: stopped")
+	return nil
+}

@@ -1,0 +1,127 @@
+package detector
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hotkeys-dev/hotkeys/sketch"
+)
+
+// Redaction says how partition keys appear in reports.
+type Redaction string
+
+// Redaction modes. Partition keys are often user ids or e-mail addresses;
+// with RedactHash every key in every output (table, JSON, metrics, logs) is
+// replaced by a stable short hash, because redaction happens here, where
+// reports are built, and nothing downstream ever sees the raw key.
+const (
+	RedactNone Redaction = "none"
+	RedactHash Redaction = "hash"
+)
+
+// ParseRedaction reads a redaction mode as the CLI and the Lambda spell it.
+func ParseRedaction(s string) (Redaction, error) {
+	switch Redaction(s) {
+	case RedactNone, "":
+		return RedactNone, nil
+	case RedactHash:
+		return RedactHash, nil
+	}
+	return "", fmt.Errorf("detector: key redaction %q: want none or hash", s)
+}
+
+// Config holds the detector's thresholds. The CLI flags and the Lambda's
+// environment variables are named after its fields (--share-threshold,
+// HOTKEYS_SHARE_THRESHOLD, ...).
+type Config struct {
+	// Window is the length of the tumbling windows, aligned to multiples of
+	// itself in Unix time: 1 s to 15 min, whole seconds.
+	Window time.Duration
+	// ShareThreshold flags a key whose share of the window's WCU is at
+	// least this fraction (0 < x ≤ 1) ...
+	ShareThreshold float64
+	// ... and whose peak WCU within one second is at least MinWCUPerSecond.
+	MinWCUPerSecond float64
+	// CriticalWCUPerSecond makes a key critical: by default 80 % of the
+	// per-partition limit.
+	CriticalWCUPerSecond float64
+	// PartitionLimit is DynamoDB's per-partition write cap, 1,000 WCU/s.
+	PartitionLimit float64
+	// Top is how many of the heaviest keys a report lists whatever the
+	// thresholds.
+	Top int
+	// Lateness is how long after a window's end, in record time, the
+	// Detector waits for stragglers before it closes the window.
+	Lateness time.Duration
+
+	Redaction Redaction
+	// RedactionSalt keys the redaction hash, so that a hashed key cannot be
+	// matched against a list of candidate e-mail addresses without it.
+	RedactionSalt string
+
+	Sketch sketch.Config
+}
+
+// Defaults, as documented in README.
+const (
+	DefaultWindow               = 60 * time.Second
+	DefaultShareThreshold       = 0.10
+	DefaultMinWCUPerSecond      = 100
+	DefaultCriticalWCUPerSecond = 800
+	DefaultPartitionLimit       = 1000
+	DefaultTop                  = 10
+	MaxWindow                   = 15 * time.Minute
+)
+
+// DefaultConfig returns the documented defaults.
+func DefaultConfig() Config {
+	return Config{
+		Window:               DefaultWindow,
+		ShareThreshold:       DefaultShareThreshold,
+		MinWCUPerSecond:      DefaultMinWCUPerSecond,
+		CriticalWCUPerSecond: DefaultCriticalWCUPerSecond,
+		PartitionLimit:       DefaultPartitionLimit,
+		Top:                  DefaultTop,
+		Lateness:             DefaultWindow,
+		Redaction:            RedactNone,
+		Sketch:               sketch.DefaultConfig(),
+	}
+}
+
+// ErrConfig is wrapped by every validation error.
+var ErrConfig = errors.New("detector: invalid configuration")
+
+// Validate reports the first invalid field, naming it as the CLI flag does.
+func (c Config) Validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, a...)...)
+	}
+	switch {
+	case c.Window < time.Second || c.Window > MaxWindow:
+		return bad("window %s: want 1s to 15m", c.Window)
+	case c.Window%time.Second != 0:
+		return bad("window %s: want whole seconds", c.Window)
+	case !(c.ShareThreshold > 0 && c.ShareThreshold <= 1):
+		return bad("share-threshold %g: want a fraction in (0, 1], e.g. 0.10", c.ShareThreshold)
+	case !(c.MinWCUPerSecond >= 0) || c.MinWCUPerSecond > 1e9:
+		return bad("min-wcu-per-second %g: want ≥ 0", c.MinWCUPerSecond)
+	case !(c.PartitionLimit > 0) || c.PartitionLimit > 1e9:
+		return bad("partition-limit %g: want > 0 (DynamoDB's is 1000)", c.PartitionLimit)
+	case !(c.CriticalWCUPerSecond > 0) || c.CriticalWCUPerSecond > 1e9:
+		return bad("critical-wcu-per-second %g: want > 0", c.CriticalWCUPerSecond)
+	case c.CriticalWCUPerSecond < c.MinWCUPerSecond:
+		return bad("critical-wcu-per-second %g is below min-wcu-per-second %g", c.CriticalWCUPerSecond, c.MinWCUPerSecond)
+	case c.Top < 0 || c.Top > 1000:
+		return bad("top %d: want 0 to 1000", c.Top)
+	case c.Lateness < 0 || c.Lateness > time.Hour:
+		return bad("lateness %s: want 0 to 1h", c.Lateness)
+	}
+	if _, err := ParseRedaction(string(c.Redaction)); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if err := c.Sketch.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	return nil
+}

@@ -1,0 +1,167 @@
+package detector
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hotkeys-dev/hotkeys/record"
+)
+
+// Detector routes records into tumbling windows aligned to multiples of the
+// window length in Unix time, one set per table, and closes a window once
+// record time has moved past its end plus Config.Lateness. It serves replay,
+// watch and the Lambda's plain (non-tumbling) batches; the Lambda's tumbling
+// windows use Window directly, because Lambda decides their span.
+//
+// A Detector is not safe for concurrent use.
+type Detector struct {
+	cfg       Config
+	open      map[windowKey]*Window
+	watermark int64 // latest record time seen, Unix seconds
+	lastTable string
+	last      *Window // the window the previous record went to: streams are mostly in order
+	late      map[string]uint64
+	malformed map[string]uint64
+}
+
+type windowKey struct {
+	table string
+	start int64
+}
+
+// New returns a Detector, or an error wrapping ErrConfig.
+func New(cfg Config) (*Detector, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Detector{
+		cfg:       cfg,
+		open:      map[windowKey]*Window{},
+		late:      map[string]uint64{},
+		malformed: map[string]uint64{},
+	}, nil
+}
+
+// Config returns the detector's configuration.
+func (d *Detector) Config() Config { return d.cfg }
+
+// WindowStart returns the start of the window that holds t.
+func (d *Detector) WindowStart(t time.Time) time.Time {
+	sec := int64(d.cfg.Window / time.Second)
+	u := t.Unix()
+	u -= ((u % sec) + sec) % sec
+	return time.Unix(u, 0).UTC()
+}
+
+// Add counts one record in its window. A record without a time must have
+// been given one by the caller (the time it was read); a record older than
+// every open window of its table by more than the lateness is counted as
+// late in the next report instead, never silently dropped.
+func (d *Detector) Add(r *record.Record) error {
+	t := r.Time.Unix()
+	if r.Time.IsZero() {
+		return fmt.Errorf("detector: record %s has no time", r.SequenceNumber)
+	}
+	w := d.last
+	if w == nil || t < w.start || t >= w.end || d.lastTable != r.Table {
+		start := d.WindowStart(r.Time).Unix()
+		if start+int64(d.cfg.Window/time.Second)+int64(d.cfg.Lateness/time.Second) <= d.watermark {
+			d.late[r.Table]++
+			return nil
+		}
+		w = d.open[windowKey{r.Table, start}]
+		if w == nil {
+			var err error
+			w, err = NewWindow(d.cfg.Sketch, r.Table, time.Unix(start, 0), time.Unix(start, 0).Add(d.cfg.Window))
+			if err != nil {
+				return err
+			}
+			d.open[windowKey{r.Table, start}] = w
+		}
+		d.last, d.lastTable = w, r.Table
+	}
+	w.Add(r)
+	d.watermark = max(d.watermark, t)
+	return nil
+}
+
+// AddMalformed counts a malformed record of table ("" when unknown: the
+// table of the latest record). Its time is unknown, so it counts in the
+// window of the record before it, or failing that in the table's next
+// window to close.
+func (d *Detector) AddMalformed(table string) {
+	if table == "" {
+		table = d.lastTable
+	}
+	if d.last != nil && d.lastTable == table {
+		d.last.AddMalformed(1)
+		return
+	}
+	d.malformed[table]++
+}
+
+// Advance moves record time forward to t, if t is later, so that Flush
+// closes windows of a table that has gone quiet.
+func (d *Detector) Advance(t time.Time) { d.watermark = max(d.watermark, t.Unix()) }
+
+// Watermark returns the latest record time seen.
+func (d *Detector) Watermark() time.Time { return time.Unix(d.watermark, 0).UTC() }
+
+// Flush closes and reports the windows that record time has moved past
+// (end + lateness ≤ watermark), oldest first.
+func (d *Detector) Flush() []Report {
+	lateness := int64(d.cfg.Lateness / time.Second)
+	return d.close(func(w *Window) bool { return w.end+lateness <= d.watermark })
+}
+
+// FlushAll closes and reports every open window: at the end of the input,
+// on Ctrl-C, or when the caller knows no more records will come. Tables with
+// malformed or late records but no window get an empty report carrying
+// those counts, so nothing counted is lost.
+func (d *Detector) FlushAll() []Report {
+	reps := d.close(func(*Window) bool { return true })
+	for table := range d.malformed {
+		if d.malformed[table] == 0 && d.late[table] == 0 {
+			continue
+		}
+		start := d.WindowStart(d.Watermark())
+		w, err := NewWindow(d.cfg.Sketch, table, start, start.Add(d.cfg.Window))
+		if err != nil {
+			continue // the config was validated: cannot happen
+		}
+		d.attachCounts(w)
+		reps = append(reps, w.Report(d.cfg))
+	}
+	return reps
+}
+
+func (d *Detector) close(done func(*Window) bool) []Report {
+	var closing []*Window
+	for k, w := range d.open {
+		if done(w) {
+			closing = append(closing, w)
+			delete(d.open, k)
+		}
+	}
+	slices.SortFunc(closing, func(a, b *Window) int {
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.table, b.table))
+	})
+	reps := make([]Report, 0, len(closing))
+	for _, w := range closing {
+		if w == d.last {
+			d.last = nil
+		}
+		d.attachCounts(w)
+		reps = append(reps, w.Report(d.cfg))
+	}
+	return reps
+}
+
+func (d *Detector) attachCounts(w *Window) {
+	w.AddMalformed(d.malformed[w.table])
+	w.AddLate(d.late[w.table])
+	delete(d.malformed, w.table)
+	delete(d.late, w.table)
+}

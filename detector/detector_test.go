@@ -1,0 +1,428 @@
+package detector
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hotkeys-dev/hotkeys/record"
+)
+
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+// rec builds a record of an S partition key (and S sort key when sk != "").
+func rec(table, pk, sk string, wcu uint64, at time.Time) *record.Record {
+	r := &record.Record{
+		Table: table, EventName: record.Insert, Time: at, WCU: wcu, WCUExact: true,
+		PartitionKey:   record.Key{Type: record.String, Value: []byte(pk)},
+		SequenceNumber: []byte("1"),
+	}
+	if sk != "" {
+		r.SortKey = record.Key{Type: record.String, Value: []byte(sk)}
+	}
+	return r
+}
+
+// oracle is the exact truth of a stream: per-key WCU and per-key peak WCU
+// within one second.
+type oracle struct {
+	total   uint64
+	wcu     map[string]uint64
+	perSec  map[string]map[int64]uint64
+	records uint64
+}
+
+func newOracle() *oracle {
+	return &oracle{wcu: map[string]uint64{}, perSec: map[string]map[int64]uint64{}}
+}
+
+func (o *oracle) add(r *record.Record) {
+	k := string(r.PartitionKey.Value)
+	o.total += r.WCU
+	o.records++
+	o.wcu[k] += r.WCU
+	if o.perSec[k] == nil {
+		o.perSec[k] = map[int64]uint64{}
+	}
+	o.perSec[k][r.Time.Unix()] += r.WCU
+}
+
+func (o *oracle) peak(k string) uint64 {
+	var p uint64
+	for _, v := range o.perSec[k] {
+		p = max(p, v)
+	}
+	return p
+}
+
+// skewedStream is one minute of a table: a Zipf tail over many keys, plus
+// hot keys of known rates, in time order as a shard delivers them.
+func skewedStream(seed uint64, tailKeys int, tailPerSec int, hot map[string]int) []*record.Record {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	zipf := rand.NewZipf(rng, 1.1, 1, uint64(tailKeys-1))
+	var out []*record.Record
+	for s := range 60 {
+		at := t0.Add(time.Duration(s) * time.Second)
+		for range tailPerSec {
+			k := fmt.Sprintf("USER#%08d", zipf.Uint64())
+			out = append(out, rec("Orders", k, "", 1+uint64(rng.IntN(3)), at))
+		}
+		for k, rate := range hot {
+			// Bursty: some seconds run at twice the rate.
+			n := rate
+			if rng.IntN(10) == 0 {
+				n *= 2
+			}
+			for range n {
+				out = append(out, rec("Orders", k, "", 1, at))
+			}
+		}
+	}
+	rng.Shuffle(len(out), func(i, j int) {
+		// Shuffle only within a second: a shard's records stay in order
+		// across seconds.
+		if out[i].Time.Equal(out[j].Time) {
+			out[i], out[j] = out[j], out[i]
+		}
+	})
+	return out
+}
+
+func TestReportAgainstOracle(t *testing.T) {
+	hot := map[string]int{"OPS_LOG": 900, "STATUS#ACTIVE": 300, "DATE#2026-11-22": 150}
+	recs := skewedStream(7, 200_000, 2000, hot)
+	cfg := DefaultConfig()
+	d, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := newOracle()
+	for _, r := range recs {
+		o.add(r)
+		if err := d.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reps := d.FlushAll()
+	if len(reps) != 1 {
+		t.Fatalf("got %d reports, want 1", len(reps))
+	}
+	rep := reps[0]
+	if rep.WCU != o.total || rep.Records != o.records {
+		t.Errorf("window WCU %d records %d, want exact %d and %d", rep.WCU, rep.Records, o.total, o.records)
+	}
+	if !rep.Start.Equal(t0) || !rep.End.Equal(t0.Add(time.Minute)) {
+		t.Errorf("window [%s, %s), want [%s, +1m)", rep.Start, rep.End, t0)
+	}
+	if e := relErr(rep.DistinctKeys, uint64(len(o.wcu))); e > 0.02 {
+		t.Errorf("distinct keys %d, truth %d: error %.2f%% > 2%%", rep.DistinctKeys, len(o.wcu), e*100)
+	}
+	flagged := map[string]KeyReport{}
+	for _, k := range rep.HotKeys {
+		flagged[k.Key] = k
+	}
+	for k, w := range o.wcu {
+		share := float64(w) / float64(o.total)
+		if share >= cfg.ShareThreshold && float64(o.peak(k)) >= cfg.MinWCUPerSecond {
+			if _, ok := flagged[k]; !ok {
+				t.Errorf("key %s with true share %.3f and peak %d was not flagged", k, share, o.peak(k))
+			}
+		}
+	}
+	for _, list := range [][]KeyReport{rep.HotKeys, rep.TopKeys} {
+		for _, k := range list {
+			truth := o.wcu[k.Key]
+			if k.WCULower > truth || truth > k.WCUUpper {
+				t.Errorf("key %s: bounds [%d, %d] do not bracket true WCU %d", k.Key, k.WCULower, k.WCUUpper, truth)
+			}
+			if p := o.peak(k.Key); k.PeakWCUPerSecond > float64(p) {
+				t.Errorf("key %s: peak %.0f above the true peak %d", k.Key, k.PeakWCUPerSecond, p)
+			} else if k.WCULower == k.WCUUpper && k.PeakWCUPerSecond != float64(p) {
+				t.Errorf("key %s tracked exactly: peak %.0f, want %d", k.Key, k.PeakWCUPerSecond, p)
+			}
+		}
+	}
+	if got := flagged["OPS_LOG"]; got.Severity != Critical {
+		t.Errorf("OPS_LOG at 900–1800 WCU/s: severity %q, want critical", got.Severity)
+	}
+	if len(rep.TopKeys) != cfg.Top {
+		t.Errorf("top keys: %d, want %d", len(rep.TopKeys), cfg.Top)
+	}
+	for i := 1; i < len(rep.TopKeys); i++ {
+		if rep.TopKeys[i].WCU > rep.TopKeys[i-1].WCU {
+			t.Errorf("top keys not ordered by WCU at %d", i)
+		}
+	}
+}
+
+func relErr(got, want uint64) float64 {
+	return math.Abs(float64(got)-float64(want)) / float64(want)
+}
+
+func TestWindowsAlignAndLateRecordsAreCounted(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Window = 10 * time.Second
+	cfg.Lateness = 0
+	d, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Unix(1_763_805_603, 0) // 3 s past a multiple of 10 s
+	for i := range 25 {
+		if err := d.Add(rec("T1", "k", "", 1, base.Add(time.Duration(i)*time.Second))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reps := d.Flush()
+	// Records span [..603, ..627]: windows ..600 and ..610 are past; ..620 is open.
+	if len(reps) != 2 {
+		t.Fatalf("Flush closed %d windows, want 2", len(reps))
+	}
+	if reps[0].Start.Unix() != 1_763_805_600 || reps[0].Records != 7 || reps[1].Records != 10 {
+		t.Errorf("windows %v/%d and %v/%d, want ..600 with 7 and ..610 with 10",
+			reps[0].Start.Unix(), reps[0].Records, reps[1].Start.Unix(), reps[1].Records)
+	}
+	// A straggler for a closed window is counted as late, not lost.
+	if err := d.Add(rec("T1", "k", "", 1, base)); err != nil {
+		t.Fatal(err)
+	}
+	d.AddMalformed("")
+	last := d.FlushAll()
+	if len(last) != 1 || last[0].Records != 8 || last[0].Late != 1 || last[0].Malformed != 1 {
+		t.Errorf("final report %+v, want 8 records, 1 late, 1 malformed", last)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		key       string
+		sortKeyed bool
+		many      bool
+		want      Pattern
+	}{
+		{"OPS_LOG", true, true, PatternSingleKey},
+		{"tenant-42", true, true, PatternSingleKey},
+		{"STATUS#ACTIVE", true, true, PatternLowCardinality},
+		{"TYPE#ORDER", true, true, PatternLowCardinality},
+		{"pending", true, true, PatternLowCardinality},
+		{"status:Pending", true, true, PatternLowCardinality},
+		{"ACTIVE", true, true, PatternLowCardinality},
+		{"OPS", true, true, PatternSingleKey},
+		{"DATE#2026-11-22", true, true, PatternTimeBucket},
+		{"HOUR#2026-11-22T10", true, true, PatternTimeBucket},
+		{"EVENTS#20261122", true, true, PatternTimeBucket},
+		{"bucket#1763805600", true, true, PatternTimeBucket},
+		{"DATE#2026-11-22", false, false, PatternTimeBucket},
+		{"COUNTER#page_views", true, false, PatternSingleItem},
+		{"COUNTER#page_views", false, false, PatternSingleItem},
+		{"STATUS#ACTIVE", false, false, PatternSingleItem},
+		{"USER#8d3c1f", true, true, PatternSingleKey},
+	}
+	for _, tt := range tests {
+		got := classify(keyShape{text: tt.key, isString: true, sortKeyed: tt.sortKeyed, manyItems: tt.many})
+		if got != tt.want {
+			t.Errorf("classify(%q, sortKeyed=%v, many=%v) = %s, want %s", tt.key, tt.sortKeyed, tt.many, got, tt.want)
+		}
+	}
+}
+
+func TestRecommendedShards(t *testing.T) {
+	for _, tt := range []struct {
+		peak float64
+		want int
+	}{{0, 2}, {500, 2}, {1000, 2}, {1400, 3}, {2000, 3}, {2001, 4}, {9000, 14}} {
+		if got := recommendedShards(tt.peak, 1000); got != tt.want {
+			t.Errorf("recommendedShards(%v) = %d, want %d", tt.peak, got, tt.want)
+		}
+	}
+}
+
+// shardedWindow writes one minute of a sharded key with the given per-shard
+// rates (WCU/s), over a light tail.
+func shardedWindow(t *testing.T, cfg Config, base string, rates []int) Report {
+	t.Helper()
+	w, err := NewWindow(cfg.Sketch, "Orders", t0, t0.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := range 60 {
+		at := t0.Add(time.Duration(s) * time.Second)
+		for i := range 50 {
+			w.Add(rec("Orders", fmt.Sprintf("USER#%d", s*50+i), "P", 1, at))
+		}
+		for n, rate := range rates {
+			for i := range rate {
+				w.Add(rec("Orders", fmt.Sprintf("%s%d", base, n), fmt.Sprint(i), 1, at))
+			}
+		}
+	}
+	return w.Report(cfg)
+}
+
+func findKey(ks []KeyReport, key string) (KeyReport, bool) {
+	for _, k := range ks {
+		if k.Key == key {
+			return k, true
+		}
+	}
+	return KeyReport{}, false
+}
+
+func TestShardedKeys(t *testing.T) {
+	cfg := DefaultConfig()
+	tests := []struct {
+		name, base string
+		rates      []int
+		want       Pattern // "" = the logical key must not be flagged
+		shards     int
+	}{
+		{"uneven", "ORDERS#SHARD_", []int{400, 60, 60, 60, 60, 60, 60, 60}, PatternShardedUneven, 8},
+		{"too few", "EVENTS#SHARD#", []int{850, 850}, PatternShardedTooFew, 3},
+		{"even and enough", "ORDERS#", []int{120, 120, 120, 120}, "", 2},
+		{"one shard nearly idle", "ORDERS#SHARD_", []int{200, 200, 5}, PatternShardedUneven, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := shardedWindow(t, cfg, tt.base, tt.rates)
+			logical := strings.TrimRight(strings.TrimSuffix(strings.TrimSuffix(tt.base, "SHARD_"), "SHARD#"), "#") + "#<shard>"
+			k, ok := findKey(rep.HotKeys, logical)
+			if tt.want == "" {
+				if ok {
+					t.Fatalf("evenly sharded key flagged: %+v", k)
+				}
+				return
+			}
+			if !ok {
+				t.Fatalf("logical key %s not flagged; hot keys: %+v", logical, rep.HotKeys)
+			}
+			if k.Pattern != tt.want || k.RecommendedShards != tt.shards {
+				t.Errorf("pattern %s, %d shards recommended; want %s, %d", k.Pattern, k.RecommendedShards, tt.want, tt.shards)
+			}
+			var sum uint64
+			for _, r := range tt.rates {
+				sum += uint64(r) * 60
+			}
+			if k.WCULower > sum || sum > k.WCUUpper {
+				t.Errorf("logical WCU bounds [%d, %d] miss the truth %d", k.WCULower, k.WCUUpper, sum)
+			}
+			if k.Diagnosis == "" || strings.Contains(k.Diagnosis, tt.base) {
+				t.Errorf("diagnosis empty or quoting the key: %q", k.Diagnosis)
+			}
+		})
+	}
+}
+
+func TestMergeMatchesSingleWindow(t *testing.T) {
+	cfg := DefaultConfig()
+	recs := skewedStream(11, 50_000, 500, map[string]int{"HOT": 400})
+	whole, _ := NewWindow(cfg.Sketch, "Orders", t0, t0.Add(time.Minute))
+	parts := make([]*Window, 4)
+	for i := range parts {
+		parts[i], _ = NewWindow(cfg.Sketch, "Orders", t0, t0.Add(time.Minute))
+	}
+	o := newOracle()
+	for i, r := range recs {
+		o.add(r)
+		whole.Add(r)
+		parts[i%4].Add(r) // parallel batches of one shard interleave
+	}
+	merged := parts[0]
+	for _, p := range parts[1:] {
+		// Through the wire, as Lambda state would travel.
+		b, err := p.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := UnmarshalWindow(b, cfg.Sketch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := merged.Merge(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mr, wr := merged.Report(cfg), whole.Report(cfg)
+	if mr.WCU != wr.WCU || mr.WCU != o.total || mr.Records != o.records {
+		t.Errorf("merged WCU %d, single %d, truth %d", mr.WCU, wr.WCU, o.total)
+	}
+	for _, k := range mr.TopKeys {
+		if truth := o.wcu[k.Key]; k.WCULower > truth || truth > k.WCUUpper {
+			t.Errorf("merged key %s: [%d, %d] misses %d", k.Key, k.WCULower, k.WCUUpper, truth)
+		}
+		if k.PeakWCUPerSecond > float64(o.peak(k.Key)) {
+			t.Errorf("merged key %s: peak %.0f above truth %d", k.Key, k.PeakWCUPerSecond, o.peak(k.Key))
+		}
+	}
+	if _, ok := findKey(mr.HotKeys, "HOT"); !ok {
+		t.Errorf("HOT (400 WCU/s, ~%0.f%% share) not flagged after merge", 100*float64(o.wcu["HOT"])/float64(o.total))
+	}
+	other, _ := NewWindow(cfg.Sketch, "Other", t0, t0.Add(time.Minute))
+	if err := merged.Merge(other); err == nil {
+		t.Error("merging windows of different tables succeeded")
+	}
+}
+
+func TestRedactionCoversEveryKey(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Redaction = RedactHash
+	cfg.RedactionSalt = "pepper"
+	secret := "alice@example.com"
+	rep := shardedWindow(t, cfg, "bob@example.com#SHARD_", []int{400, 60, 60})
+	w, _ := NewWindow(cfg.Sketch, "Orders", t0, t0.Add(time.Minute))
+	for s := range 60 {
+		for range 500 {
+			w.Add(rec("Orders", secret, "", 2, t0.Add(time.Duration(s)*time.Second)))
+		}
+	}
+	rep2 := w.Report(cfg)
+	for _, r := range []Report{rep, rep2} {
+		b, _ := json.Marshal(r)
+		for _, leak := range []string{"alice", "bob", "example.com", "USER#"} {
+			if strings.Contains(string(b), leak) {
+				t.Errorf("redacted report contains %q: %s", leak, b)
+			}
+		}
+		if len(r.HotKeys) == 0 {
+			t.Fatalf("nothing flagged: the test would prove nothing")
+		}
+	}
+	want := redact("pepper", record.String, []byte(secret))
+	if rep2.HotKeys[0].Key != want || !strings.HasPrefix(want, "h:") {
+		t.Errorf("redacted key %q, want the stable hash %q", rep2.HotKeys[0].Key, want)
+	}
+	if redact("other salt", record.String, []byte(secret)) == want {
+		t.Error("the salt does not change the hash")
+	}
+}
+
+func TestConfigValidateNamesTheFlag(t *testing.T) {
+	for _, tt := range []struct {
+		mut  func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.Window = 0 }, "window"},
+		{func(c *Config) { c.Window = 16 * time.Minute }, "window"},
+		{func(c *Config) { c.Window = 1500 * time.Millisecond }, "whole seconds"},
+		{func(c *Config) { c.ShareThreshold = 0 }, "share-threshold"},
+		{func(c *Config) { c.ShareThreshold = math.NaN() }, "share-threshold"},
+		{func(c *Config) { c.MinWCUPerSecond = -1 }, "min-wcu-per-second"},
+		{func(c *Config) { c.CriticalWCUPerSecond = 50 }, "critical-wcu-per-second"},
+		{func(c *Config) { c.PartitionLimit = 0 }, "partition-limit"},
+		{func(c *Config) { c.Top = -1 }, "top"},
+		{func(c *Config) { c.Redaction = "rot13" }, "redaction"},
+	} {
+		c := DefaultConfig()
+		tt.mut(&c)
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Validate() = %v, want an error naming %q", err, tt.want)
+		}
+	}
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Errorf("defaults invalid: %v", err)
+	}
+}

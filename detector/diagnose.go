@@ -1,0 +1,102 @@
+package detector
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The shapes below are how the usual anti-patterns spell their keys. They
+// are deliberately narrow: a wrong diagnosis is worse than a plain one.
+const enumWords = `(?i:true|false|yes|no|active|inactive|pending|open|closed|new|done|failed|enabled|disabled|draft|published|deleted)`
+
+var (
+	// DATE#2026-11-22, HOUR#2026-11-22T10, 2026-11, 20261122, 2026112210,
+	// MONTH#2026-11, and epoch-second or epoch-millisecond buckets.
+	timeBucketRE = regexp.MustCompile(`(^|[#:|_/-])(` +
+		`\d{4}-\d{2}(-\d{2}([T ]\d{2}(:\d{2})?)?)?` + `|` +
+		`(19|20)\d{2}(0[1-9]|1[0-2])([0-3]\d([0-2]\d)?)?` + `|` +
+		`1\d{9}(\d{3})?` + `)($|[#:|_/Z-])`)
+	timeWordRE = regexp.MustCompile(`(?i)(^|[#:|_/-])(date|day|hour|minute|month|week|year|bucket|ts|time)[#:|_/-]`)
+	// STATUS#ACTIVE, TYPE#ORDER, status:pending, active, true: an enumerated
+	// value. A bare upper-case word (OPS_LOG) is a name, not a value.
+	lowCardinalityRE = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9_]*[#:|/](?:[A-Z][A-Z_]{1,23}|` + enumWords + `)|` + enumWords + `)$`)
+	// BASE#SHARD_3, BASE#SHARD#3, BASE#SHARD3, BASE#3, BASE_3.
+	shardSuffixRE = regexp.MustCompile(`^(.+?)([#_](?i:shard)[#_]?|#|_)(\d{1,4})$`)
+)
+
+// recommendedShards is the write-shard count that keeps each shard's peak at
+// two thirds of the partition limit: ceil(peak / limit × 1.5), at least 2.
+func recommendedShards(peak, limit float64) int {
+	n := int(math.Ceil(peak / limit * 1.5))
+	return max(n, 2)
+}
+
+// keyShape is what the diagnosis knows about one physical key.
+type keyShape struct {
+	text      string // the key as written (S only: N and B keys have no shape)
+	isString  bool
+	sortKeyed bool // the table has a sort key
+	manyItems bool // more than one item was written under the key
+}
+
+// classify picks the pattern that best explains a hot physical key. The order
+// matters: a date in the key explains the heat better than the single item
+// it may also be, and a single item is stronger evidence than a name shape.
+func classify(s keyShape) Pattern {
+	if s.isString && (timeBucketRE.MatchString(s.text) || timeWordRE.MatchString(s.text)) {
+		return PatternTimeBucket
+	}
+	if !s.sortKeyed || !s.manyItems {
+		return PatternSingleItem
+	}
+	if s.isString && lowCardinalityRE.MatchString(s.text) {
+		return PatternLowCardinality
+	}
+	return PatternSingleKey
+}
+
+// shardSuffix splits BASE#SHARD_N into its base and shard number. marked is
+// true when the key says SHARD, so one key alone is enough to call it a shard.
+func shardSuffix(key string) (base string, n int, marked bool, ok bool) {
+	m := shardSuffixRE.FindStringSubmatch(key)
+	if m == nil {
+		return "", 0, false, false
+	}
+	n, err := strconv.Atoi(m[3])
+	if err != nil {
+		return "", 0, false, false
+	}
+	return m[1], n, strings.Contains(strings.ToLower(m[2]), "shard"), true
+}
+
+// diagnose writes the plain-words explanation of a flagged key. It never
+// quotes the key: keys may be personal data, and the key is in the report
+// next to the diagnosis anyway (redacted when configured).
+func diagnose(p Pattern, k *KeyReport, limit float64, shards int, deviation float64) string {
+	head := fmt.Sprintf("%.0f%% of the window's WCU, peaking at %.0f WCU/s against the %.0f WCU/s per-partition limit.",
+		k.Share*100, k.PeakWCUPerSecond, limit)
+	r := k.RecommendedShards
+	switch p {
+	case PatternTimeBucket:
+		return "Time-bucketed key: every write of the current period lands on one partition, " + head +
+			fmt.Sprintf(" Add a write-shard suffix to the bucket (…#0 to …#%d, picked by a hash of the item id) and query the %d shards in parallel, or use a finer bucket.", r-1, r)
+	case PatternSingleItem:
+		return "One item rewritten again and again (a counter or status record): " + head +
+			fmt.Sprintf(" Split it into %d sub-items summed on read, or aggregate updates in memory or from the stream and write them periodically.", r)
+	case PatternLowCardinality:
+		return "Low-cardinality value used as a partition key: all items with this value share one partition, " + head +
+			fmt.Sprintf(" Key the table by a high-cardinality attribute (e.g. the item id) and serve the by-value query from a GSI with a write-sharded key (%d shards).", r)
+	case PatternShardedUneven:
+		return fmt.Sprintf("Write-sharded key with uneven shards: of %d shards, one is %.0f%% off their mean; together they take ", shards, deviation*100) + head +
+			" Pick the shard by a uniform hash of a high-cardinality attribute (not by time, a counter or a skewed field)" +
+			fmt.Sprintf(" and keep at least %d shards.", r)
+	case PatternShardedTooFew:
+		return fmt.Sprintf("Write-sharded key with too few shards: %d evenly loaded shards; ", shards) + head +
+			fmt.Sprintf(" Use at least %d shards.", r)
+	}
+	return "One partition key takes a disproportionate share of the writes: " + head +
+		fmt.Sprintf(" Add a high-cardinality component to the key, or write-shard it into %d suffixes (…#0 to …#%d) read in parallel.", r, r-1)
+}

@@ -1,0 +1,301 @@
+package detector
+
+import (
+	"cmp"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/sketch"
+)
+
+// Report draws the window's conclusions: every candidate key judged against
+// the thresholds, sharded keys judged as one logical key as well as per
+// shard, the Top heaviest keys, and the stream shards' load.
+func (w *Window) Report(cfg Config) Report {
+	rep := Report{
+		Table:           w.table,
+		Start:           w.Start(),
+		End:             w.End(),
+		Records:         w.records,
+		TTLDeletes:      w.ttlDeletes,
+		Malformed:       w.malformed,
+		Late:            w.late,
+		WCU:             w.wcu,
+		WCUIsLowerBound: w.lowerBound,
+		DistinctKeys:    w.summary.Distinct(),
+		TerminatedEarly: w.terminatedEarly,
+		HotKeys:         []KeyReport{},
+		TopKeys:         []KeyReport{},
+		Shards:          []ShardReport{},
+	}
+	if rep.Records > 0 && rep.DistinctKeys == 0 {
+		rep.DistinctKeys = 1 // the estimator never says 0 for a non-empty window
+	}
+	seconds := float64(w.end - w.start)
+	j := judge{cfg: cfg, total: w.wcu, seconds: seconds}
+
+	entries := w.summary.Top(cfg.Sketch.Counters)
+	keys := make([]KeyReport, len(entries))
+	for i, e := range entries {
+		keys[i] = j.physical(e)
+	}
+	logical := j.shardedKeys(entries, keys)
+
+	for _, k := range keys {
+		if k.Severity != None {
+			rep.HotKeys = append(rep.HotKeys, k)
+		}
+	}
+	rep.HotKeys = append(rep.HotKeys, logical...)
+	sortByWCU(rep.HotKeys)
+	sortByWCU(keys)
+	rep.TopKeys = append(rep.TopKeys, keys[:min(cfg.Top, len(keys))]...)
+
+	for _, s := range w.shards {
+		rep.Shards = append(rep.Shards, ShardReport{Shard: s.id, Records: s.records, WCU: s.wcu, PeakWCUPerSecond: float64(s.peak)})
+	}
+	slices.SortFunc(rep.Shards, func(a, b ShardReport) int {
+		return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Shard, b.Shard))
+	})
+	return rep
+}
+
+func sortByWCU(ks []KeyReport) {
+	slices.SortStableFunc(ks, func(a, b KeyReport) int {
+		return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Key, b.Key))
+	})
+}
+
+// judge holds what every key is judged against.
+type judge struct {
+	cfg     Config
+	total   uint64
+	seconds float64
+}
+
+func (j judge) share(wcu uint64) float64 {
+	if j.total == 0 {
+		return 0
+	}
+	return float64(wcu) / float64(j.total)
+}
+
+// severity flags on the upper bound of the share, so that no key whose true
+// share reaches the threshold goes unflagged, and on the tracked peak.
+func (j judge) severity(share, peak float64) Severity {
+	switch {
+	case peak >= j.cfg.CriticalWCUPerSecond:
+		return Critical
+	case share >= j.cfg.ShareThreshold && peak >= j.cfg.MinWCUPerSecond:
+		return Warning
+	}
+	return None
+}
+
+func (j judge) physical(e sketch.Entry) KeyReport {
+	typ, value := record.KeyType(e.Key[0]), e.Key[1:]
+	k := KeyReport{
+		Key:              j.display(typ, value),
+		Type:             string(rune(typ)),
+		WCU:              e.Upper,
+		WCULower:         e.Lower,
+		WCUUpper:         e.Upper,
+		Share:            j.share(e.Upper),
+		AvgWCUPerSecond:  float64(e.Upper) / j.seconds,
+		PeakWCUPerSecond: float64(e.Peak),
+	}
+	k.Severity = j.severity(k.Share, k.PeakWCUPerSecond)
+	k.RecommendedShards = recommendedShards(k.PeakWCUPerSecond, j.cfg.PartitionLimit)
+	k.Pattern = classify(keyShape{
+		text:      string(value),
+		isString:  typ == record.String,
+		sortKeyed: e.Item != 0,
+		manyItems: e.ManyItems,
+	})
+	k.Diagnosis = diagnose(k.Pattern, &k, j.cfg.PartitionLimit, 0, 0)
+	return k
+}
+
+// display renders a key for people and JSON: S as is, N as its canonical
+// decimal, B as standard base64; or, with redaction, a keyed hash of the
+// typed key, so the same key always gets the same stand-in.
+func (j judge) display(typ record.KeyType, value []byte) string {
+	if j.cfg.Redaction == RedactHash {
+		return redact(j.cfg.RedactionSalt, typ, value)
+	}
+	if typ == record.Binary {
+		return base64.StdEncoding.EncodeToString(value)
+	}
+	return string(value)
+}
+
+func redact(salt string, typ record.KeyType, value []byte) string {
+	m := hmac.New(sha256.New, []byte(salt))
+	m.Write([]byte{byte(typ)})
+	m.Write(value)
+	return "h:" + hex.EncodeToString(m.Sum(nil)[:8])
+}
+
+// shardGroup is the shards of one logical key found among the candidates.
+type shardGroup struct {
+	base    string
+	marked  bool
+	members []int // indexes into entries/keys
+	numbers []int
+}
+
+// shardedKeys finds write-sharded keys (BASE#SHARD_N and friends) among the
+// candidates, judges each group as one logical key, and gives its flagged
+// shards the group's diagnosis. It returns the flagged logical keys.
+func (j judge) shardedKeys(entries []sketch.Entry, keys []KeyReport) []KeyReport {
+	groups := map[string]*shardGroup{}
+	var order []string
+	for i, e := range entries {
+		if record.KeyType(e.Key[0]) != record.String {
+			continue
+		}
+		base, n, marked, ok := shardSuffix(string(e.Key[1:]))
+		if !ok {
+			continue
+		}
+		g := groups[base]
+		if g == nil {
+			g = &shardGroup{base: base}
+			groups[base] = g
+			order = append(order, base)
+		}
+		g.marked = g.marked || marked
+		g.members = append(g.members, i)
+		g.numbers = append(g.numbers, n)
+	}
+	var out []KeyReport
+	for _, base := range order {
+		g := groups[base]
+		n, ok := g.shardCount()
+		if !ok {
+			continue
+		}
+		if k, flagged := j.logical(g, n, entries, keys); flagged {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// shardCount infers how many write shards the key has: suffixes are numbered
+// 0…N-1 or 1…N. Unmarked suffixes (BASE#7) count as shards only when at
+// least two are seen and they are dense, so that USER#123456 ids are not
+// mistaken for shards.
+func (g *shardGroup) shardCount() (int, bool) {
+	lo, hi := slices.Min(g.numbers), slices.Max(g.numbers)
+	n := hi + 1
+	if lo > 0 {
+		n = hi // numbered from 1
+	}
+	if g.marked {
+		return max(n, len(g.numbers)), true
+	}
+	if len(g.numbers) < 2 || hi >= 1024 || len(g.numbers)*2 < n {
+		return 0, false
+	}
+	return n, true
+}
+
+func (j judge) logical(g *shardGroup, shards int, entries []sketch.Entry, keys []KeyReport) (KeyReport, bool) {
+	var lower, upper uint64
+	var peak float64
+	worst := None
+	parts := make([]ShardedKeyPart, 0, len(g.members))
+	for _, i := range g.members {
+		lower += entries[i].Lower
+		upper += entries[i].Upper
+		peak += keys[i].PeakWCUPerSecond
+		worst = worse(worst, keys[i].Severity)
+		parts = append(parts, ShardedKeyPart{Key: keys[i].Key, WCU: keys[i].WCU})
+	}
+	slices.SortFunc(parts, func(a, b ShardedKeyPart) int { return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Key, b.Key)) })
+
+	// Shards that never showed up carry 0: they make the load uneven too.
+	mean := float64(upper) / float64(shards)
+	deviation := 0.0
+	for _, m := range g.members {
+		deviation = max(deviation, math.Abs(float64(keys[m].WCU)-mean))
+	}
+	if len(g.members) < shards {
+		deviation = max(deviation, mean)
+	}
+	if mean > 0 {
+		deviation /= mean
+	}
+
+	k := KeyReport{
+		Key:              j.logicalName(g.base),
+		Type:             string(rune(record.String)),
+		WCU:              upper,
+		WCULower:         lower,
+		WCUUpper:         upper,
+		Share:            j.share(upper),
+		AvgWCUPerSecond:  float64(upper) / j.seconds,
+		PeakWCUPerSecond: peak,
+		Shards:           parts,
+	}
+	k.RecommendedShards = recommendedShards(peak, j.cfg.PartitionLimit)
+	switch {
+	case deviation > 0.20:
+		k.Pattern = PatternShardedUneven
+		k.RecommendedShards = max(k.RecommendedShards, shards)
+	case k.RecommendedShards > shards:
+		k.Pattern = PatternShardedTooFew
+	default:
+		return k, false // evenly spread over enough shards: the fix is working
+	}
+	k.Severity = worse(worst, j.severity(k.Share, k.PeakWCUPerSecond))
+	if k.Severity == Critical && worst != Critical {
+		// The logical key's peak is a sum over partitions: it is critical
+		// only if one of its shards is.
+		k.Severity = Warning
+	}
+	if k.Severity == None {
+		return k, false
+	}
+	k.Diagnosis = diagnose(k.Pattern, &k, j.cfg.PartitionLimit, shards, deviation)
+	for _, i := range g.members {
+		if keys[i].Severity != None {
+			keys[i].Pattern = k.Pattern
+			keys[i].RecommendedShards = k.RecommendedShards
+			keys[i].Diagnosis = fmt.Sprintf("One of the %d write shards of %s (%s): this shard alone takes %.0f%% of the window's WCU, peaking at %.0f WCU/s. See %s for the fix.",
+				shards, k.Key, strings.ReplaceAll(string(k.Pattern), "_", " "), keys[i].Share*100, keys[i].PeakWCUPerSecond, k.Key)
+		}
+	}
+	return k, true
+}
+
+func (j judge) logicalName(base string) string {
+	if j.cfg.Redaction == RedactHash {
+		base = redact(j.cfg.RedactionSalt, record.String, []byte(base))
+	}
+	return base + "#<shard>"
+}
+
+func worse(a, b Severity) Severity {
+	rank := func(s Severity) int {
+		switch s {
+		case Critical:
+			return 2
+		case Warning:
+			return 1
+		}
+		return 0
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}

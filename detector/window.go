@@ -1,0 +1,166 @@
+package detector
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/sketch"
+)
+
+// Window summarises the records of one table in one time window: exact
+// counts and WCU, a sketch.Summary of the partition keys' write load, and
+// per-stream-shard load. It is what travels as Lambda tumbling-window state,
+// so it encodes to a few tens of KB and merges.
+//
+// A Window is not safe for concurrent use.
+type Window struct {
+	table      string
+	start, end int64 // Unix seconds, [start, end)
+
+	records, ttlDeletes, malformed, late uint64
+	wcu                                  uint64
+	lowerBound, terminatedEarly          bool
+
+	summary *sketch.Summary
+	shards  []shardLoad
+
+	keyBuf, itemBuf []byte // scratch: typed key bytes, reused per record
+}
+
+// shardLoad is one stream shard's write load in the window, with its peak
+// second tracked exactly as long as the shard's records arrive in time order
+// (Lambda delivers a shard's records in order).
+type shardLoad struct {
+	id            string
+	records, wcu  uint64
+	tick          int64
+	tickWCU, peak uint64
+}
+
+// NewWindow returns an empty window for table covering [start, end).
+func NewWindow(cfg sketch.Config, table string, start, end time.Time) (*Window, error) {
+	if !end.After(start) {
+		return nil, fmt.Errorf("detector: window end %s is not after start %s", end, start)
+	}
+	s, err := sketch.NewSummary(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("detector: %w", err)
+	}
+	return &Window{table: table, start: start.Unix(), end: end.Unix(), summary: s}, nil
+}
+
+// Table returns the window's table name.
+func (w *Window) Table() string { return w.table }
+
+// Start returns the window's first instant.
+func (w *Window) Start() time.Time { return time.Unix(w.start, 0).UTC() }
+
+// End returns the instant just after the window.
+func (w *Window) End() time.Time { return time.Unix(w.end, 0).UTC() }
+
+// Records returns the number of records added.
+func (w *Window) Records() uint64 { return w.records }
+
+// Add counts one decoded record. Its time decides nothing here: the caller
+// (Detector, or the Lambda for tumbling windows) has already chosen the
+// window. A record without a time counts in the window's first second.
+func (w *Window) Add(r *record.Record) {
+	w.records++
+	w.wcu += r.WCU
+	if r.TTLDelete {
+		w.ttlDeletes++
+	}
+	if !r.WCUExact {
+		w.lowerBound = true
+	}
+	tick := w.start
+	if !r.Time.IsZero() {
+		tick = r.Time.Unix()
+	}
+	var item uint64
+	if r.SortKey.Present() {
+		w.itemBuf = appendTypedKey(w.itemBuf[:0], r.SortKey)
+		// Never 0: 0 means "no sort key" to the sketch.
+		item = sketch.Hash(w.itemBuf) | 1
+	}
+	w.keyBuf = appendTypedKey(w.keyBuf[:0], r.PartitionKey)
+	w.summary.Add(w.keyBuf, r.WCU, tick, item)
+	if r.Shard != "" {
+		w.shard(r.Shard).add(tick, r.WCU)
+	}
+}
+
+// AddMalformed counts n records that were skipped as malformed.
+func (w *Window) AddMalformed(n uint64) { w.malformed += n }
+
+// AddLate counts n records that arrived after the window had closed.
+func (w *Window) AddLate(n uint64) { w.late += n }
+
+// MarkTerminatedEarly records that Lambda ended the window before its end.
+func (w *Window) MarkTerminatedEarly() { w.terminatedEarly = true }
+
+func (w *Window) shard(id string) *shardLoad {
+	for i := range w.shards {
+		if w.shards[i].id == id {
+			return &w.shards[i]
+		}
+	}
+	w.shards = append(w.shards, shardLoad{id: id, tick: w.start})
+	return &w.shards[len(w.shards)-1]
+}
+
+func (s *shardLoad) add(tick int64, wcu uint64) {
+	s.records++
+	s.wcu += wcu
+	switch {
+	case tick == s.tick:
+		s.tickWCU += wcu
+	case tick > s.tick:
+		s.tick, s.tickWCU = tick, wcu
+	default:
+		// Out of order: the true WCU of that second is at least wcu.
+		s.peak = max(s.peak, wcu)
+	}
+	s.peak = max(s.peak, s.tickWCU)
+}
+
+// Merge adds other into w: both must cover the same table and span and use
+// the same sketch configuration. Merged figures keep their guarantees:
+// totals stay exact, key bounds still bracket the truth, and peaks stay
+// lower bounds.
+func (w *Window) Merge(other *Window) error {
+	if w.table != other.table || w.start != other.start || w.end != other.end {
+		return fmt.Errorf("detector: cannot merge window %s [%d,%d) into %s [%d,%d)",
+			other.table, other.start, other.end, w.table, w.start, w.end)
+	}
+	if err := w.summary.Merge(other.summary); err != nil {
+		return fmt.Errorf("detector: %w", err)
+	}
+	w.records += other.records
+	w.ttlDeletes += other.ttlDeletes
+	w.malformed += other.malformed
+	w.late += other.late
+	w.wcu += other.wcu
+	w.lowerBound = w.lowerBound || other.lowerBound
+	w.terminatedEarly = w.terminatedEarly || other.terminatedEarly
+	for _, o := range other.shards {
+		s := w.shard(o.id)
+		s.records += o.records
+		s.wcu += o.wcu
+		if s.tick == o.tick {
+			s.tickWCU += o.tickWCU
+		} else if o.tick > s.tick {
+			s.tick, s.tickWCU = o.tick, o.tickWCU
+		}
+		s.peak = max(s.peak, o.peak, s.tickWCU)
+	}
+	return nil
+}
+
+// appendTypedKey writes a key as the sketch sees it: the type byte, then
+// the canonical value, so "1" the string and 1 the number stay apart.
+func appendTypedKey(dst []byte, k record.Key) []byte {
+	dst = append(dst, byte(k.Type))
+	return append(dst, k.Value...)
+}

@@ -1,0 +1,304 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/hotkeys-dev/hotkeys/alert"
+	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/keyschema"
+	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/sketch"
+)
+
+// State keys of a tumbling window. Lambda caps state at 1 MB per shard; a
+// window encodes to tens of KB.
+const (
+	stateWindow  = "hotkeys.window"   // base64 of detector.Window
+	stateLastSeq = "hotkeys.last_seq" // highest sequence number counted in this window
+)
+
+// maxMalformedLogs caps the malformed-record log lines per invocation; the
+// MalformedRecords metric counts them all.
+const maxMalformedLogs = 10
+
+// schemaLookup is what the handler needs of keyschema.Cache.
+type schemaLookup interface {
+	Lookup(ctx context.Context, table string) (keyschema.Schema, error)
+}
+
+// publisher is what the handler needs of alert.Publisher.
+type publisher interface {
+	Publish(ctx context.Context, reps []detector.Report) (alert.Result, error)
+}
+
+// handler is the function. It implements lambda.Handler on the raw payload,
+// because decoding through aws-lambda-go's typed events is 20× slower and
+// fails a whole batch on one odd attribute.
+type handler struct {
+	cfg     detector.Config
+	dec     *record.Decoder
+	schemas schemaLookup
+	pub     publisher
+	log     *slog.Logger
+	now     func() time.Time
+
+	// Plain (non-tumbling) batches: windows kept in the warm container, and
+	// the event ids recently counted, so a redelivered batch counts once.
+	det  *detector.Detector
+	seen *recentIDs
+}
+
+func newHandler(cfg detector.Config, partitionKey string, schemas schemaLookup, pub publisher, log *slog.Logger, now func() time.Time) (*handler, error) {
+	dec, err := record.NewDecoder(record.Config{PartitionKey: partitionKey})
+	if err != nil {
+		return nil, err
+	}
+	det, err := detector.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &handler{cfg: cfg, dec: dec, schemas: schemas, pub: pub, log: log, now: now, det: det, seen: newRecentIDs(1 << 16)}, nil
+}
+
+// invocation is the work of one Invoke.
+type invocation struct {
+	h         *handler
+	event     record.Event
+	tumbling  bool
+	window    *detector.Window
+	lastSeq   []byte
+	malformed uint64 // malformed records seen before the window existed
+	logged    int
+	records   int
+	dupes     int
+}
+
+// Invoke handles one batch. It fails the batch only when a retry can help
+// (the key-schema lookup failed); a bad record, a bad state or a CloudWatch
+// outage never blocks the shard.
+func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	inv := &invocation{h: h}
+	err := inv.decode(payload)
+	var amb *record.AmbiguousKeyError
+	if errors.As(err, &amb) {
+		// The table has a sort key and HOTKEYS_PARTITION_KEY is not set:
+		// ask DynamoDB once per container which attribute is the hash key.
+		s, lerr := h.schemas.Lookup(ctx, amb.Table)
+		if lerr != nil {
+			return nil, fmt.Errorf("hotkeys: %w (set HOTKEYS_PARTITION_KEY to avoid the lookup)", lerr)
+		}
+		h.dec.SetPartitionKey(s.PartitionKey)
+		h.log.Info("partition key looked up", "table", amb.Table, "partition_key", s.PartitionKey)
+		inv = &invocation{h: h}
+		err = inv.decode(payload)
+	}
+	if err != nil {
+		// Not JSON Lambda would have sent: nothing to retry. Count and go on.
+		h.log.Error("payload could not be decoded in full; the records after the error are skipped", "error", err)
+		inv.addMalformed("")
+	}
+	if inv.tumbling {
+		return inv.finishTumbling(ctx)
+	}
+	return inv.finishPlain(ctx)
+}
+
+func (inv *invocation) decode(payload []byte) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("decoder panic: %v", p)
+		}
+	}()
+	return inv.h.dec.Decode(payload, record.Visitor{
+		Event:     inv.onEvent,
+		Record:    inv.onRecord,
+		Malformed: inv.onMalformed,
+	})
+}
+
+func (inv *invocation) onEvent(ev *record.Event) {
+	inv.event = *ev
+	inv.tumbling = ev.TimeWindow
+	if !inv.tumbling {
+		return
+	}
+	enc := ev.State[stateWindow]
+	if enc == "" {
+		return
+	}
+	raw, err := base64.StdEncoding.DecodeString(enc)
+	if err == nil {
+		inv.window, err = detector.UnmarshalWindow(raw, inv.h.cfg.Sketch)
+	}
+	if err != nil {
+		// A state we cannot read (a deploy changed the sketch size, say):
+		// start the window afresh rather than fail the shard forever.
+		inv.h.log.Error("tumbling-window state unreadable; this window restarts from this batch", "error", err, "shard", ev.ShardID)
+		inv.window = nil
+		return
+	}
+	inv.lastSeq = []byte(ev.State[stateLastSeq])
+}
+
+func (inv *invocation) onRecord(r *record.Record) {
+	defer func() {
+		if p := recover(); p != nil {
+			inv.h.log.Error("record handling panicked; record skipped", "panic", fmt.Sprint(p), "event_id", string(r.EventID))
+			inv.addMalformed(r.Table)
+		}
+	}()
+	inv.records++
+	if r.Time.IsZero() {
+		r.Time = inv.h.now()
+	}
+	if !inv.tumbling {
+		if inv.h.seen.seen(sketch.Hash(r.EventID)) {
+			inv.dupes++
+			return
+		}
+		if err := inv.h.det.Add(r); err != nil {
+			inv.h.log.Error("record not counted", "error", err)
+		}
+		return
+	}
+	if len(inv.lastSeq) > 0 && !seqAfter(r.SequenceNumber, inv.lastSeq) {
+		inv.dupes++ // redelivered: already in the window's state
+		return
+	}
+	if inv.window == nil {
+		w, err := detector.NewWindow(inv.h.cfg.Sketch, r.Table, inv.event.WindowStart, inv.event.WindowEnd)
+		if err != nil {
+			panic(err) // recovered above: the record is counted as malformed
+		}
+		inv.window = w
+		inv.window.AddMalformed(inv.malformed)
+		inv.malformed = 0
+	}
+	inv.window.Add(r)
+	inv.lastSeq = append(inv.lastSeq[:0], r.SequenceNumber...)
+}
+
+func (inv *invocation) onMalformed(m *record.Malformed) {
+	inv.addMalformed(m.Table)
+	if inv.logged < maxMalformedLogs {
+		inv.logged++
+		inv.h.log.Warn("malformed record skipped", "error", m.Err.Error(), "event_id", m.EventID, "sequence_number", m.SequenceNumber, "offset", m.Offset)
+	}
+}
+
+func (inv *invocation) addMalformed(table string) {
+	switch {
+	case !inv.tumbling:
+		inv.h.det.AddMalformed(table)
+	case inv.window != nil:
+		inv.window.AddMalformed(1)
+	default:
+		inv.malformed++
+	}
+}
+
+func (inv *invocation) finishTumbling(ctx context.Context) ([]byte, error) {
+	ev := inv.event
+	state := map[string]string{}
+	done := ev.IsFinalInvokeForWindow || ev.IsWindowTerminatedEarly
+	switch {
+	case inv.window == nil && inv.malformed > 0:
+		inv.h.log.Warn("window holds only malformed records", "malformed", inv.malformed, "shard", ev.ShardID)
+	case inv.window == nil:
+	case done:
+		if ev.IsWindowTerminatedEarly {
+			inv.window.MarkTerminatedEarly()
+			inv.h.log.Warn("Lambda terminated the window early; publishing what there is", "shard", ev.ShardID)
+		}
+		inv.publish(ctx, []detector.Report{inv.window.Report(inv.h.cfg)})
+	default:
+		b, err := inv.window.MarshalBinary()
+		if err != nil {
+			return nil, err
+		}
+		state[stateWindow] = base64.StdEncoding.EncodeToString(b)
+		state[stateLastSeq] = string(inv.lastSeq)
+	}
+	return json.Marshal(timeWindowResponse{State: state, BatchItemFailures: []itemFailure{}})
+}
+
+func (inv *invocation) finishPlain(ctx context.Context) ([]byte, error) {
+	// Close windows by record time, and by the clock too, so a quiet table
+	// still gets its last window published: a window closes once the clock
+	// is a window plus the lateness past its end.
+	inv.h.det.Advance(inv.h.now().Add(-inv.h.cfg.Window - inv.h.cfg.Lateness))
+	if reps := inv.h.det.Flush(); len(reps) > 0 {
+		inv.publish(ctx, reps)
+	}
+	return json.Marshal(batchResponse{BatchItemFailures: []itemFailure{}})
+}
+
+func (inv *invocation) publish(ctx context.Context, reps []detector.Report) {
+	res, err := inv.h.pub.Publish(ctx, reps)
+	if err != nil {
+		inv.h.log.Error("publishing failed", "error", err)
+		return
+	}
+	if res.FellBackToEMF {
+		inv.h.log.Warn("PutMetricData failed; metrics written as EMF instead", "error", fmt.Sprint(res.APIError))
+	}
+}
+
+type itemFailure struct {
+	ItemIdentifier string `json:"itemIdentifier"`
+}
+
+// timeWindowResponse is DynamoDBTimeWindowEventResponse: State must never be
+// null, or Lambda fails the invocation.
+type timeWindowResponse struct {
+	State             map[string]string `json:"state"`
+	BatchItemFailures []itemFailure     `json:"batchItemFailures"`
+}
+
+type batchResponse struct {
+	BatchItemFailures []itemFailure `json:"batchItemFailures"`
+}
+
+// seqAfter reports whether sequence number a comes after b. Sequence
+// numbers are decimal strings of up to 40 digits: longer is larger.
+func seqAfter(a, b []byte) bool {
+	if len(a) != len(b) {
+		return len(a) > len(b)
+	}
+	return bytes.Compare(a, b) > 0
+}
+
+// recentIDs remembers the last n event ids (as hashes) in a ring, so a
+// batch Lambda delivers again is not counted twice.
+type recentIDs struct {
+	ring []uint64
+	next int
+	set  map[uint64]struct{}
+}
+
+func newRecentIDs(n int) *recentIDs {
+	return &recentIDs{ring: make([]uint64, 0, n), set: make(map[uint64]struct{}, n)}
+}
+
+// seen reports whether id was seen, and remembers it.
+func (r *recentIDs) seen(id uint64) bool {
+	if _, ok := r.set[id]; ok {
+		return true
+	}
+	if len(r.ring) < cap(r.ring) {
+		r.ring = append(r.ring, id)
+	} else {
+		delete(r.set, r.ring[r.next])
+		r.ring[r.next] = id
+		r.next = (r.next + 1) % len(r.ring)
+	}
+	r.set[id] = struct{}{}
+	return false
+}

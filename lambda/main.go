@@ -1,0 +1,156 @@
+// Command bootstrap is the hotkeys Lambda function: it reads a DynamoDB
+// table's stream, finds the hot partition keys of every window, publishes
+// CloudWatch metrics and logs one line per flagged key.
+//
+// Configuration is read here and only here, from the environment; a bad
+// value stops the cold start with an error naming the variable.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/hotkeys-dev/hotkeys/alert"
+	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/keyschema"
+)
+
+// envVars lists every variable the function reads, with what it means. The
+// template tests check that template.yaml sets only these.
+var envVars = []string{
+	"HOTKEYS_WINDOW",                  // window length for plain batches: 60s, 5m or seconds (tumbling windows follow the event source)
+	"HOTKEYS_SHARE_THRESHOLD",         // fraction of the window's WCU that flags a key (0.10)
+	"HOTKEYS_MIN_WCU_PER_SECOND",      // peak WCU/s a key needs to be flagged (100)
+	"HOTKEYS_CRITICAL_WCU_PER_SECOND", // peak WCU/s that makes a key critical (800)
+	"HOTKEYS_PARTITION_LIMIT",         // per-partition limit, WCU/s (1000)
+	"HOTKEYS_PARTITION_KEY",           // partition-key attribute; empty = DescribeTable
+	"HOTKEYS_TOP",                     // keys listed and published per window (10)
+	"HOTKEYS_NAMESPACE",               // CloudWatch namespace (HotKeyDetector)
+	"HOTKEYS_METRICS",                 // api, emf, both or off (api)
+	"HOTKEYS_KEY_REDACTION",           // none or hash (none)
+	"HOTKEYS_KEY_REDACTION_SALT",      // secret salt of the redaction hash (optional)
+}
+
+func main() {
+	log := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	h, err := setup(context.Background(), os.Getenv, log)
+	if err != nil {
+		// Printed where Lambda shows init errors; the process exit makes
+		// the cold start fail, so a bad deploy is loud, not silent.
+		fmt.Fprintf(os.Stderr, "hotkeys: %v\n", err)
+		log.Error("configuration error", "error", err.Error())
+		os.Exit(1)
+	}
+	lambda.Start(h)
+}
+
+func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*handler, error) {
+	cfg, acfg, partitionKey, err := configFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	awsCfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("loading AWS configuration: %w", err)
+	}
+	var api alert.MetricPutter
+	if acfg.Mode == alert.ModeAPI || acfg.Mode == alert.ModeBoth {
+		api = cloudwatch.NewFromConfig(awsCfg)
+	}
+	pub, err := alert.NewPublisher(acfg, api, os.Stdout)
+	if err != nil {
+		return nil, err
+	}
+	schemas := keyschema.NewCache(dynamodb.NewFromConfig(awsCfg))
+	return newHandler(cfg, partitionKey, schemas, pub, log, time.Now)
+}
+
+// configFromEnv reads every HOTKEYS_ variable; an error names the variable.
+func configFromEnv(getenv func(string) string) (detector.Config, alert.Config, string, error) {
+	cfg := detector.DefaultConfig()
+	acfg := alert.DefaultConfig()
+	bad := func(name, val string, err error) error {
+		return fmt.Errorf("%s=%q: %v", name, val, err)
+	}
+	if v := getenv("HOTKEYS_WINDOW"); v != "" {
+		d, err := parseSeconds(v)
+		if err != nil {
+			return cfg, acfg, "", bad("HOTKEYS_WINDOW", v, err)
+		}
+		cfg.Window, cfg.Lateness = d, d
+	}
+	floats := []struct {
+		name string
+		dst  *float64
+	}{
+		{"HOTKEYS_SHARE_THRESHOLD", &cfg.ShareThreshold},
+		{"HOTKEYS_MIN_WCU_PER_SECOND", &cfg.MinWCUPerSecond},
+		{"HOTKEYS_CRITICAL_WCU_PER_SECOND", &cfg.CriticalWCUPerSecond},
+		{"HOTKEYS_PARTITION_LIMIT", &cfg.PartitionLimit},
+	}
+	for _, f := range floats {
+		if v := getenv(f.name); v != "" {
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return cfg, acfg, "", bad(f.name, v, fmt.Errorf("not a number"))
+			}
+			*f.dst = x
+		}
+	}
+	if v := getenv("HOTKEYS_TOP"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return cfg, acfg, "", bad("HOTKEYS_TOP", v, fmt.Errorf("not a whole number"))
+		}
+		cfg.Top, acfg.Top = n, n
+	}
+	if v := getenv("HOTKEYS_KEY_REDACTION"); v != "" {
+		r, err := detector.ParseRedaction(v)
+		if err != nil {
+			return cfg, acfg, "", bad("HOTKEYS_KEY_REDACTION", v, err)
+		}
+		cfg.Redaction = r
+	}
+	cfg.RedactionSalt = getenv("HOTKEYS_KEY_REDACTION_SALT")
+	if err := cfg.Validate(); err != nil {
+		return cfg, acfg, "", fmt.Errorf("HOTKEYS_ configuration: %w", err)
+	}
+	if v := getenv("HOTKEYS_NAMESPACE"); v != "" {
+		acfg.Namespace = v
+	}
+	if v := getenv("HOTKEYS_METRICS"); v != "" {
+		m, err := alert.ParseMode(v)
+		if err != nil {
+			return cfg, acfg, "", bad("HOTKEYS_METRICS", v, err)
+		}
+		acfg.Mode = m
+	}
+	if acfg.Top > alert.MaxTop {
+		return cfg, acfg, "", bad("HOTKEYS_TOP", strconv.Itoa(acfg.Top), fmt.Errorf("at most %d keys are published per window", alert.MaxTop))
+	}
+	if err := acfg.Validate(); err != nil {
+		return cfg, acfg, "", fmt.Errorf("HOTKEYS_NAMESPACE or HOTKEYS_METRICS: %w", err)
+	}
+	return cfg, acfg, getenv("HOTKEYS_PARTITION_KEY"), nil
+}
+
+// parseSeconds reads "60s", "5m" or a plain number of seconds.
+func parseSeconds(v string) (time.Duration, error) {
+	if n, err := strconv.Atoi(v); err == nil {
+		return time.Duration(n) * time.Second, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("want a duration such as 60s or 5m")
+	}
+	return d, nil
+}
