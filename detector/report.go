@@ -55,7 +55,7 @@ type KeyReport struct {
 
 	Severity          Severity `json:"severity"`
 	Pattern           Pattern  `json:"pattern"`
-	Diagnosis         string   `json:"diagnosis"`
+	Diagnosis         string   `json:"diagnosis"` // empty unless flagged
 	RecommendedShards int      `json:"recommended_shards"`
 
 	// Shards lists the physical keys of a logical sharded key, by WCU

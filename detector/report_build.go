@@ -119,7 +119,9 @@ func (j judge) physical(e sketch.Entry) KeyReport {
 		sortKeyed: e.Item != 0,
 		manyItems: e.ManyItems,
 	})
-	k.Diagnosis = diagnose(k.Pattern, &k, j.cfg.PartitionLimit, 0, 0)
+	if k.Severity != None {
+		k.Diagnosis = diagnose(k.Pattern, &k, j.cfg.PartitionLimit, 0, 0)
+	}
 	return k
 }
 

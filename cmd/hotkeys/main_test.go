@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/hotkeys-dev/hotkeys/detector"
+)
+
+// hotkeys runs the command in-process and returns its exit status and output.
+func hotkeys(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+type jsonReport struct {
+	Windows []detector.Report `json:"windows"`
+}
+
+func decodeReport(t *testing.T, s string) jsonReport {
+	t.Helper()
+	var r jsonReport
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		t.Fatalf("output is not the JSON report: %v\n%s", err, s)
+	}
+	return r
+}
+
+func TestReplayFindsTheHotKey(t *testing.T) {
+	code, out, errs := hotkeys(t, "", "replay", "--format", "json", "testdata/hot.json")
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr: %s", code, errs)
+	}
+	r := decodeReport(t, out)
+	if len(r.Windows) != 1 {
+		t.Fatalf("%d windows, want 1", len(r.Windows))
+	}
+	w := r.Windows[0]
+	// testdata/hot.json: 3 s of OPS_LOG at 120 writes/s and 20 tail keys/s,
+	// every item under 1 KB: 1 WCU each.
+	if w.Table != "Orders" || w.Records != 420 || w.WCU != 420 || w.Malformed != 0 || w.WCUIsLowerBound {
+		t.Errorf("window %+v, want table Orders, 420 records, 420 WCU", w)
+	}
+	if len(w.HotKeys) != 1 || w.HotKeys[0].Key != "OPS_LOG" || w.HotKeys[0].WCU != 360 ||
+		w.HotKeys[0].PeakWCUPerSecond != 120 || w.HotKeys[0].Severity != detector.Warning {
+		t.Errorf("hot keys %+v, want OPS_LOG 360 WCU, peak 120, warning", w.HotKeys)
+	}
+	// The documented shape, field by field.
+	var raw struct {
+		Windows []map[string]any `json:"windows"`
+	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"table", "start", "end", "records", "ttl_deletes", "malformed", "wcu", "wcu_is_lower_bound", "distinct_keys", "hot_keys", "top_keys", "shards"} {
+		if _, ok := raw.Windows[0][f]; !ok {
+			t.Errorf("report lacks field %q", f)
+		}
+	}
+	if raw.Windows[0]["start"] != "2026-11-22T10:00:00Z" {
+		t.Errorf("start %v, want RFC 3339 UTC 2026-11-22T10:00:00Z", raw.Windows[0]["start"])
+	}
+	key := raw.Windows[0]["hot_keys"].([]any)[0].(map[string]any)
+	for _, f := range []string{"key", "type", "wcu", "wcu_lower", "wcu_upper", "share", "avg_wcu_per_second", "peak_wcu_per_second", "severity", "diagnosis", "recommended_shards"} {
+		if _, ok := key[f]; !ok {
+			t.Errorf("key lacks field %q", f)
+		}
+	}
+}
+
+func TestReplayStdinAndTable(t *testing.T) {
+	code, out, errs := hotkeys(t, `{"Records":[]}`, "replay", "-")
+	if code != exitOK || errs != "" || out != "" {
+		t.Errorf("empty stdin: exit %d, out %q, err %q", code, out, errs)
+	}
+	code, out, _ = hotkeys(t, "", "replay", "testdata/hot.json")
+	if code != exitOK || !strings.Contains(out, "OPS_LOG") || !strings.Contains(out, "HOT KEYS") || !strings.Contains(out, "█") {
+		t.Errorf("table output: exit %d\n%s", code, out)
+	}
+}
+
+func TestReplayBadInput(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		stderr   []string
+		analysed uint64 // records still analysed
+	}{
+		{"malformed record is skipped and counted", []string{"testdata/one-malformed.json"}, exitInputError, []string{"malformed", "Keys"}, 2},
+		{"not JSON names file and offset", []string{"testdata/not-json.json"}, exitInputError, []string{"testdata/not-json.json", "byte 27"}, 0},
+		{"other files still analysed", []string{"testdata/not-json.json", "testdata/hot.json"}, exitInputError, []string{"not-json.json"}, 420},
+		{"missing file", []string{"testdata/nope.json"}, exitInputError, []string{"nope.json"}, 0},
+		{"two key attributes need --partition-key", []string{"testdata/two-keys.json"}, exitUsage, []string{"--partition-key"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := hotkeys(t, "", append([]string{"replay", "--format", "json"}, tt.args...)...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d; stderr: %s", code, tt.code, errs)
+			}
+			for _, s := range tt.stderr {
+				if !strings.Contains(errs, s) {
+					t.Errorf("stderr does not mention %q: %s", s, errs)
+				}
+			}
+			if tt.code == exitUsage {
+				return
+			}
+			var n uint64
+			for _, w := range decodeReport(t, out).Windows {
+				n += w.Records
+			}
+			if n != tt.analysed {
+				t.Errorf("%d records analysed, want %d", n, tt.analysed)
+			}
+		})
+	}
+	code, out, _ := hotkeys(t, "", "replay", "--format", "json", "testdata/one-malformed.json")
+	if r := decodeReport(t, out); code != exitInputError || len(r.Windows) != 1 || r.Windows[0].Malformed != 1 {
+		t.Errorf("malformed count not reported: %s", out)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "Usage"},
+		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"replay"}, "FILE"},
+		{[]string{"replay", "--window", "0s", "x"}, "--window"},
+		{[]string{"replay", "--share-threshold", "2", "x"}, "--share-threshold"},
+		{[]string{"replay", "--format", "xml", "x"}, "--format"},
+		{[]string{"replay", "--bogus", "x"}, "bogus"},
+		{[]string{"watch"}, "--table"},
+		{[]string{"demo", "--key-redaction", "rot13"}, "--key-redaction"},
+	}
+	for _, tt := range tests {
+		code, _, errs := hotkeys(t, "", tt.args...)
+		if code != exitUsage || !strings.Contains(errs, tt.want) {
+			t.Errorf("hotkeys %v: exit %d, stderr %q; want 2 and a message naming %q", tt.args, code, errs, tt.want)
+		}
+	}
+	code, out, _ := hotkeys(t, "", "--help")
+	if code != exitOK || !strings.Contains(out, "demo") {
+		t.Errorf("--help: exit %d, %q", code, out)
+	}
+	if code, _, errs := hotkeys(t, "", "replay", "-h"); code != exitOK || !strings.Contains(errs, "--partition-key") && !strings.Contains(errs, "-partition-key") {
+		t.Errorf("replay -h: exit %d, %q", code, errs)
+	}
+}
+
+// TestDemoShowsEveryAntiPattern is the issue's acceptance test for the demo:
+// every anti-pattern is flagged with the right diagnosis and recommendation.
+func TestDemoShowsEveryAntiPattern(t *testing.T) {
+	code, out, errs := hotkeys(t, "", "demo", "--format", "json")
+	if code != exitOK {
+		t.Fatalf("demo exit %d: %s", code, errs)
+	}
+	r := decodeReport(t, out)
+	if len(r.Windows) != len(demoPhases) {
+		t.Fatalf("%d windows, want one per phase (%d)", len(r.Windows), len(demoPhases))
+	}
+	want := []struct {
+		key      string
+		pattern  detector.Pattern
+		severity detector.Severity
+		shards   int
+	}{
+		{"OPS_LOG", detector.PatternSingleKey, detector.Warning, 2},
+		{"STATUS#ACTIVE", detector.PatternLowCardinality, detector.Warning, 2},
+		{"DATE#2026-11-22", detector.PatternTimeBucket, detector.Critical, 2},
+		{"COUNTER#page_views", detector.PatternSingleItem, detector.Warning, 2},
+		{"ORDERS#<shard>", detector.PatternShardedUneven, detector.Warning, 8},
+		{"EVENTS#<shard>", detector.PatternShardedTooFew, detector.Critical, 3},
+	}
+	var malformed uint64
+	for i, w := range want {
+		win := r.Windows[i]
+		malformed += win.Malformed
+		var found *detector.KeyReport
+		for j := range win.HotKeys {
+			if win.HotKeys[j].Key == w.key {
+				found = &win.HotKeys[j]
+			}
+		}
+		if found == nil {
+			t.Errorf("window %d: %s not flagged; hot keys %+v", i, w.key, win.HotKeys)
+			continue
+		}
+		if found.Pattern != w.pattern || found.Severity != w.severity || found.RecommendedShards != w.shards || found.Diagnosis == "" {
+			t.Errorf("window %d: %s = %s/%s/%d shards, want %s/%s/%d", i, w.key, found.Pattern, found.Severity, found.RecommendedShards, w.pattern, w.severity, w.shards)
+		}
+		for _, k := range win.HotKeys {
+			if strings.HasPrefix(k.Key, "USER#") || strings.HasPrefix(k.Key, "SESSION#") {
+				t.Errorf("window %d: tail key %s flagged", i, k.Key)
+			}
+		}
+		if win.TTLDeletes == 0 || len(win.Shards) == 0 || win.DistinctKeys < 10000 {
+			t.Errorf("window %d: ttl %d, shards %d, distinct %d", i, win.TTLDeletes, len(win.Shards), win.DistinctKeys)
+		}
+	}
+	if malformed != 1 {
+		t.Errorf("the demo's one malformed record was counted %d times", malformed)
+	}
+}
+
+func TestDemoRedactsEveryKey(t *testing.T) {
+	for _, format := range []string{"table", "json"} {
+		code, out, errs := hotkeys(t, "", "demo", "--key-redaction", "hash", "--format", format)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		for _, leak := range []string{"OPS_LOG", "STATUS#", "DATE#", "COUNTER#", "ORDERS#", "EVENTS#", "USER#", "SESSION#"} {
+			if strings.Contains(out, leak) {
+				t.Errorf("--format %s with redaction prints %q", format, leak)
+			}
+		}
+		if !strings.Contains(out, "h:") {
+			t.Errorf("--format %s: no redacted keys in output", format)
+		}
+	}
+}
