@@ -1,0 +1,58 @@
+package alert
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/hotkeys-dev/hotkeys/alert/fakecloudwatch"
+	"github.com/hotkeys-dev/hotkeys/detector"
+)
+
+// One window of the sample table (11 table values, 3 keys): the work of one
+// final tumbling-window invocation.
+func BenchmarkPublishEMF(b *testing.B) {
+	p, err := NewPublisher(Config{Namespace: DefaultNamespace, Mode: ModeEMF, Top: 10, StorageResolution: 60}, nil, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reports := []detector.Report{sampleReport("Orders", recentStart())}
+	b.ReportAllocs()
+	for b.Loop() {
+		p.Publish(context.Background(), reports)
+	}
+}
+
+// The same window through the real client to a loopback fake: SigV4,
+// CBOR, gzip and one HTTP round trip.
+func BenchmarkPublishAPI(b *testing.B) {
+	srv := fakecloudwatch.New()
+	defer srv.Close()
+	p, err := NewPublisher(DefaultConfig(), srv.Client(), io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reports := []detector.Report{sampleReport("Orders", recentStart())}
+	b.ReportAllocs()
+	for b.Loop() {
+		if res, _ := p.Publish(context.Background(), reports); res.APIError != nil {
+			b.Fatal(res.APIError)
+		}
+	}
+}
+
+func BenchmarkDimensionValue(b *testing.B) {
+	for _, bc := range []struct{ name, key string }{
+		{"printable", "USER#6f1c2a4e-5b7d-4c3e-9a8b-0d1e2f3a4b5c"},
+		{"utf8", "utilisateur#café-crème-42"},
+		{"long", strings.Repeat("k", 2048)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				DimensionValue(bc.key)
+			}
+		})
+	}
+}

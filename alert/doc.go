@@ -1,0 +1,24 @@
+// Package alert turns the detector's window reports into Amazon CloudWatch
+// metrics and structured findings logs.
+//
+// Metrics go out through the PutMetricData API (the default), as CloudWatch
+// Embedded Metric Format (EMF) lines on stdout, or both. Every report yields
+// the table metrics of [Metrics] with the dimension TableName; each flagged
+// key, up to [Config.Top] of them, also yields the key metrics with the
+// dimensions TableName and PartitionKey. Every distinct PartitionKey value is
+// a custom metric CloudWatch bills by the month, which is why only flagged
+// keys are published and why their number is capped.
+//
+// Publishing never fails the caller because CloudWatch is unavailable: when
+// PutMetricData still fails after the client's own retries, or the deadline
+// of the context draws near, the metrics not yet accepted are written as EMF
+// instead, so they reach CloudWatch through the function's log group.
+//
+// Partition keys become dimension values through [DimensionValue], which keeps
+// printable ASCII keys readable and encodes the rest. Keys may be personal
+// data: the package prints a key only as the detector reports it (already
+// redacted when redaction is configured), never in any other form.
+//
+// References: the PutMetricData API reference and "Specification: Embedded
+// metric format", both in the Amazon CloudWatch documentation.
+package alert

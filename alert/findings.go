@@ -1,0 +1,129 @@
+package alert
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/aws/smithy-go"
+	"github.com/hotkeys-dev/hotkeys/detector"
+)
+
+// Messages of the findings log, for Logs Insights filters.
+const (
+	MsgHotKey          = "hot partition key"
+	MsgTerminatedEarly = "window terminated early"
+	MsgPutFailed       = "cloudwatch PutMetricData failed"
+)
+
+// newLogger writes one JSON object per line. The time attribute is dropped:
+// CloudWatch Logs stamps every line on ingestion, the window's own times are
+// fields, and leaving it out makes the output reproducible.
+func newLogger(w *errWriter) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))
+}
+
+// logFindings writes one line per flagged key (ERROR when critical, WARN
+// otherwise) and one per window that Lambda terminated early. The key is
+// printed exactly as the detector reported it; ShardedKeyPart keys are not
+// printed, only the write shards' number and load.
+func logFindings(ctx context.Context, log *slog.Logger, reports []detector.Report) (lines int) {
+	for i := range reports {
+		r := &reports[i]
+		window := []slog.Attr{
+			slog.String("window_start", formatTime(r.Start)),
+			slog.String("window_end", formatTime(r.End)),
+		}
+		if r.TerminatedEarly {
+			log.LogAttrs(ctx, slog.LevelWarn, MsgTerminatedEarly, append([]slog.Attr{
+				slog.String("table", r.Table),
+				slog.Uint64("records", r.Records),
+				slog.Uint64("wcu", r.WCU),
+				slog.Int("hot_keys", len(r.HotKeys)),
+			}, window...)...)
+			lines++
+		}
+		for k := range r.HotKeys {
+			key := &r.HotKeys[k]
+			level := slog.LevelWarn
+			if key.Severity == detector.Critical {
+				level = slog.LevelError
+			}
+			attrs := []slog.Attr{
+				slog.String("table", r.Table),
+				slog.String("key", key.Key),
+				slog.String("type", key.Type),
+				slog.String("dimension", DimensionValue(key.Key)),
+				slog.String("severity", string(key.Severity)),
+				slog.String("pattern", string(key.Pattern)),
+				slog.String("diagnosis", key.Diagnosis),
+				slog.Uint64("wcu", key.WCU),
+				slog.Uint64("wcu_lower", key.WCULower),
+				slog.Uint64("wcu_upper", key.WCUUpper),
+				floatAttr("share", key.Share),
+				floatAttr("avg_wcu_per_second", key.AvgWCUPerSecond),
+				floatAttr("peak_wcu_per_second", key.PeakWCUPerSecond),
+				slog.Int("recommended_shards", key.RecommendedShards),
+			}
+			if len(key.Shards) > 0 {
+				wcu := make([]uint64, len(key.Shards))
+				for s := range key.Shards {
+					wcu[s] = key.Shards[s].WCU
+				}
+				attrs = append(attrs, slog.Int("write_shards", len(wcu)), slog.Any("write_shard_wcu", wcu))
+			}
+			attrs = append(attrs, slog.Bool("wcu_is_lower_bound", r.WCUIsLowerBound))
+			if r.TerminatedEarly {
+				attrs = append(attrs, slog.Bool("terminated_early", true))
+			}
+			log.LogAttrs(ctx, level, MsgHotKey, append(attrs, window...)...)
+			lines++
+		}
+	}
+	return lines
+}
+
+// logPutFailure records a failed PutMetricData by error code only: the
+// service's message may quote dimension values, that is, partition keys.
+func logPutFailure(ctx context.Context, log *slog.Logger, namespace string, err error, unsent int, fallback bool) {
+	log.LogAttrs(ctx, slog.LevelError, MsgPutFailed,
+		slog.String("namespace", namespace),
+		slog.String("error_code", errorCode(err)),
+		slog.Int("metrics_unsent", unsent),
+		slog.Bool("emf_fallback", fallback),
+	)
+}
+
+// errorCode names an error without quoting it.
+func errorCode(err error) string {
+	var apiErr smithy.APIError
+	switch {
+	case errors.As(err, &apiErr):
+		return apiErr.ErrorCode()
+	case errors.Is(err, context.DeadlineExceeded):
+		return "DeadlineExceeded"
+	case errors.Is(err, context.Canceled):
+		return "Canceled"
+	}
+	return "TransportError"
+}
+
+// floatAttr keeps the line valid JSON when a figure is not finite.
+func floatAttr(key string, v float64) slog.Attr {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return slog.String(key, strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	return slog.Float64(key, v)
+}
+
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

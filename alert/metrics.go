@@ -1,0 +1,247 @@
+package alert
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/hotkeys-dev/hotkeys/detector"
+)
+
+// Dimension names.
+const (
+	DimensionTableName    = "TableName"
+	DimensionPartitionKey = "PartitionKey"
+)
+
+// Metric names: the table metrics, one value per report.
+const (
+	MetricWriteCapacityUnits       = "WriteCapacityUnits"
+	MetricStreamRecords            = "StreamRecords"
+	MetricDistinctPartitionKeys    = "DistinctPartitionKeys"
+	MetricMaxKeyWCUShare           = "MaxKeyWCUShare"
+	MetricMaxKeyPeakWCUPerSecond   = "MaxKeyPeakWCUPerSecond"
+	MetricHotKeys                  = "HotKeys"
+	MetricCriticalHotKeys          = "CriticalHotKeys"
+	MetricMalformedRecords         = "MalformedRecords"
+	MetricTTLDeletes               = "TTLDeletes"
+	MetricWCUIsLowerBound          = "WCUIsLowerBound"
+	MetricMaxShardPeakWCUPerSecond = "MaxShardPeakWCUPerSecond"
+)
+
+// Metric names: the key metrics, one value per published flagged key.
+const (
+	MetricKeyWriteCapacityUnits = "KeyWriteCapacityUnits"
+	MetricKeyWCUShare           = "KeyWCUShare"
+	MetricKeyPeakWCUPerSecond   = "KeyPeakWCUPerSecond"
+)
+
+// CloudWatch standard units used by the catalogue.
+const (
+	UnitCount          = "Count"
+	UnitCountPerSecond = "Count/Second"
+	UnitNone           = "None"
+)
+
+// MetricDefinition describes one metric the package can publish.
+type MetricDefinition struct {
+	Name       string
+	Unit       string   // a CloudWatch standard unit
+	Dimensions []string // dimension names, in the order they are sent
+	// Description says what the value means, for README and dashboards.
+	Description string
+}
+
+var (
+	tableDims = []string{DimensionTableName}
+	keyDims   = []string{DimensionTableName, DimensionPartitionKey}
+)
+
+// catalogue lists every metric in the order it is published.
+var catalogue = []MetricDefinition{
+	{MetricWriteCapacityUnits, UnitCount, tableDims, "WCU of the window's analysed writes (exact; a lower bound when WCUIsLowerBound is 1)"},
+	{MetricStreamRecords, UnitCount, tableDims, "stream records analysed in the window (malformed ones excluded)"},
+	{MetricDistinctPartitionKeys, UnitCount, tableDims, "distinct partition keys written in the window (HyperLogLog estimate)"},
+	{MetricMaxKeyWCUShare, UnitNone, tableDims, "largest share of the window's WCU taken by one reported key, a fraction from 0 to 1"},
+	{MetricMaxKeyPeakWCUPerSecond, UnitCountPerSecond, tableDims, "highest per-second WCU of one reported key (the per-partition limit is 1,000)"},
+	{MetricHotKeys, UnitCount, tableDims, "keys flagged warning or critical"},
+	{MetricCriticalHotKeys, UnitCount, tableDims, "keys flagged critical (peak near the per-partition limit)"},
+	{MetricMalformedRecords, UnitCount, tableDims, "records skipped as malformed"},
+	{MetricTTLDeletes, UnitCount, tableDims, "TTL deletes in the window (0 WCU)"},
+	{MetricWCUIsLowerBound, UnitNone, tableDims, "1 when some record lacked the image needed to size it, so WCU figures are lower bounds; else 0"},
+	{MetricMaxShardPeakWCUPerSecond, UnitCountPerSecond, tableDims, "highest per-second WCU of one stream shard, roughly one table partition"},
+	{MetricKeyWriteCapacityUnits, UnitCount, keyDims, "WCU of a flagged key in the window (best estimate)"},
+	{MetricKeyWCUShare, UnitNone, keyDims, "share of the window's WCU taken by a flagged key, a fraction from 0 to 1"},
+	{MetricKeyPeakWCUPerSecond, UnitCountPerSecond, keyDims, "highest WCU of a flagged key within one second of the window (a lower bound)"},
+}
+
+// Metrics returns the catalogue of every metric the package can publish, in
+// publishing order: the table metrics, then the key metrics. Callers own the
+// returned slice.
+func Metrics() []MetricDefinition {
+	out := make([]MetricDefinition, len(catalogue))
+	for i, d := range catalogue {
+		d.Dimensions = slices.Clone(d.Dimensions)
+		out[i] = d
+	}
+	return out
+}
+
+func unitOf(name string) string {
+	for _, d := range catalogue {
+		if d.Name == name {
+			return d.Unit
+		}
+	}
+	panic("alert: metric " + name + " is not in the catalogue")
+}
+
+// A group is the values that share one timestamp and one set of dimensions:
+// one EMF line, or a run of PutMetricData datums.
+type group struct {
+	timestamp time.Time
+	dims      []dimension
+	values    []value
+	// outside is true when CloudWatch would reject the timestamp: the API
+	// must not get it (one such datum fails the whole request), while an EMF
+	// line is still written, as a log record whose metrics CloudWatch skips.
+	outside bool
+}
+
+type dimension struct{ name, value string }
+
+type value struct {
+	name, unit string
+	v          float64
+}
+
+// CloudWatch accepts timestamps from two weeks back to two hours ahead and
+// values within ±2^360; values nearer to zero than 2^-260 are rejected too.
+// The margins leave room for clock skew and for the request's own time.
+const (
+	maxAge       = 14*24*time.Hour - 10*time.Minute
+	maxAhead     = 2*time.Hour - 10*time.Minute
+	maxMagnitude = 0x1p360
+	minMagnitude = 0x1p-260
+)
+
+// collector turns reports into groups and counts what it had to leave out.
+type collector struct {
+	top       int
+	now       time.Time
+	groups    []group
+	nonFinite int
+	err       error
+}
+
+func (c *collector) add(i int, r *detector.Report) {
+	if r.Table == "" || r.Start.IsZero() || r.End.Before(r.Start) {
+		c.err = errors.Join(c.err, fmt.Errorf("%w: report %d: table %q, window %v to %v", ErrInvalidReport, i, r.Table, r.Start, r.End))
+		return
+	}
+	// The window's start, not its end, stamps its metrics: windows are
+	// aligned to multiples of their length, so with a period equal to the
+	// window each window is exactly one datapoint in the period it describes,
+	// while its end would fall in the next period. A window published again
+	// also lands on the same datapoint.
+	ts := r.Start.UTC()
+	table := DimensionValue(r.Table)
+	age := c.now.Sub(ts)
+	outside := age > maxAge || age < -maxAhead
+
+	g := group{timestamp: ts, dims: []dimension{{DimensionTableName, table}}, outside: outside}
+	c.tableValues(&g, r)
+	c.groups = append(c.groups, g)
+	for _, k := range publishedKeys(r.HotKeys, c.top) {
+		g := group{timestamp: ts, dims: []dimension{{DimensionTableName, table}, {DimensionPartitionKey, DimensionValue(k.Key)}}, outside: outside}
+		c.put(&g, MetricKeyWriteCapacityUnits, float64(k.WCU))
+		c.put(&g, MetricKeyWCUShare, k.Share)
+		c.put(&g, MetricKeyPeakWCUPerSecond, k.PeakWCUPerSecond)
+		c.groups = append(c.groups, g)
+	}
+}
+
+// tableValues puts the table metrics of r into g, in catalogue order.
+func (c *collector) tableValues(g *group, r *detector.Report) {
+	var maxShare, maxPeak, maxShardPeak float64
+	for _, ks := range [][]detector.KeyReport{r.HotKeys, r.TopKeys} {
+		for k := range ks {
+			maxShare = maxFinite(maxShare, ks[k].Share)
+			maxPeak = maxFinite(maxPeak, ks[k].PeakWCUPerSecond)
+		}
+	}
+	critical := 0
+	for k := range r.HotKeys {
+		if r.HotKeys[k].Severity == detector.Critical {
+			critical++
+		}
+	}
+	for s := range r.Shards {
+		maxShardPeak = maxFinite(maxShardPeak, r.Shards[s].PeakWCUPerSecond)
+	}
+	lowerBound := 0.0
+	if r.WCUIsLowerBound {
+		lowerBound = 1
+	}
+	c.put(g, MetricWriteCapacityUnits, float64(r.WCU))
+	c.put(g, MetricStreamRecords, float64(r.Records))
+	c.put(g, MetricDistinctPartitionKeys, float64(r.DistinctKeys))
+	c.put(g, MetricMaxKeyWCUShare, maxShare)
+	c.put(g, MetricMaxKeyPeakWCUPerSecond, maxPeak)
+	c.put(g, MetricHotKeys, float64(len(r.HotKeys)))
+	c.put(g, MetricCriticalHotKeys, float64(critical))
+	c.put(g, MetricMalformedRecords, float64(r.Malformed))
+	c.put(g, MetricTTLDeletes, float64(r.TTLDeletes))
+	c.put(g, MetricWCUIsLowerBound, lowerBound)
+	c.put(g, MetricMaxShardPeakWCUPerSecond, maxShardPeak)
+}
+
+// put appends a value unless CloudWatch would reject it.
+func (c *collector) put(g *group, name string, v float64) {
+	a := math.Abs(v)
+	switch {
+	case math.IsNaN(v) || a > maxMagnitude:
+		c.nonFinite++
+		return
+	case a < minMagnitude:
+		v = 0
+	}
+	g.values = append(g.values, value{name, unitOf(name), v})
+}
+
+func maxFinite(m, v float64) float64 {
+	if v > m && v <= maxMagnitude {
+		return v
+	}
+	return m
+}
+
+// publishedKeys returns the flagged keys that get key metrics: the most
+// severe first, then the heaviest, at most top of them.
+func publishedKeys(hot []detector.KeyReport, top int) []detector.KeyReport {
+	if top <= 0 || len(hot) == 0 {
+		return nil
+	}
+	keys := slices.Clone(hot)
+	slices.SortStableFunc(keys, func(a, b detector.KeyReport) int {
+		return cmp.Or(
+			cmp.Compare(severityRank(b.Severity), severityRank(a.Severity)),
+			cmp.Compare(b.WCU, a.WCU),
+			cmp.Compare(a.Key, b.Key),
+		)
+	})
+	return keys[:min(top, len(keys))]
+}
+
+func severityRank(s detector.Severity) int {
+	switch s {
+	case detector.Critical:
+		return 2
+	case detector.Warning:
+		return 1
+	}
+	return 0
+}

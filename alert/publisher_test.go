@@ -1,0 +1,502 @@
+package alert
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hotkeys-dev/hotkeys/alert/fakecloudwatch"
+	"github.com/hotkeys-dev/hotkeys/detector"
+)
+
+func newAPIPublisher(t *testing.T, cfg Config, srv *fakecloudwatch.Server, attempts int) (*Publisher, *syncBuffer) {
+	t.Helper()
+	out := &syncBuffer{}
+	p, err := NewPublisher(cfg, srv.Client(fakecloudwatch.FastRetries(attempts)), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, out
+}
+
+func noRejections(t *testing.T, srv *fakecloudwatch.Server) {
+	t.Helper()
+	if r := srv.Rejected(); len(r) > 0 {
+		t.Fatalf("CloudWatch would have rejected %d requests, first: %s", len(r), r[0])
+	}
+}
+
+func TestPublishAPIWireFormat(t *testing.T) {
+	srv := fakecloudwatch.New()
+	defer srv.Close()
+	cfg := DefaultConfig()
+	cfg.Namespace = "Team/HotKeys"
+	p, out := newAPIPublisher(t, cfg, srv, 3)
+	start := recentStart()
+	reports := []detector.Report{sampleReport("Orders", start), sampleReport("Payments", start.Add(-time.Minute))}
+	reports[1].WCUIsLowerBound = true
+	reports[1].HotKeys = reports[1].HotKeys[1:] // no critical key
+
+	res, err := p.Publish(context.Background(), reports)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noRejections(t, srv)
+	var want []obs
+	for _, r := range reports {
+		want = append(want, expectedObs(r, r.HotKeys)...)
+	}
+	sameObs(t, "PutMetricData", apiObs(srv.Data()), want)
+
+	reqs := srv.Requests()
+	if len(reqs) != 1 || res.Requests != 1 || res.MetricsSent != len(want) {
+		t.Errorf("%d requests (result %d), %d sent; want 1 request of %d", len(reqs), res.Requests, res.MetricsSent, len(want))
+	}
+	if reqs[0].ContentEncoding != "gzip" || reqs[0].Namespace != "Team/HotKeys" {
+		t.Errorf("request: encoding %q, namespace %q", reqs[0].ContentEncoding, reqs[0].Namespace)
+	}
+	for _, d := range srv.Data() {
+		if d.StorageResolution != 60 {
+			t.Fatalf("%s: StorageResolution %d, want 60", d.MetricName, d.StorageResolution)
+		}
+		if !d.Timestamp.Equal(start) && !d.Timestamp.Equal(start.Add(-time.Minute)) {
+			t.Fatalf("%s: timestamp %v is not its window's start", d.MetricName, d.Timestamp)
+		}
+	}
+	if res.FellBackToEMF || res.APIError != nil || res.MetricsEMF != 0 || res.NonFinite != 0 || res.WriteError != nil {
+		t.Errorf("unexpected result %+v", res)
+	}
+	emf, logs := splitOutput(t, out.Bytes())
+	if len(emf) != 0 || len(logs) != 5 || res.FindingsLogged != 5 {
+		t.Errorf("%d EMF lines and %d log lines (result %d); want 0 and 5", len(emf), len(logs), res.FindingsLogged)
+	}
+}
+
+// Every value published must be one the catalogue declares, with the
+// catalogue's unit and dimensions: the template tests rely on it.
+func TestPublishedMetricsAreCatalogued(t *testing.T) {
+	srv := fakecloudwatch.New()
+	defer srv.Close()
+	p, _ := newAPIPublisher(t, DefaultConfig(), srv, 1)
+	if _, err := p.Publish(context.Background(), []detector.Report{sampleReport("Orders", recentStart())}); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, d := range srv.Data() {
+		i := slices.IndexFunc(Metrics(), func(m MetricDefinition) bool { return m.Name == d.MetricName })
+		if i < 0 {
+			t.Fatalf("%s is published but not in Metrics()", d.MetricName)
+		}
+		def := Metrics()[i]
+		var names []string
+		for _, dim := range d.Dimensions {
+			names = append(names, dim.Name)
+		}
+		if d.Unit != def.Unit || !slices.Equal(names, def.Dimensions) || d.Namespace != DefaultNamespace {
+			t.Errorf("%s sent with unit %q dims %v in %q; catalogue says %q %v", d.MetricName, d.Unit, names, d.Namespace, def.Unit, def.Dimensions)
+		}
+		seen[d.MetricName] = true
+	}
+	for _, m := range Metrics() {
+		if !seen[m.Name] {
+			t.Errorf("catalogued metric %s was never published", m.Name)
+		}
+	}
+}
+
+func TestPublishSplitsAtThousandData(t *testing.T) {
+	srv := fakecloudwatch.New()
+	defer srv.Close()
+	p, _ := newAPIPublisher(t, DefaultConfig(), srv, 1)
+	start := recentStart()
+	var reports []detector.Report
+	var want []obs
+	for i := range 60 { // 20 values each
+		r := sampleReport(fmt.Sprintf("Table%03d", i), start)
+		reports = append(reports, r)
+		want = append(want, expectedObs(r, r.HotKeys)...)
+	}
+	res, err := p.Publish(context.Background(), reports)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noRejections(t, srv)
+	reqs := srv.Requests()
+	if len(want) != 1200 || len(reqs) != 2 || len(reqs[0].Data) != 1000 || len(reqs[1].Data) != 200 || res.Requests != 2 {
+		t.Fatalf("%d values in %d requests (result %d); want 1200 as 1000 + 200", len(want), len(reqs), res.Requests)
+	}
+	sameObs(t, "PutMetricData", apiObs(srv.Data()), want)
+}
+
+func TestPublishSplitsAtOneMegabyte(t *testing.T) {
+	srv := fakecloudwatch.New()
+	defer srv.Close()
+	cfg := DefaultConfig()
+	cfg.Top = MaxTop
+	p, _ := newAPIPublisher(t, cfg, srv, 1)
+	start := recentStart()
+	var reports []detector.Report
+	var want []obs
+	for i := range 3 {
+		r := sampleReport(fmt.Sprintf("Table%d", i), start)
+		r.HotKeys = nil
+		for k := range MaxTop {
+			// Keys of 1,000 printable characters: kept as is, and heavy.
+			key := fmt.Sprintf("%d-%03d-", i, k) + strings.Repeat("x", 994)
+			r.HotKeys = append(r.HotKeys, detector.KeyReport{Key: key, Type: "S", WCU: uint64(10000 - k), Share: 0.001, PeakWCUPerSecond: 150, Severity: detector.Warning})
+		}
+		reports = append(reports, r)
+		want = append(want, expectedObs(r, r.HotKeys)...)
+	}
+	if _, err := p.Publish(context.Background(), reports); err != nil {
+		t.Fatal(err)
+	}
+	noRejections(t, srv)
+	reqs := srv.Requests()
+	if len(want) >= maxDatumsPerRequest || len(reqs) < 2 {
+		t.Fatalf("%d values in %d requests: the split must come from size, not count", len(want), len(reqs))
+	}
+	for i, r := range reqs {
+		if r.BodyBytes > fakecloudwatch.MaxBodyBytes || r.WireBytes > fakecloudwatch.MaxBodyBytes {
+			t.Errorf("request %d: %d bytes of CBOR", i, r.BodyBytes)
+		}
+		// The size estimate must bound the real encoding, and not by so much
+		// that requests are split for nothing.
+		est := envelopeBytes
+		for _, d := range r.Data {
+			g := group{}
+			for _, dim := range d.Dimensions {
+				g.dims = append(g.dims, dimension{dim.Name, dim.Value})
+			}
+			est += datumBytes(&g, &value{name: d.MetricName, unit: d.Unit})
+		}
+		t.Logf("request %d: %d data, %d bytes of CBOR (%d gzipped), estimated %d", i, len(r.Data), r.BodyBytes, r.WireBytes, est)
+		if est < r.BodyBytes || float64(est) > 1.25*float64(r.BodyBytes) {
+			t.Errorf("request %d: estimated %d bytes for %d real", i, est, r.BodyBytes)
+		}
+	}
+	sameObs(t, "PutMetricData", apiObs(srv.Data()), want)
+}
+
+func TestPublishTopKeysMostSevereFirst(t *testing.T) {
+	srv := fakecloudwatch.New()
+	defer srv.Close()
+	cfg := DefaultConfig()
+	cfg.Top = 2
+	p, out := newAPIPublisher(t, cfg, srv, 1)
+	r := sampleReport("Orders", recentStart())
+	w := func(key string, wcu uint64, s detector.Severity) detector.KeyReport {
+		return detector.KeyReport{Key: key, Type: "S", WCU: wcu, Share: float64(wcu) / 23456, PeakWCUPerSecond: float64(wcu) / 10, Severity: s}
+	}
+	r.HotKeys = []detector.KeyReport{w("heavy-warning", 9000, detector.Warning), w("light-critical", 5000, detector.Critical),
+		w("heavy-critical", 8500, detector.Critical), w("small-warning", 100, detector.Warning)}
+	if _, err := p.Publish(context.Background(), []detector.Report{r}); err != nil {
+		t.Fatal(err)
+	}
+	sameObs(t, "PutMetricData", apiObs(srv.Data()), expectedObs(r, []detector.KeyReport{r.HotKeys[2], r.HotKeys[1]}))
+	if _, logs := splitOutput(t, out.Bytes()); len(logs) != 4 {
+		t.Errorf("%d findings lines: every flagged key is logged whatever Top is", len(logs))
+	}
+
+	srv.Reset()
+	cfg.Top = 0
+	p, _ = newAPIPublisher(t, cfg, srv, 1)
+	if _, err := p.Publish(context.Background(), []detector.Report{r}); err != nil {
+		t.Fatal(err)
+	}
+	sameObs(t, "Top 0", apiObs(srv.Data()), expectedObs(r, nil))
+}
+
+// When CloudWatch keeps failing, the SDK retries (we do not), then the very
+// values the API would have received go out as EMF, and Publish succeeds.
+func TestPublishFallsBackToEMF(t *testing.T) {
+	start := recentStart()
+	reports := []detector.Report{sampleReport("Orders", start), sampleReport("Payments", start)}
+	var want []obs
+	for _, r := range reports {
+		want = append(want, expectedObs(r, r.HotKeys)...)
+	}
+	for _, tc := range []struct {
+		name     string
+		failure  fakecloudwatch.Failure
+		attempts int // HTTP requests the server must see
+		code     string
+	}{
+		{"500 retried by the SDK", fakecloudwatch.InternalError, 3, "InternalServiceFault"},
+		{"503", fakecloudwatch.Failure{Status: http.StatusServiceUnavailable, Code: "ServiceUnavailable", Message: "down"}, 3, "ServiceUnavailable"},
+		{"400 not retried", fakecloudwatch.Failure{Status: http.StatusBadRequest, Code: "InvalidParameterValueException", Message: "no"}, 1, "InvalidParameterValue"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fakecloudwatch.New()
+			defer srv.Close()
+			srv.FailAll(tc.failure)
+			p, out := newAPIPublisher(t, DefaultConfig(), srv, 3)
+			res, err := p.Publish(context.Background(), reports)
+			if err != nil {
+				t.Fatalf("Publish failed the invocation: %v", err)
+			}
+			if srv.Attempts() != tc.attempts || res.Requests != 1 {
+				t.Errorf("server saw %d attempts for %d Publish-level requests; want %d and 1", srv.Attempts(), res.Requests, tc.attempts)
+			}
+			if !res.FellBackToEMF || res.APIError == nil || res.MetricsSent != 0 || res.MetricsEMF != len(want) {
+				t.Errorf("result %+v; want a fallback of %d values", res, len(want))
+			}
+			if got := errorCode(res.APIError); !strings.HasPrefix(got, tc.code) {
+				t.Errorf("error code %q, want %q", got, tc.code)
+			}
+			emf, logs := splitOutput(t, out.Bytes())
+			sameObs(t, "EMF fallback", emfObs(emf), want)
+			last := logs[len(logs)-1]
+			if last["msg"] != MsgPutFailed || last["level"] != "ERROR" || last["emf_fallback"] != true || last["metrics_unsent"] != float64(len(want)) {
+				t.Errorf("failure log line %v", last)
+			}
+			if strings.Contains(fmt.Sprint(last), "OPS_LOG") {
+				t.Errorf("failure log line carries key material: %v", last)
+			}
+		})
+	}
+}
+
+// CloudWatch failing mid-publish: what was accepted is not repeated, the
+// rest goes out as EMF, and together they are exactly the full set.
+func TestPublishPartialFallback(t *testing.T) {
+	srv := fakecloudwatch.New()
+	defer srv.Close()
+	srv.FailAfter(1, fakecloudwatch.InternalError)
+	p, out := newAPIPublisher(t, DefaultConfig(), srv, 2)
+	start := recentStart()
+	var reports []detector.Report
+	var want []obs
+	for i := range 60 { // 20 values each
+		r := sampleReport(fmt.Sprintf("Table%03d", i), start)
+		reports = append(reports, r)
+		want = append(want, expectedObs(r, r.HotKeys)...)
+	}
+	res, err := p.Publish(context.Background(), reports)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emf, _ := splitOutput(t, out.Bytes())
+	api := apiObs(srv.Data())
+	if res.MetricsSent != 1000 || len(api) != 1000 || res.MetricsEMF != 200 || !res.FellBackToEMF || res.Requests != 2 {
+		t.Fatalf("result %+v with %d values at the API", res, len(api))
+	}
+	sameObs(t, "API then EMF", append(api, emfObs(emf)...), want)
+}
+
+// A CloudWatch that hangs must not take the invocation's deadline with it.
+func TestPublishKeepsToTheDeadline(t *testing.T) {
+	srv := fakecloudwatch.New()
+	defer srv.Close()
+	srv.FailAll(fakecloudwatch.Failure{Stall: true})
+	out := &syncBuffer{}
+	p, err := NewPublisher(DefaultConfig(), srv.Client(), out) // the SDK's default retryer
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sampleReport("Orders", recentStart())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+	res, err := p.Publish(ctx, []detector.Report{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if time.Now().After(deadline) {
+		t.Errorf("Publish returned after the caller's deadline")
+	}
+	if !res.FellBackToEMF || !errors.Is(res.APIError, context.DeadlineExceeded) {
+		t.Errorf("result %+v; want a fallback on the deadline", res)
+	}
+	emf, _ := splitOutput(t, out.Bytes())
+	sameObs(t, "EMF fallback", emfObs(emf), expectedObs(r, r.HotKeys))
+}
+
+func TestPublishModes(t *testing.T) {
+	r := sampleReport("Orders", recentStart())
+	want := expectedObs(r, r.HotKeys)
+	for _, tc := range []struct {
+		mode          Mode
+		fail          bool
+		wantAPI       bool
+		wantEMF       bool
+		wantFellBack  bool
+		wantAttempted bool
+	}{
+		{ModeEMF, false, false, true, false, false},
+		{ModeOff, false, false, false, false, false},
+		{ModeBoth, false, true, true, false, true},
+		{ModeBoth, true, false, true, false, true},
+	} {
+		t.Run(fmt.Sprintf("%s/fail=%v", tc.mode, tc.fail), func(t *testing.T) {
+			srv := fakecloudwatch.New()
+			defer srv.Close()
+			if tc.fail {
+				srv.FailAll(fakecloudwatch.InternalError)
+			}
+			cfg := DefaultConfig()
+			cfg.Mode = tc.mode
+			p, out := newAPIPublisher(t, cfg, srv, 2)
+			res, err := p.Publish(context.Background(), []detector.Report{r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			emf, logs := splitOutput(t, out.Bytes())
+			if tc.wantAPI {
+				sameObs(t, "API", apiObs(srv.Data()), want)
+			} else if len(srv.Data()) != 0 {
+				t.Errorf("%d values reached the API", len(srv.Data()))
+			}
+			if tc.wantEMF {
+				sameObs(t, "EMF", emfObs(emf), want)
+			} else if len(emf) != 0 {
+				t.Errorf("%d EMF lines", len(emf))
+			}
+			if (srv.Attempts() > 0) != tc.wantAttempted || res.FellBackToEMF != tc.wantFellBack || (res.APIError != nil) != tc.fail {
+				t.Errorf("attempts %d, result %+v", srv.Attempts(), res)
+			}
+			if res.FindingsLogged != 3 || !slices.ContainsFunc(logs, func(l map[string]any) bool { return l["key"] == "OPS_LOG" }) {
+				t.Errorf("findings must be logged in every mode: %d lines", res.FindingsLogged)
+			}
+		})
+	}
+	if _, err := NewPublisher(Config{Namespace: "N", Mode: ModeEMF, Top: 1, StorageResolution: 1}, nil, &syncBuffer{}); err != nil {
+		t.Errorf("emf mode needs no client: %v", err)
+	}
+}
+
+func TestPublishLeavesOutWhatCloudWatchRejects(t *testing.T) {
+	srv := fakecloudwatch.New()
+	defer srv.Close()
+	p, out := newAPIPublisher(t, DefaultConfig(), srv, 1)
+	fresh := sampleReport("Orders", recentStart())
+	fresh.HotKeys[1].Share = math.NaN()
+	fresh.HotKeys[2].PeakWCUPerSecond = math.Inf(1)
+	fresh.TopKeys = nil
+	stale := sampleReport("Orders", recentStart().Add(-15*24*time.Hour))
+	future := sampleReport("Orders", recentStart().Add(3*time.Hour))
+
+	res, err := p.Publish(context.Background(), []detector.Report{stale, fresh, future})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noRejections(t, srv)
+	want := expectedObs(fresh, fresh.HotKeys)
+	sameObs(t, "PutMetricData", apiObs(srv.Data()), want)
+	staleN := len(expectedObs(stale, stale.HotKeys)) + len(expectedObs(future, future.HotKeys))
+	if res.NonFinite != 2 || res.OutsideTimeRange != staleN || res.FellBackToEMF {
+		t.Errorf("result %+v; want 2 non-finite and %d outside the time range", res, staleN)
+	}
+	// The findings are logged all the same, with valid JSON for the NaN.
+	_, logs := splitOutput(t, out.Bytes())
+	if len(logs) != 9 {
+		t.Errorf("%d log lines, want 9", len(logs))
+	}
+	if logs[4]["share"] != "NaN" {
+		t.Errorf("NaN share logged as %v", logs[4]["share"])
+	}
+}
+
+func TestPublishInvalidReport(t *testing.T) {
+	srv := fakecloudwatch.New()
+	defer srv.Close()
+	p, _ := newAPIPublisher(t, DefaultConfig(), srv, 1)
+	good := sampleReport("Orders", recentStart())
+	for _, bad := range []detector.Report{
+		{Start: recentStart(), End: recentStart().Add(time.Minute)},
+		{Table: "Orders"},
+		{Table: "Orders", Start: recentStart(), End: recentStart().Add(-time.Second)},
+	} {
+		srv.Reset()
+		_, err := p.Publish(context.Background(), []detector.Report{bad, good})
+		if !errors.Is(err, ErrInvalidReport) {
+			t.Errorf("report %+v: err = %v, want ErrInvalidReport", bad, err)
+		}
+		sameObs(t, "the valid report", apiObs(srv.Data()), expectedObs(good, good.HotKeys))
+	}
+}
+
+func TestNewPublisherChecks(t *testing.T) {
+	srv := fakecloudwatch.New()
+	defer srv.Close()
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		api  MetricPutter
+		out  *syncBuffer
+		want error
+	}{
+		{"api mode without client", DefaultConfig(), nil, &syncBuffer{}, ErrNoClient},
+		{"both mode without client", Config{Namespace: "N", Mode: ModeBoth, StorageResolution: 60}, nil, &syncBuffer{}, ErrNoClient},
+		{"invalid config", Config{Mode: ModeAPI}, srv.Client(), &syncBuffer{}, ErrInvalidConfig},
+		{"no stdout", DefaultConfig(), srv.Client(), nil, ErrInvalidConfig},
+	} {
+		var err error
+		if tc.out == nil {
+			_, err = NewPublisher(tc.cfg, tc.api, nil)
+		} else {
+			_, err = NewPublisher(tc.cfg, tc.api, tc.out)
+		}
+		if !errors.Is(err, tc.want) {
+			t.Errorf("%s: err = %v, want %v", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestPublishReportsWriteErrors(t *testing.T) {
+	p, err := NewPublisher(Config{Namespace: "N", Mode: ModeEMF, Top: 10, StorageResolution: 60}, nil, failingWriter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Publish(context.Background(), []detector.Report{sampleReport("Orders", recentStart())})
+	if err != nil || !errors.Is(res.WriteError, io.ErrClosedPipe) || res.MetricsEMF != 0 {
+		t.Errorf("err %v, result %+v; want the write error reported and nothing counted as written", err, res)
+	}
+}
+
+// Concurrent publishers share stdout line by line, never mid-line.
+func TestPublishConcurrentLinesStayWhole(t *testing.T) {
+	out := &syncBuffer{}
+	p, err := NewPublisher(Config{Namespace: "N", Mode: ModeEMF, Top: 10, StorageResolution: 60}, nil, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			p.Publish(context.Background(), []detector.Report{sampleReport(fmt.Sprintf("T%d", i), recentStart())})
+		})
+	}
+	wg.Wait()
+	emf, logs := splitOutput(t, out.Bytes())
+	if len(emf) != 8*4 || len(logs) != 8*3 {
+		t.Errorf("%d EMF and %d log lines, want 32 and 24", len(emf), len(logs))
+	}
+}
+
+// A context already over means no API call at all: straight to EMF.
+func TestPublishWithContextAlreadyDone(t *testing.T) {
+	srv := fakecloudwatch.New()
+	defer srv.Close()
+	p, out := newAPIPublisher(t, DefaultConfig(), srv, 3)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := sampleReport("Orders", recentStart())
+	res, err := p.Publish(ctx, []detector.Report{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.Attempts() != 0 || res.Requests != 0 || !res.FellBackToEMF || !errors.Is(res.APIError, context.Canceled) {
+		t.Errorf("attempts %d, result %+v", srv.Attempts(), res)
+	}
+	emf, _ := splitOutput(t, out.Bytes())
+	sameObs(t, "EMF", emfObs(emf), expectedObs(r, r.HotKeys))
+}
