@@ -72,10 +72,17 @@ func shardSuffix(key string) (base string, n int, marked bool, ok bool) {
 	return m[1], n, strings.Contains(strings.ToLower(m[2]), "shard"), true
 }
 
+// shardFacts is what the diagnosis of a logical sharded key adds.
+type shardFacts struct {
+	count        int     // write shards
+	deviation    float64 // largest shard's distance from the mean, as a fraction of it
+	combinedPeak float64 // the shards' peaks added up
+}
+
 // diagnose writes the plain-words explanation of a flagged key. It never
 // quotes the key: keys may be personal data, and the key is in the report
 // next to the diagnosis anyway (redacted when configured).
-func diagnose(p Pattern, k *KeyReport, limit float64, shards int, deviation float64) string {
+func diagnose(p Pattern, k *KeyReport, limit float64, sf shardFacts) string {
 	head := fmt.Sprintf("%.0f%% of the window's WCU, peaking at %.0f WCU/s against the %.0f WCU/s per-partition limit.",
 		k.Share*100, k.PeakWCUPerSecond, limit)
 	r := k.RecommendedShards
@@ -90,11 +97,13 @@ func diagnose(p Pattern, k *KeyReport, limit float64, shards int, deviation floa
 		return "Low-cardinality value used as a partition key: all items with this value share one partition, " + head +
 			fmt.Sprintf(" Key the table by a high-cardinality attribute (e.g. the item id) and serve the by-value query from a GSI with a write-sharded key (%d shards).", r)
 	case PatternShardedUneven:
-		return fmt.Sprintf("Write-sharded key with uneven shards: of %d shards, one is %.0f%% off their mean; together they take ", shards, deviation*100) + head +
+		return fmt.Sprintf("Write-sharded key with uneven shards: of %d shards, one is %.0f%% off their mean. Together they take %.0f%% of the window's WCU; the hottest shard peaks at %.0f WCU/s against the %.0f WCU/s per-partition limit.",
+			sf.count, sf.deviation*100, k.Share*100, k.PeakWCUPerSecond, limit) +
 			" Pick the shard by a uniform hash of a high-cardinality attribute (not by time, a counter or a skewed field)" +
 			fmt.Sprintf(" and keep at least %d shards.", r)
 	case PatternShardedTooFew:
-		return fmt.Sprintf("Write-sharded key with too few shards: %d evenly loaded shards; ", shards) + head +
+		return fmt.Sprintf("Write-sharded key with too few shards: %d evenly loaded shards take %.0f%% of the window's WCU, %.0f WCU/s together at peak; the hottest peaks at %.0f WCU/s against the %.0f WCU/s per-partition limit.",
+			sf.count, k.Share*100, sf.combinedPeak, k.PeakWCUPerSecond, limit) +
 			fmt.Sprintf(" Use at least %d shards.", r)
 	}
 	return "One partition key takes a disproportionate share of the writes: " + head +

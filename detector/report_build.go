@@ -120,7 +120,7 @@ func (j judge) physical(e sketch.Entry) KeyReport {
 		manyItems: e.ManyItems,
 	})
 	if k.Severity != None {
-		k.Diagnosis = diagnose(k.Pattern, &k, j.cfg.PartitionLimit, 0, 0)
+		k.Diagnosis = diagnose(k.Pattern, &k, j.cfg.PartitionLimit, shardFacts{})
 	}
 	return k
 }
@@ -212,13 +212,14 @@ func (g *shardGroup) shardCount() (int, bool) {
 
 func (j judge) logical(g *shardGroup, shards int, entries []sketch.Entry, keys []KeyReport) (KeyReport, bool) {
 	var lower, upper uint64
-	var peak float64
+	var combined, hottest float64
 	worst := None
 	parts := make([]ShardedKeyPart, 0, len(g.members))
 	for _, i := range g.members {
 		lower += entries[i].Lower
 		upper += entries[i].Upper
-		peak += keys[i].PeakWCUPerSecond
+		combined += keys[i].PeakWCUPerSecond
+		hottest = max(hottest, keys[i].PeakWCUPerSecond)
 		worst = worse(worst, keys[i].Severity)
 		parts = append(parts, ShardedKeyPart{Key: keys[i].Key, WCU: keys[i].WCU})
 	}
@@ -238,17 +239,20 @@ func (j judge) logical(g *shardGroup, shards int, entries []sketch.Entry, keys [
 	}
 
 	k := KeyReport{
-		Key:              j.logicalName(g.base),
-		Type:             string(rune(record.String)),
-		WCU:              upper,
-		WCULower:         lower,
-		WCUUpper:         upper,
-		Share:            j.share(upper),
-		AvgWCUPerSecond:  float64(upper) / j.seconds,
-		PeakWCUPerSecond: peak,
+		Key:             j.logicalName(g.base),
+		Type:            string(rune(record.String)),
+		WCU:             upper,
+		WCULower:        lower,
+		WCUUpper:        upper,
+		Share:           j.share(upper),
+		AvgWCUPerSecond: float64(upper) / j.seconds,
+		// The partition cap applies to each shard: the logical key's peak
+		// is its hottest shard's. The shard count needed follows from the
+		// shards' peaks added up (an upper bound on the key's peak second).
+		PeakWCUPerSecond: hottest,
 		Shards:           parts,
 	}
-	k.RecommendedShards = recommendedShards(peak, j.cfg.PartitionLimit)
+	k.RecommendedShards = recommendedShards(combined, j.cfg.PartitionLimit)
 	switch {
 	case deviation > 0.20:
 		k.Pattern = PatternShardedUneven
@@ -259,15 +263,10 @@ func (j judge) logical(g *shardGroup, shards int, entries []sketch.Entry, keys [
 		return k, false // evenly spread over enough shards: the fix is working
 	}
 	k.Severity = worse(worst, j.severity(k.Share, k.PeakWCUPerSecond))
-	if k.Severity == Critical && worst != Critical {
-		// The logical key's peak is a sum over partitions: it is critical
-		// only if one of its shards is.
-		k.Severity = Warning
-	}
 	if k.Severity == None {
 		return k, false
 	}
-	k.Diagnosis = diagnose(k.Pattern, &k, j.cfg.PartitionLimit, shards, deviation)
+	k.Diagnosis = diagnose(k.Pattern, &k, j.cfg.PartitionLimit, shardFacts{count: shards, deviation: deviation, combinedPeak: combined})
 	for _, i := range g.members {
 		if keys[i].Severity != None {
 			keys[i].Pattern = k.Pattern
