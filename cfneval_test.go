@@ -1,0 +1,413 @@
+package hotkeys_test
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// cfnStack evaluates the intrinsic functions of a parsed template the way
+// CloudFormation would for one set of parameter values, so that tests can
+// check what a deployment actually gets (the table name cut out of the
+// stream ARN, the threshold an alarm compares with, the Metrics Insights
+// query a dashboard runs) rather than the template's text.
+//
+// What exists only after deployment stays symbolic: Ref of a resource is
+// "ref(LogicalId)" and Fn::GetAtt is "getatt(LogicalId.Attribute)".
+type cfnStack struct {
+	template   map[string]any
+	params     map[string]string
+	conditions map[string]bool
+}
+
+// Pseudo-parameter values used by evaluations.
+const (
+	testRegion    = "eu-west-1"
+	testAccount   = "123456789012"
+	testStackName = "hotkeys-test"
+)
+
+// noValue is what Ref AWS::NoValue evaluates to; evaluation drops it from
+// the enclosing list or map, as CloudFormation does.
+type noValueType struct{}
+
+var noValue = noValueType{}
+
+func ref(id string) string               { return "ref(" + id + ")" }
+func getAtt(id, attribute string) string { return "getatt(" + id + "." + attribute + ")" }
+
+// newStack resolves the parameters (defaults overridden by values) and the
+// template's conditions.
+func newStack(template map[string]any, values map[string]string) (*cfnStack, error) {
+	s := &cfnStack{template: template, params: map[string]string{}, conditions: map[string]bool{}}
+	params, _ := template["Parameters"].(map[string]any)
+	for name, p := range params {
+		decl, _ := p.(map[string]any)
+		if v, ok := values[name]; ok {
+			s.params[name] = v
+			continue
+		}
+		d, ok := decl["Default"]
+		if !ok {
+			return nil, fmt.Errorf("parameter %s has no default and no value", name)
+		}
+		s.params[name] = scalarString(d)
+	}
+	for name := range values {
+		if _, ok := params[name]; !ok {
+			return nil, fmt.Errorf("no parameter %s", name)
+		}
+	}
+	conds, _ := template["Conditions"].(map[string]any)
+	for _, name := range slices.Sorted(maps.Keys(conds)) {
+		if _, err := s.condition(name, nil); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// scalarString renders a YAML scalar as CloudFormation passes parameter
+// values: as a string.
+func scalarString(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(v)
+	}
+	return fmt.Sprint(v)
+}
+
+func (s *cfnStack) condition(name string, seen []string) (bool, error) {
+	if v, ok := s.conditions[name]; ok {
+		return v, nil
+	}
+	if slices.Contains(seen, name) {
+		return false, fmt.Errorf("condition %s refers to itself", name)
+	}
+	conds, _ := s.template["Conditions"].(map[string]any)
+	def, ok := conds[name]
+	if !ok {
+		return false, fmt.Errorf("no condition %s", name)
+	}
+	v, err := s.evalBool(def, append(seen, name))
+	if err != nil {
+		return false, fmt.Errorf("condition %s: %w", name, err)
+	}
+	s.conditions[name] = v
+	return v, nil
+}
+
+func (s *cfnStack) evalBool(v any, seen []string) (bool, error) {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) != 1 {
+		return false, fmt.Errorf("want a condition function, got %v", v)
+	}
+	for fn, arg := range m {
+		args, _ := arg.([]any)
+		switch fn {
+		case "Condition":
+			name, _ := arg.(string)
+			return s.condition(name, seen)
+		case "Fn::Equals":
+			if len(args) != 2 {
+				return false, fmt.Errorf("Fn::Equals wants 2 arguments")
+			}
+			a, err := s.evalString(args[0])
+			if err != nil {
+				return false, err
+			}
+			b, err := s.evalString(args[1])
+			return a == b, err
+		case "Fn::Not":
+			if len(args) != 1 {
+				return false, fmt.Errorf("Fn::Not wants 1 argument")
+			}
+			b, err := s.evalBool(args[0], seen)
+			return !b, err
+		case "Fn::And", "Fn::Or":
+			if len(args) < 2 || len(args) > 10 {
+				return false, fmt.Errorf("%s wants 2 to 10 arguments", fn)
+			}
+			and := fn == "Fn::And"
+			for _, a := range args {
+				b, err := s.evalBool(a, seen)
+				if err != nil {
+					return false, err
+				}
+				if b != and {
+					return b, nil
+				}
+			}
+			return and, nil
+		}
+		return false, fmt.Errorf("%s is not a condition function", fn)
+	}
+	panic("unreachable")
+}
+
+func (s *cfnStack) evalString(v any) (string, error) {
+	e, err := s.eval(v)
+	if err != nil {
+		return "", err
+	}
+	switch e := e.(type) {
+	case string:
+		return e, nil
+	case int64, float64, bool:
+		return scalarString(e), nil
+	}
+	return "", fmt.Errorf("want a string, got %T %v", e, e)
+}
+
+// eval returns v with every intrinsic function evaluated.
+func (s *cfnStack) eval(v any) (any, error) {
+	switch v := v.(type) {
+	case []any:
+		out := make([]any, 0, len(v))
+		for _, e := range v {
+			ev, err := s.eval(e)
+			if err != nil {
+				return nil, err
+			}
+			if ev != noValue {
+				out = append(out, ev)
+			}
+		}
+		return out, nil
+	case map[string]any:
+		if len(v) == 1 {
+			for fn, arg := range v {
+				if fn == "Ref" || strings.HasPrefix(fn, "Fn::") {
+					r, err := s.intrinsic(fn, arg)
+					if err != nil {
+						return nil, fmt.Errorf("%s: %w", fn, err)
+					}
+					return r, nil
+				}
+			}
+		}
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			ev, err := s.eval(e)
+			if err != nil {
+				return nil, fmt.Errorf("%s.%w", k, err)
+			}
+			if ev != noValue {
+				out[k] = ev
+			}
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+func (s *cfnStack) intrinsic(fn string, arg any) (any, error) {
+	args, _ := arg.([]any)
+	switch fn {
+	case "Ref":
+		name, _ := arg.(string)
+		return s.ref(name)
+	case "Fn::GetAtt":
+		if len(args) != 2 {
+			return nil, fmt.Errorf("want [resource, attribute]")
+		}
+		id, _ := args[0].(string)
+		attribute, _ := args[1].(string)
+		if !s.hasResource(id) {
+			return nil, fmt.Errorf("no resource %s", id)
+		}
+		return getAtt(id, attribute), nil
+	case "Fn::Sub":
+		return s.sub(arg)
+	case "Fn::Join":
+		if len(args) != 2 {
+			return nil, fmt.Errorf("want [delimiter, list]")
+		}
+		list, err := s.eval(args[1])
+		if err != nil {
+			return nil, err
+		}
+		items, ok := list.([]any)
+		if !ok {
+			return nil, fmt.Errorf("want a list, got %T", list)
+		}
+		parts := make([]string, len(items))
+		for i, it := range items {
+			if parts[i], err = s.evalString(it); err != nil {
+				return nil, err
+			}
+		}
+		return strings.Join(parts, args[0].(string)), nil
+	case "Fn::Split":
+		if len(args) != 2 {
+			return nil, fmt.Errorf("want [delimiter, string]")
+		}
+		str, err := s.evalString(args[1])
+		if err != nil {
+			return nil, err
+		}
+		var out []any
+		for _, p := range strings.Split(str, args[0].(string)) {
+			out = append(out, p)
+		}
+		return out, nil
+	case "Fn::Select":
+		if len(args) != 2 {
+			return nil, fmt.Errorf("want [index, list]")
+		}
+		idx, err := s.evalString(args[0])
+		if err != nil {
+			return nil, err
+		}
+		i, err := strconv.Atoi(idx)
+		if err != nil {
+			return nil, err
+		}
+		list, err := s.eval(args[1])
+		if err != nil {
+			return nil, err
+		}
+		items, ok := list.([]any)
+		if !ok || i < 0 || i >= len(items) {
+			return nil, fmt.Errorf("index %d out of %v", i, list)
+		}
+		return items[i], nil
+	case "Fn::If":
+		if len(args) != 3 {
+			return nil, fmt.Errorf("want [condition, then, else]")
+		}
+		name, _ := args[0].(string)
+		c, err := s.condition(name, nil)
+		if err != nil {
+			return nil, err
+		}
+		if c {
+			return s.eval(args[1])
+		}
+		return s.eval(args[2])
+	}
+	return nil, fmt.Errorf("not supported by the test evaluator")
+}
+
+func (s *cfnStack) hasResource(id string) bool {
+	res, _ := s.template["Resources"].(map[string]any)
+	_, ok := res[id]
+	return ok
+}
+
+func (s *cfnStack) ref(name string) (any, error) {
+	switch name {
+	case "AWS::Region":
+		return testRegion, nil
+	case "AWS::AccountId":
+		return testAccount, nil
+	case "AWS::Partition":
+		return "aws", nil
+	case "AWS::StackName":
+		return testStackName, nil
+	case "AWS::URLSuffix":
+		return "amazonaws.com", nil
+	case "AWS::NoValue":
+		return noValue, nil
+	}
+	if v, ok := s.params[name]; ok {
+		return v, nil
+	}
+	if s.hasResource(name) {
+		return ref(name), nil
+	}
+	return nil, fmt.Errorf("%s is neither a parameter nor a resource", name)
+}
+
+var subVariable = regexp.MustCompile(`\$\{([^}]*)\}`)
+
+func (s *cfnStack) sub(arg any) (any, error) {
+	var text string
+	vars := map[string]string{}
+	switch a := arg.(type) {
+	case string:
+		text = a
+	case []any:
+		if len(a) != 2 {
+			return nil, fmt.Errorf("want string or [string, variables]")
+		}
+		text, _ = a[0].(string)
+		m, _ := a[1].(map[string]any)
+		for k, v := range m {
+			str, err := s.evalString(v)
+			if err != nil {
+				return nil, fmt.Errorf("variable %s: %w", k, err)
+			}
+			vars[k] = str
+		}
+	default:
+		return nil, fmt.Errorf("want string or [string, variables]")
+	}
+	var firstErr error
+	out := subVariable.ReplaceAllStringFunc(text, func(m string) string {
+		name := m[2 : len(m)-1]
+		if strings.HasPrefix(name, "!") {
+			return "${" + name[1:] + "}"
+		}
+		if v, ok := vars[name]; ok {
+			return v
+		}
+		if id, attribute, ok := strings.Cut(name, "."); ok && s.hasResource(id) {
+			return getAtt(id, attribute)
+		}
+		v, err := s.ref(name)
+		if err == nil {
+			var str string
+			if str, err = s.evalString(v); err == nil {
+				return str
+			}
+		}
+		if firstErr == nil {
+			firstErr = fmt.Errorf("${%s}: %w", name, err)
+		}
+		return m
+	})
+	return out, firstErr
+}
+
+// resources returns the logical IDs of the resources of a type, sorted.
+func (s *cfnStack) resources(typ string) []string {
+	res, _ := s.template["Resources"].(map[string]any)
+	var ids []string
+	for id, r := range res {
+		if m, _ := r.(map[string]any); m["Type"] == typ {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// resource returns a resource with its properties evaluated, or nil when it
+// has a condition that is false.
+func (s *cfnStack) resource(id string) (map[string]any, error) {
+	res, _ := s.template["Resources"].(map[string]any)
+	r, ok := res[id].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("no resource %s", id)
+	}
+	if c, ok := r["Condition"].(string); ok {
+		if on, err := s.condition(c, nil); err != nil || !on {
+			return nil, err
+		}
+	}
+	e, err := s.eval(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
+	return e.(map[string]any), nil
+}

@@ -1,0 +1,162 @@
+package hotkeys_test
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// parseTemplate reads a CloudFormation (SAM) template written in YAML and
+// returns its JSON form: maps, slices, strings, bools, nil, int64 and float64.
+// The short-form tags (!Ref, !GetAtt, !Sub, ...) become the long forms that
+// CloudFormation, the SAM schema and evalCFN know ({"Ref": x},
+// {"Fn::GetAtt": [resource, attribute]}, {"Fn::Sub": ...}).
+//
+// It refuses what CloudFormation would read differently from yaml.v3: a
+// duplicate key, a merge key, and a plain scalar such as off or yes, which
+// YAML 1.1 parsers (CloudFormation's among them) take for a boolean.
+func parseTemplate(data []byte) (map[string]any, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("template: %w", err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return nil, fmt.Errorf("template: want one YAML document")
+	}
+	v, err := fromNode(doc.Content[0])
+	if err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("template: top level is %T, want a mapping", v)
+	}
+	return m, nil
+}
+
+// shortTags maps each CloudFormation short-form tag to its long form.
+var shortTags = map[string]string{
+	"!Ref":          "Ref",
+	"!Condition":    "Condition",
+	"!GetAtt":       "Fn::GetAtt",
+	"!Sub":          "Fn::Sub",
+	"!Select":       "Fn::Select",
+	"!Split":        "Fn::Split",
+	"!Join":         "Fn::Join",
+	"!If":           "Fn::If",
+	"!Equals":       "Fn::Equals",
+	"!Not":          "Fn::Not",
+	"!And":          "Fn::And",
+	"!Or":           "Fn::Or",
+	"!FindInMap":    "Fn::FindInMap",
+	"!Base64":       "Fn::Base64",
+	"!Cidr":         "Fn::Cidr",
+	"!GetAZs":       "Fn::GetAZs",
+	"!ImportValue":  "Fn::ImportValue",
+	"!Transform":    "Fn::Transform",
+	"!Length":       "Fn::Length",
+	"!ToJsonString": "Fn::ToJsonString",
+}
+
+// yaml11Booleans are the plain scalars that YAML 1.1 reads as booleans and
+// YAML 1.2 (yaml.v3) as strings.
+var yaml11Booleans = map[string]bool{
+	"y": true, "yes": true, "n": true, "no": true, "on": true, "off": true,
+}
+
+func fromNode(n *yaml.Node) (any, error) {
+	where := func() string { return fmt.Sprintf("template line %d", n.Line) }
+	if n.Kind == yaml.AliasNode {
+		return fromNode(n.Alias)
+	}
+	if n.Tag != "" && strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
+		long, ok := shortTags[n.Tag]
+		if !ok {
+			return nil, fmt.Errorf("%s: unknown tag %s", where(), n.Tag)
+		}
+		var arg any
+		switch {
+		case n.Kind == yaml.ScalarNode && long == "Fn::GetAtt":
+			resource, attribute, ok := strings.Cut(n.Value, ".")
+			if !ok {
+				return nil, fmt.Errorf("%s: !GetAtt %q: want Resource.Attribute", where(), n.Value)
+			}
+			arg = []any{resource, attribute}
+		case n.Kind == yaml.ScalarNode:
+			arg = n.Value
+		default:
+			c := *n
+			c.Tag = ""
+			v, err := fromNode(&c)
+			if err != nil {
+				return nil, err
+			}
+			arg = v
+		}
+		return map[string]any{long: arg}, nil
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, vn := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("%s: mapping key is not a scalar", where())
+			}
+			if k.Value == "<<" && k.Style == 0 {
+				return nil, fmt.Errorf("%s: merge keys are not CloudFormation", where())
+			}
+			if _, dup := m[k.Value]; dup {
+				return nil, fmt.Errorf("template line %d: duplicate key %q", k.Line, k.Value)
+			}
+			v, err := fromNode(vn)
+			if err != nil {
+				return nil, err
+			}
+			m[k.Value] = v
+		}
+		return m, nil
+	case yaml.SequenceNode:
+		s := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := fromNode(c)
+			if err != nil {
+				return nil, err
+			}
+			s = append(s, v)
+		}
+		return s, nil
+	case yaml.ScalarNode:
+		return scalar(n)
+	}
+	return nil, fmt.Errorf("%s: unexpected YAML node kind %v", where(), n.Kind)
+}
+
+func scalar(n *yaml.Node) (any, error) {
+	plain := n.Style == 0
+	if plain && yaml11Booleans[strings.ToLower(n.Value)] {
+		return nil, fmt.Errorf("template line %d: plain %q is a boolean to YAML 1.1 and a string to YAML 1.2: quote it", n.Line, n.Value)
+	}
+	switch n.ShortTag() {
+	case "!!null":
+		return nil, nil
+	case "!!bool":
+		return strconv.ParseBool(strings.ToLower(n.Value))
+	case "!!int":
+		var i int64
+		if err := n.Decode(&i); err != nil {
+			return nil, fmt.Errorf("template line %d: %w", n.Line, err)
+		}
+		return i, nil
+	case "!!float":
+		var f float64
+		if err := n.Decode(&f); err != nil {
+			return nil, fmt.Errorf("template line %d: %w", n.Line, err)
+		}
+		return f, nil
+	}
+	// Strings, and timestamps, which CloudFormation keeps as written.
+	return n.Value, nil
+}

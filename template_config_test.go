@@ -1,0 +1,278 @@
+package hotkeys_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hotkeys-dev/hotkeys/alert"
+	"github.com/hotkeys-dev/hotkeys/detector"
+)
+
+// lambdaEnvironment is every environment variable the Lambda reads
+// (lambda/main.go, envVars). The template must set exactly these: a variable
+// the function ignores is a setting that silently does nothing, and one the
+// template leaves out is a setting users cannot change at deploy time.
+var lambdaEnvironment = []string{
+	"HOTKEYS_WINDOW",
+	"HOTKEYS_SHARE_THRESHOLD",
+	"HOTKEYS_MIN_WCU_PER_SECOND",
+	"HOTKEYS_CRITICAL_WCU_PER_SECOND",
+	"HOTKEYS_PARTITION_LIMIT",
+	"HOTKEYS_PARTITION_KEY",
+	"HOTKEYS_TOP",
+	"HOTKEYS_NAMESPACE",
+	"HOTKEYS_METRICS",
+	"HOTKEYS_KEY_REDACTION",
+	"HOTKEYS_KEY_REDACTION_SALT",
+}
+
+var envName = regexp.MustCompile(`^HOTKEYS_[A-Z0-9_]+$`)
+
+// lambdaSourceEnvironment returns the HOTKEYS_ names that appear as string
+// literals of their own in the Lambda's non-test sources.
+func lambdaSourceEnvironment(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("lambda", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if s, err := strconv.Unquote(lit.Value); err == nil && envName.MatchString(s) {
+					seen[s] = true
+				}
+			}
+			return true
+		})
+	}
+	if len(seen) == 0 {
+		t.Fatalf("no HOTKEYS_ variable in %v: the Lambda's sources are missing", files)
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+func functionEnvironment(t *testing.T, s *cfnStack) map[string]string {
+	t.Helper()
+	fn := properties(mustResource(t, s, functionID))
+	env, _ := fn["Environment"].(map[string]any)
+	vars, _ := env["Variables"].(map[string]any)
+	out := map[string]string{}
+	for k, v := range vars {
+		out[k] = scalarString(v)
+	}
+	return out
+}
+
+// TestTemplateEnvironmentIsWhatTheLambdaReads checks the names, and that the
+// values a deployment gets parse and agree with the code's defaults.
+func TestTemplateEnvironmentIsWhatTheLambdaReads(t *testing.T) {
+	want := slices.Sorted(slices.Values(lambdaEnvironment))
+	if got := lambdaSourceEnvironment(t); !slices.Equal(got, want) {
+		t.Errorf("the Lambda's sources read %v; this test's list is %v", got, want)
+	}
+
+	tmpl := readTemplate(t)
+	env := functionEnvironment(t, deploy(t, tmpl, nil))
+	var set []string
+	for k := range env {
+		if strings.HasPrefix(k, "HOTKEYS_") {
+			set = append(set, k)
+		}
+	}
+	slices.Sort(set)
+	if !slices.Equal(set, want) {
+		t.Errorf("template sets %v, the Lambda reads %v", set, want)
+	}
+
+	// With every parameter at its default, a deployment behaves like the
+	// code's documented defaults.
+	dcfg, acfg, pk := configFromEnvironment(t, env)
+	dd, ad := detector.DefaultConfig(), alert.DefaultConfig()
+	if dcfg.Window != dd.Window || dcfg.ShareThreshold != dd.ShareThreshold || dcfg.MinWCUPerSecond != dd.MinWCUPerSecond ||
+		dcfg.CriticalWCUPerSecond != dd.CriticalWCUPerSecond || dcfg.PartitionLimit != dd.PartitionLimit ||
+		dcfg.Top != dd.Top || dcfg.Redaction != dd.Redaction {
+		t.Errorf("default deployment gives detector config %+v, the code's default is %+v", dcfg, dd)
+	}
+	if acfg.Namespace != ad.Namespace || acfg.Mode != ad.Mode || acfg.Top != ad.Top {
+		t.Errorf("default deployment gives alert config %+v, the code's default is %+v", acfg, ad)
+	}
+	if pk != "" {
+		t.Errorf("HOTKEYS_PARTITION_KEY = %q by default, want empty (looked up)", pk)
+	}
+
+	// At the parameters' limits the function still starts.
+	params := tmpl["Parameters"].(map[string]any)
+	limit := func(name, bound string) string {
+		return scalarString(params[name].(map[string]any)[bound])
+	}
+	for _, bound := range []string{"MinValue", "MaxValue"} {
+		values := map[string]string{"PartitionKeyName": "pk", "KeyRedaction": "hash", "KeyRedactionSalt": "s3cret", "MetricsMode": "both"}
+		for _, name := range []string{"WindowSeconds", "ShareThreshold", "TopKeys", "BatchSize"} {
+			values[name] = limit(name, bound)
+		}
+		if bound == "MinValue" {
+			for _, name := range []string{"MinWCUPerSecond", "CriticalWCUPerSecond", "PartitionLimit"} {
+				values[name] = limit(name, bound)
+			}
+		}
+		env := functionEnvironment(t, deploy(t, tmpl, values))
+		dcfg, acfg, pk := configFromEnvironment(t, env)
+		if err := dcfg.Validate(); err != nil {
+			t.Errorf("parameters at %s: %v", bound, err)
+		}
+		if err := acfg.Validate(); err != nil {
+			t.Errorf("parameters at %s: %v", bound, err)
+		}
+		if pk != "pk" || dcfg.RedactionSalt != "s3cret" {
+			t.Errorf("parameters at %s: partition key %q, salt %q", bound, pk, dcfg.RedactionSalt)
+		}
+	}
+	if got := toFloat(params["WindowSeconds"].(map[string]any)["MaxValue"]); got != detector.MaxWindow.Seconds() {
+		t.Errorf("WindowSeconds allows up to %v s, the detector %v", got, detector.MaxWindow)
+	}
+	if got := toFloat(params["TopKeys"].(map[string]any)["MaxValue"]); got != alert.MaxTop {
+		t.Errorf("TopKeys allows up to %v, the alert package %d", got, alert.MaxTop)
+	}
+	for _, v := range params["MetricsMode"].(map[string]any)["AllowedValues"].([]any) {
+		if _, err := alert.ParseMode(scalarString(v)); err != nil {
+			t.Errorf("MetricsMode allows %v: %v", v, err)
+		}
+	}
+	for _, v := range params["KeyRedaction"].(map[string]any)["AllowedValues"].([]any) {
+		if _, err := detector.ParseRedaction(scalarString(v)); err != nil {
+			t.Errorf("KeyRedaction allows %v: %v", v, err)
+		}
+	}
+}
+
+// configFromEnvironment reads the function's variables into the configs the
+// way README documents them (it is no copy of lambda/main.go's reader,
+// which package main keeps to itself; the Lambda's own tests cover that).
+func configFromEnvironment(t *testing.T, env map[string]string) (detector.Config, alert.Config, string) {
+	t.Helper()
+	d, a := detector.DefaultConfig(), alert.DefaultConfig()
+	var err error
+	if d.Window, err = time.ParseDuration(env["HOTKEYS_WINDOW"]); err != nil {
+		t.Fatalf("HOTKEYS_WINDOW: %v", err)
+	}
+	for name, dst := range map[string]*float64{
+		"HOTKEYS_SHARE_THRESHOLD":         &d.ShareThreshold,
+		"HOTKEYS_MIN_WCU_PER_SECOND":      &d.MinWCUPerSecond,
+		"HOTKEYS_CRITICAL_WCU_PER_SECOND": &d.CriticalWCUPerSecond,
+		"HOTKEYS_PARTITION_LIMIT":         &d.PartitionLimit,
+	} {
+		if *dst, err = strconv.ParseFloat(env[name], 64); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if d.Top, err = strconv.Atoi(env["HOTKEYS_TOP"]); err != nil {
+		t.Fatalf("HOTKEYS_TOP: %v", err)
+	}
+	a.Top = d.Top
+	if d.Redaction, err = detector.ParseRedaction(env["HOTKEYS_KEY_REDACTION"]); err != nil {
+		t.Fatal(err)
+	}
+	d.RedactionSalt = env["HOTKEYS_KEY_REDACTION_SALT"]
+	a.Namespace = env["HOTKEYS_NAMESPACE"]
+	if a.Mode, err = alert.ParseMode(env["HOTKEYS_METRICS"]); err != nil {
+		t.Fatal(err)
+	}
+	return d, a, env["HOTKEYS_PARTITION_KEY"]
+}
+
+// TestTemplateParameters checks that every parameter is used, that its
+// default meets its own constraints, and that the StreamArn pattern lets
+// real stream ARNs through, turns the rest away, and yields the table name.
+func TestTemplateParameters(t *testing.T) {
+	tmpl := readTemplate(t)
+	text, err := os.ReadFile(templateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := tmpl["Parameters"].(map[string]any)
+	for name, p := range params {
+		p := p.(map[string]any)
+		uses := regexp.MustCompile(`!Ref ` + name + `\b|\$\{` + name + `\}|Ref: ` + name + `\b`)
+		if !uses.Match(text) {
+			t.Errorf("parameter %s is never used", name)
+		}
+		d, ok := p["Default"]
+		if !ok {
+			if name != "StreamArn" {
+				t.Errorf("parameter %s has no default", name)
+			}
+			continue
+		}
+		def := scalarString(d)
+		if allowed, ok := p["AllowedValues"].([]any); ok && !slices.ContainsFunc(allowed, func(v any) bool { return scalarString(v) == def }) {
+			t.Errorf("parameter %s: default %q is not among %v", name, def, allowed)
+		}
+		if pat, ok := p["AllowedPattern"].(string); ok && !regexp.MustCompile("^(?:"+pat+")$").MatchString(def) {
+			t.Errorf("parameter %s: default %q does not match %s", name, def, pat)
+		}
+		if lo, ok := p["MinValue"]; ok && toFloat(d) < toFloat(lo) {
+			t.Errorf("parameter %s: default %v < MinValue %v", name, d, lo)
+		}
+		if hi, ok := p["MaxValue"]; ok && toFloat(d) > toFloat(hi) {
+			t.Errorf("parameter %s: default %v > MaxValue %v", name, d, hi)
+		}
+	}
+	if p := params["KeyRedactionSalt"].(map[string]any); p["NoEcho"] != true {
+		t.Error("KeyRedactionSalt is not NoEcho")
+	}
+
+	// CloudFormation matches AllowedPattern against the whole value.
+	pattern := regexp.MustCompile("^(?:" + params["StreamArn"].(map[string]any)["AllowedPattern"].(string) + ")$")
+	for arn, table := range map[string]string{
+		testStreamArn: testTable,
+		"arn:aws:dynamodb:us-east-1:000000000000:table/my.table-2_b/stream/2019-10-22T18:02:01.576":   "my.table-2_b",
+		"arn:aws-cn:dynamodb:cn-north-1:123456789012:table/Orders/stream/2026-01-01T00:00:00.000":     "Orders",
+		"arn:aws-us-gov:dynamodb:us-gov-west-1:123456789012:table/abc/stream/2026-01-01T00:00:00.000": "abc",
+	} {
+		if !pattern.MatchString(arn) {
+			t.Errorf("StreamArn pattern rejects %s", arn)
+			continue
+		}
+		s := deploy(t, tmpl, map[string]string{"StreamArn": arn})
+		out, err := s.eval(tmpl["Outputs"].(map[string]any)["TableName"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := out.(map[string]any)["Value"]; got != table {
+			t.Errorf("table of %s = %v, want %s", arn, got, table)
+		}
+	}
+	for _, arn := range []string{
+		"arn:aws:dynamodb:eu-west-1:123456789012:table/Orders",                                          // a table, not its stream
+		"arn:aws:dynamodb:eu-west-1:123456789012:table/Orders/stream/",                                  // no label
+		"arn:aws:kinesis:eu-west-1:123456789012:stream/Orders",                                          // another service
+		"arn:aws:dynamodb:eu-west-1:12345:table/Orders/stream/2026-11-22T10:00:00.000",                  // short account
+		"arn:aws:dynamodb:eu-west-1:123456789012:table/ab/stream/2026-11-22T10:00:00.000",               // table names have 3+ characters
+		"arn:aws:dynamodb:eu-west-1:123456789012:table/Orders/index/gsi/stream/2026-11-22T10:00:00.000", // extra path
+		" " + testStreamArn, // pasted with a space
+	} {
+		if pattern.MatchString(arn) {
+			t.Errorf("StreamArn pattern accepts %q", arn)
+		}
+	}
+}

@@ -1,0 +1,302 @@
+package hotkeys_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hotkeys-dev/hotkeys/alert"
+	"github.com/hotkeys-dev/hotkeys/detector"
+)
+
+// publishedMetric is a metric as it leaves the alert package.
+type publishedMetric struct {
+	namespace, name, unit string
+	dimensions            []string // sorted
+}
+
+// publishWindow runs the real alert.Publisher, in EMF mode, on a window with
+// a flagged key and returns the metrics its EMF lines declare and the
+// findings log lines it writes.
+func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) {
+	t.Helper()
+	cfg := alert.DefaultConfig()
+	cfg.Mode = alert.ModeEMF
+	var out bytes.Buffer
+	p, err := alert.NewPublisher(cfg, nil, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now().UTC().Truncate(time.Minute)
+	key := detector.KeyReport{
+		Key: "OPS_LOG", Type: "S", WCU: 60000, WCULower: 59990, WCUUpper: 60010,
+		Share: 0.6, AvgWCUPerSecond: 1000, PeakWCUPerSecond: 1200,
+		Severity: detector.Critical, Pattern: detector.PatternSingleKey,
+		Diagnosis: "one key carries most of the table's writes", RecommendedShards: 2,
+	}
+	report := detector.Report{
+		Table: testTable, Start: start, End: start.Add(time.Minute),
+		Records: 60000, WCU: 100000, DistinctKeys: 1000, Malformed: 1, TTLDeletes: 2,
+		HotKeys: []detector.KeyReport{key}, TopKeys: []detector.KeyReport{key},
+		Shards: []detector.ShardReport{{Shard: "shardId-1", Records: 60000, WCU: 100000, PeakWCUPerSecond: 2000}},
+	}
+	if _, err := p.Publish(context.Background(), []detector.Report{report}); err != nil {
+		t.Fatal(err)
+	}
+	metrics := map[string]publishedMetric{}
+	var findings []map[string]any
+	sc := bufio.NewScanner(&out)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var line struct {
+			AWS *struct {
+				CloudWatchMetrics []struct {
+					Namespace  string
+					Dimensions [][]string
+					Metrics    []struct{ Name, Unit string }
+				}
+			} `json:"_aws"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatalf("publisher wrote a line that is not JSON: %q", sc.Text())
+		}
+		if line.AWS == nil {
+			var f map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
+				t.Fatal(err)
+			}
+			findings = append(findings, f)
+			continue
+		}
+		for _, d := range line.AWS.CloudWatchMetrics {
+			for _, dims := range d.Dimensions {
+				for _, m := range d.Metrics {
+					metrics[m.Name] = publishedMetric{d.Namespace, m.Name, m.Unit, slices.Sorted(slices.Values(dims))}
+				}
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return metrics, findings
+}
+
+// awsMetrics are the AWS-published metrics the template may read, with
+// their dimensions (from the Lambda and SQS metric references).
+var awsMetrics = map[string][]string{
+	"AWS/Lambda/IteratorAge":                     {"FunctionName"},
+	"AWS/Lambda/Errors":                          {"FunctionName"},
+	"AWS/Lambda/Duration":                        {"FunctionName"},
+	"AWS/Lambda/Invocations":                     {"FunctionName"},
+	"AWS/Lambda/Throttles":                       {"FunctionName"},
+	"AWS/SQS/ApproximateNumberOfMessagesVisible": {"QueueName"},
+}
+
+// templateMetricRefs returns every metric the template's alarms and
+// dashboard read, evaluated for the test stack, and the dashboard's widgets.
+func templateMetricRefs(t *testing.T, s *cfnStack) (alarmRefs map[string][]metricRef, widgets []dashboardWidget, dashRefs []metricRef) {
+	t.Helper()
+	alarmRefs = map[string][]metricRef{}
+	for _, id := range s.resources("AWS::CloudWatch::Alarm") {
+		refs, err := alarmMetricRefs(id, properties(mustResource(t, s, id)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		alarmRefs[id] = refs
+	}
+	body, _ := properties(mustResource(t, s, "HotKeysDashboard"))["DashboardBody"].(string)
+	widgets, dashRefs, err := parseDashboard(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return alarmRefs, widgets, dashRefs
+}
+
+// TestTemplateReadsOnlyPublishedMetrics checks that every metric an alarm or
+// the dashboard reads is one the alert package publishes, in its namespace,
+// with exactly its dimensions, for this table, and with a statistic that
+// means something for it.
+func TestTemplateReadsOnlyPublishedMetrics(t *testing.T) {
+	published, _ := publishWindow(t)
+	catalogue := map[string]alert.MetricDefinition{}
+	for _, d := range alert.Metrics() {
+		catalogue[d.Name] = d
+		p, ok := published[d.Name]
+		if !ok {
+			t.Errorf("alert.Metrics lists %s, which a window with a flagged key does not publish", d.Name)
+			continue
+		}
+		if !slices.Equal(p.dimensions, slices.Sorted(slices.Values(d.Dimensions))) || p.unit != d.Unit || p.namespace != alert.DefaultNamespace {
+			t.Errorf("published %+v, catalogue says %+v", p, d)
+		}
+	}
+
+	s := deploy(t, readTemplate(t), nil)
+	alarmRefs, _, dashRefs := templateMetricRefs(t, s)
+	var refs []metricRef
+	for id, r := range alarmRefs {
+		if len(r) == 0 {
+			t.Errorf("alarm %s reads no metric", id)
+		}
+		refs = append(refs, r...)
+	}
+	refs = append(refs, dashRefs...)
+
+	read := map[string]bool{}
+	for _, r := range refs {
+		if strings.HasPrefix(r.namespace, "AWS/") {
+			want, ok := awsMetrics[r.namespace+"/"+r.name]
+			if !ok {
+				t.Errorf("%v: not an AWS metric the test knows", r)
+			} else if got := r.dimensionNames(); !slices.Equal(got, want) {
+				t.Errorf("%v: dimensions %v, want %v", r, got, want)
+			}
+			continue
+		}
+		p, ok := published[r.name]
+		switch {
+		case r.namespace != alert.DefaultNamespace:
+			t.Errorf("%v: namespace %q, the code publishes in %q", r, r.namespace, alert.DefaultNamespace)
+		case !ok:
+			t.Errorf("%v: the code publishes no metric %s", r, r.name)
+		case !slices.Equal(r.dimensionNames(), p.dimensions):
+			t.Errorf("%v: dimensions %v, the code publishes %s with %v", r, r.dimensionNames(), r.name, p.dimensions)
+		}
+		if v, ok := r.dimensions[alert.DimensionTableName]; ok && v != testTable {
+			t.Errorf("%v: TableName %q, want the stream's table %q", r, v, testTable)
+		}
+		if v := r.dimensions[alert.DimensionPartitionKey]; v != "" {
+			t.Errorf("%v: names the partition key %q; keys must come from GROUP BY", r, v)
+		}
+		if r.insights && !slices.Contains(r.groupBy, alert.DimensionPartitionKey) && slices.Contains(r.schema, alert.DimensionPartitionKey) {
+			t.Errorf("%v: a key metric query must GROUP BY PartitionKey", r)
+		}
+		// Several shards publish the same table metric for one window, and
+		// mode "both" sends every value twice: summing a rate or a fraction
+		// would add them up.
+		if ok && (p.unit == alert.UnitNone || p.unit == alert.UnitCountPerSecond) {
+			if !slices.Contains([]string{"Maximum", "Minimum", "Average", "MAX", "MIN", "AVG"}, r.stat) {
+				t.Errorf("%v: statistic %s of a %s metric; want Maximum, Minimum or Average", r, r.stat, p.unit)
+			}
+		}
+		read[r.name] = true
+	}
+
+	// The dashboard shows every table and key metric the issue lists, and
+	// the alarms watch the three the issue asks for.
+	for _, name := range []string{
+		alert.MetricWriteCapacityUnits, alert.MetricStreamRecords, alert.MetricDistinctPartitionKeys,
+		alert.MetricMaxKeyWCUShare, alert.MetricMaxKeyPeakWCUPerSecond, alert.MetricHotKeys,
+		alert.MetricMalformedRecords, alert.MetricKeyWriteCapacityUnits, alert.MetricKeyWCUShare,
+		alert.MetricKeyPeakWCUPerSecond,
+	} {
+		if !slices.ContainsFunc(dashRefs, func(r metricRef) bool { return r.name == name }) {
+			t.Errorf("the dashboard does not show %s", name)
+		}
+	}
+	for id, name := range map[string]string{
+		"HotKeyCriticalAlarm":   alert.MetricMaxKeyPeakWCUPerSecond,
+		"HotKeyByKeyAlarm":      alert.MetricKeyPeakWCUPerSecond,
+		"HotKeyWarningAlarm":    alert.MetricMaxKeyWCUShare,
+		"MalformedRecordsAlarm": alert.MetricMalformedRecords,
+	} {
+		if !slices.ContainsFunc(alarmRefs[id], func(r metricRef) bool { return r.name == name }) {
+			t.Errorf("alarm %s does not read %s", id, name)
+		}
+	}
+}
+
+// TestTemplateDashboardWidgets checks what the dashboard shows besides
+// metrics: every alarm, and a findings query on the fields the findings log
+// really writes.
+func TestTemplateDashboardWidgets(t *testing.T) {
+	_, findings := publishWindow(t)
+	fields := map[string]bool{}
+	for _, f := range findings {
+		if f["msg"] != alert.MsgHotKey {
+			continue
+		}
+		for k := range f {
+			fields[k] = true
+		}
+	}
+	if len(fields) == 0 {
+		t.Fatalf("the publisher logged no %q line for a flagged key", alert.MsgHotKey)
+	}
+
+	s := deploy(t, readTemplate(t), nil)
+	_, widgets, _ := templateMetricRefs(t, s)
+	var alarmsShown []string
+	logWidgets := 0
+	for i, w := range widgets {
+		if w.X < 0 || w.Width < 1 || w.X+w.Width > 24 || w.Y < 0 || w.Height < 1 {
+			t.Errorf("widget %d at (%d,%d) size %dx%d is outside the 24-column grid", i, w.X, w.Y, w.Width, w.Height)
+		}
+		if r, ok := w.Properties["region"]; ok && r != testRegion {
+			t.Errorf("widget %d: region %v, want the stack's", i, r)
+		}
+		switch w.Type {
+		case "alarm":
+			for _, a := range w.Properties["alarms"].([]any) {
+				alarmsShown = append(alarmsShown, a.(string))
+			}
+		case "log":
+			logWidgets++
+			checkFindingsQuery(t, i, w.Properties["query"].(string), fields)
+		}
+	}
+	var alarms []string
+	for _, id := range s.resources("AWS::CloudWatch::Alarm") {
+		alarms = append(alarms, getAtt(id, "Arn"))
+	}
+	slices.Sort(alarmsShown)
+	if !slices.Equal(alarmsShown, alarms) {
+		t.Errorf("alarm widgets show %v, want every alarm %v", alarmsShown, alarms)
+	}
+	if logWidgets != 1 {
+		t.Errorf("%d findings log widgets, want 1", logWidgets)
+	}
+}
+
+var (
+	logsSource = regexp.MustCompile(`^SOURCE '([^']+)'`)
+	logsFilter = regexp.MustCompile(`\|\s*filter\s+msg\s*=\s*'([^']+)'`)
+	logsFields = regexp.MustCompile(`\|\s*fields\s+([^|]+)`)
+)
+
+func checkFindingsQuery(t *testing.T, i int, q string, fields map[string]bool) {
+	t.Helper()
+	if m := logsSource.FindStringSubmatch(q); m == nil || m[1] != ref("HotKeysLogGroup") {
+		t.Errorf("log widget %d: query %q does not read the function's log group", i, q)
+	}
+	if m := logsFilter.FindStringSubmatch(q); m == nil || m[1] != alert.MsgHotKey {
+		t.Errorf("log widget %d: query %q does not filter on msg = %q", i, q, alert.MsgHotKey)
+	}
+	m := logsFields.FindStringSubmatch(q)
+	if m == nil {
+		t.Fatalf("log widget %d: no fields in %q", i, q)
+	}
+	for _, f := range strings.Split(m[1], ",") {
+		f = strings.TrimSpace(f)
+		if !strings.HasPrefix(f, "@") && !fields[f] {
+			t.Errorf("log widget %d: field %q is not in the findings log (it has %v)", i, f, fmt.Sprint(sortedKeys(fields)))
+		}
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
