@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
+)
+
+// TestWatchFindsTheHotKey writes a skewed workload to a DynamoDB Local
+// table — one hot key, a long tail, and a write-sharded key with one heavy
+// shard — and runs `hotkeys watch` on its stream. The WCU it reports must be
+// what DynamoDB Local charged, write by write.
+func TestWatchFindsTheHotKey(t *testing.T) {
+	ep := dynamodblocal.Endpoint(t)
+	ddb, _ := dynamodblocal.Clients(t)
+	table, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{
+		Prefix: "watch", HashKey: "PK", HashKeyType: types.ScalarAttributeTypeS,
+		RangeKey: "SK", RangeKeyType: types.ScalarAttributeTypeS,
+	})
+	ctx := context.Background()
+	charged := map[string]uint64{} // the oracle: consumed capacity per partition key
+	var total uint64
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8) // DynamoDB Local answers faster in parallel
+	put := func(pk, sk string, size int) {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			putOne(t, ddb, table, pk, sk, size, func(wcu uint64) {
+				mu.Lock()
+				defer mu.Unlock()
+				charged[pk] += wcu
+				total += wcu
+			})
+		})
+	}
+	for i := range 300 {
+		put("OPS_LOG", fmt.Sprintf("LINE#%04d", i), 1500) // 2 WCU each
+		put(fmt.Sprintf("USER#%04d", i), "PROFILE", 200)
+	}
+	for i := range 200 {
+		put("ORDERS#SHARD_0", fmt.Sprintf("ORDER#%d", i), 100)
+	}
+	for s := 1; s < 4; s++ {
+		for i := range 20 {
+			put(fmt.Sprintf("ORDERS#SHARD_%d", s), fmt.Sprintf("ORDER#%d", i), 100)
+		}
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", ep)
+	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB_STREAMS", ep)
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_REGION", dynamodblocal.Region)
+	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+	var out, errb bytes.Buffer
+	// DynamoDB Local rounds record times to the minute: a 15-minute window
+	// keeps the whole workload in one window unless the test straddles a
+	// quarter hour, which the sums below tolerate.
+	code := run(ctx, []string{"watch", "--table", table, "--from", "trim_horizon", "--duration", "6s",
+		"--window", "15m", "--format", "json"}, nil, &out, &errb)
+	if code != exitOK {
+		t.Fatalf("watch exit %d; stderr:\n%s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "partition key \"PK\"") {
+		t.Errorf("watch did not look the partition key up: %s", errb.String())
+	}
+	var records, wcu uint64
+	keyWCU := map[string]uint64{}
+	flagged := map[string]detector.KeyReport{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		for _, w := range decodeReport(t, line).Windows {
+			records += w.Records
+			wcu += w.WCU
+			for _, k := range w.TopKeys {
+				keyWCU[k.Key] += k.WCU
+			}
+			for _, k := range w.HotKeys {
+				flagged[k.Key] = k
+			}
+		}
+	}
+	if records != 860 || wcu != total {
+		t.Errorf("watch saw %d records and %d WCU; DynamoDB Local took 860 writes and charged %d WCU", records, wcu, total)
+	}
+	if keyWCU["OPS_LOG"] != charged["OPS_LOG"] || charged["OPS_LOG"] != 600 {
+		t.Errorf("OPS_LOG: watch says %d WCU, DynamoDB Local charged %d (want 600)", keyWCU["OPS_LOG"], charged["OPS_LOG"])
+	}
+	if keyWCU["ORDERS#SHARD_0"] != charged["ORDERS#SHARD_0"] {
+		t.Errorf("ORDERS#SHARD_0: watch says %d WCU, DynamoDB Local charged %d", keyWCU["ORDERS#SHARD_0"], charged["ORDERS#SHARD_0"])
+	}
+	if k, ok := flagged["OPS_LOG"]; !ok || k.Pattern != detector.PatternSingleKey {
+		t.Errorf("OPS_LOG not flagged as a single key: %+v", k)
+	}
+	if k, ok := flagged["ORDERS#<shard>"]; !ok || k.Pattern != detector.PatternShardedUneven {
+		t.Errorf("the uneven write shards were not found: %+v", flagged)
+	}
+	for k := range flagged {
+		if strings.HasPrefix(k, "USER#") {
+			t.Errorf("tail key %s flagged", k)
+		}
+	}
+}
+
+// TestWatchStopsOnCancel is Ctrl-C: the window in progress is reported and
+// watch exits cleanly.
+func TestWatchStopsOnCancel(t *testing.T) {
+	ep := dynamodblocal.Endpoint(t)
+	ddb, _ := dynamodblocal.Clients(t)
+	table, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "cancel"})
+	for i := range 5 {
+		_, err := ddb.PutItem(context.Background(), &dynamodb.PutItemInput{
+			TableName: aws.String(table),
+			Item:      map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: fmt.Sprint("k", i)}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", ep)
+	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB_STREAMS", ep)
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_REGION", dynamodblocal.Region)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(3*time.Second, cancel)
+	var out, errb bytes.Buffer
+	start := time.Now()
+	code := run(ctx, []string{"watch", "--table", table, "--from", "trim_horizon", "--window", "15m"}, nil, &out, &errb)
+	if code != exitOK || time.Since(start) > 20*time.Second {
+		t.Fatalf("exit %d after %s; stderr:\n%s", code, time.Since(start), errb.String())
+	}
+	if !strings.Contains(out.String(), "records 5 ") || !strings.Contains(errb.String(), "stopped") {
+		t.Errorf("the window in progress was not reported on cancel:\n%s\n%s", out.String(), errb.String())
+	}
+}
+
+// putOne writes one item and hands on the WCU DynamoDB Local charged for it.
+func putOne(t *testing.T, ddb *dynamodb.Client, table, pk, sk string, size int, charged func(uint64)) {
+	out, err := ddb.PutItem(context.Background(), &dynamodb.PutItemInput{
+		TableName: aws.String(table),
+		Item: map[string]types.AttributeValue{
+			"PK":   &types.AttributeValueMemberS{Value: pk},
+			"SK":   &types.AttributeValueMemberS{Value: sk},
+			"body": &types.AttributeValueMemberS{Value: strings.Repeat("x", size)},
+		},
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	})
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	charged(uint64(aws.ToFloat64(out.ConsumedCapacity.CapacityUnits)))
+}

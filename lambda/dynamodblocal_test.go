@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/hotkeys-dev/hotkeys/alert"
+	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/keyschema"
+	"github.com/hotkeys-dev/hotkeys/streams"
+)
+
+// TestLambdaPathOnDynamoDBLocal is the Lambda's path end to end on real
+// stream records: writes to DynamoDB Local, read back from its stream, put
+// into the Lambda event shape, and run through the handler as a tumbling
+// window (state carried from batch to batch) and as plain batches. The
+// handler is not told the partition key: it must look it up with
+// DescribeTable. The metrics it publishes must carry the WCU DynamoDB Local
+// charged.
+func TestLambdaPathOnDynamoDBLocal(t *testing.T) {
+	ddb, dds := dynamodblocal.Clients(t)
+	table, streamARN := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{
+		Prefix: "lambda", HashKey: "PK", HashKeyType: types.ScalarAttributeTypeS,
+		RangeKey: "SK", RangeKeyType: types.ScalarAttributeTypeS,
+	})
+	var mu sync.Mutex
+	charged := map[string]uint64{}
+	var total uint64
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	put := func(pk, sk string, size int) {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			out, err := ddb.PutItem(context.Background(), &dynamodb.PutItemInput{
+				TableName: aws.String(table),
+				Item: map[string]types.AttributeValue{
+					"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk},
+					"body": &types.AttributeValueMemberS{Value: strings.Repeat("y", size)},
+				},
+				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			wcu := uint64(aws.ToFloat64(out.ConsumedCapacity.CapacityUnits))
+			charged[pk] += wcu
+			total += wcu
+		})
+	}
+	for i := range 150 {
+		put("OPS_LOG", fmt.Sprintf("LINE#%d", i), 1500)
+	}
+	for i := range 60 {
+		put(fmt.Sprintf("USER#%d", i), "PROFILE", 100)
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	// Read the stream back: Lambda-shaped pages, as the event source mapping
+	// would deliver them.
+	var pages [][]byte
+	var shard string
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cfg := streams.DefaultConfig()
+	cfg.StreamARN, cfg.From, cfg.Limit = streamARN, streams.TrimHorizon, 50
+	reader, err := streams.NewReader(dds, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	err = reader.Run(ctx, streams.Handler{Batch: func(id string, payload []byte) error {
+		pages = append(pages, bytes.Clone(payload))
+		shard = id
+		seen += strings.Count(string(payload), `"eventID"`)
+		if seen >= 210 {
+			cancel()
+		}
+		return nil
+	}})
+	if err != nil || seen != 210 {
+		t.Fatalf("read %d of 210 records from the stream (err %v)", seen, err)
+	}
+
+	newTestHandler := func(out io.Writer, now func() time.Time) *handler {
+		pub, err := alert.NewPublisher(alert.Config{Namespace: "HotKeyDetector", Mode: alert.ModeEMF, Top: 10, StorageResolution: 60}, nil, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := newHandler(detector.DefaultConfig(), "", keyschema.NewCache(ddb), pub, slog.New(slog.NewJSONHandler(io.Discard, nil)), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	check := func(t *testing.T, emf string) {
+		t.Helper()
+		var tableWCU, opsLog float64
+		sc := bufio.NewScanner(strings.NewReader(emf))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var line map[string]any
+			if json.Unmarshal(sc.Bytes(), &line) != nil || line["_aws"] == nil {
+				continue
+			}
+			if v, ok := line["WriteCapacityUnits"].(float64); ok {
+				tableWCU += v
+			}
+			if line["PartitionKey"] == "OPS_LOG" {
+				opsLog += line["KeyWriteCapacityUnits"].(float64)
+			}
+		}
+		if uint64(tableWCU) != total || uint64(opsLog) != charged["OPS_LOG"] || charged["OPS_LOG"] != 300 {
+			t.Errorf("published WriteCapacityUnits %v and OPS_LOG %v; DynamoDB Local charged %d and %d (want 300)",
+				tableWCU, opsLog, total, charged["OPS_LOG"])
+		}
+	}
+
+	t.Run("tumbling window", func(t *testing.T) {
+		var out bytes.Buffer
+		h := newTestHandler(&out, time.Now)
+		start := time.Now().UTC().Truncate(time.Hour)
+		state := map[string]string{}
+		invoke := func(records []byte, final bool) {
+			ev := map[string]any{
+				"Records": json.RawMessage(records), "shardId": shard, "eventSourceARN": streamARN,
+				"window": map[string]string{"start": start.Format(time.RFC3339), "end": start.Add(time.Hour).Format(time.RFC3339)},
+				"state":  state, "isFinalInvokeForWindow": final, "isWindowTerminatedEarly": false,
+			}
+			payload, _ := json.Marshal(ev)
+			resp, err := h.Invoke(context.Background(), payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r struct {
+				State map[string]string `json:"state"`
+			}
+			if err := json.Unmarshal(resp, &r); err != nil || r.State == nil {
+				t.Fatalf("response %s: state missing or null", resp)
+			}
+			state = r.State
+		}
+		for _, p := range pages {
+			invoke(recordsOf(t, p), false)
+		}
+		invoke(recordsOf(t, pages[0]), false) // a redelivered batch must not count twice
+		invoke([]byte("[]"), true)
+		check(t, out.String())
+	})
+	t.Run("plain batches", func(t *testing.T) {
+		var out bytes.Buffer
+		clock := time.Now()
+		h := newTestHandler(&out, func() time.Time { return clock })
+		for _, p := range append(pages, pages[0]) { // with one batch delivered twice
+			if _, err := h.Invoke(context.Background(), p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if out.Len() != 0 {
+			t.Fatalf("a window was published before it closed: %s", out.String())
+		}
+		// Ten minutes on, a quiet stream's empty batch closes the window by the clock.
+		clock = clock.Add(10 * time.Minute)
+		if _, err := h.Invoke(context.Background(), []byte(`{"Records":[]}`)); err != nil {
+			t.Fatal(err)
+		}
+		check(t, out.String())
+	})
+}
+
+// recordsOf returns the Records array of a Lambda event payload.
+func recordsOf(t *testing.T, payload []byte) []byte {
+	var ev struct {
+		Records json.RawMessage
+	}
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		t.Fatal(err)
+	}
+	return ev.Records
+}

@@ -1,0 +1,221 @@
+package streams
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+	smithy "github.com/aws/smithy-go"
+)
+
+// shardReader reads one shard from its start position to its end.
+type shardReader struct {
+	*run
+	shard *shard
+
+	start   types.ShardIteratorType // where a fresh iterator starts while lastSeq is ""
+	lastSeq string                  // the last sequence number delivered to Batch
+	iter    string
+	buf     []byte
+	fails   int // consecutive retried errors
+}
+
+// read reads the shard and reports whether it reached its end (or the
+// shard vanished): false means Run is stopping.
+func (r *shardReader) read() bool {
+	delay := r.cfg.MinPoll
+	for r.ctx.Err() == nil {
+		if r.iter == "" {
+			ok, end := r.renew()
+			if !ok {
+				return end
+			}
+		}
+		out, err := r.api.GetRecords(r.ctx, &dynamodbstreams.GetRecordsInput{
+			ShardIterator: aws.String(r.iter),
+			Limit:         aws.Int32(r.cfg.Limit),
+		})
+		if err != nil {
+			switch classify(r.ctx, err) {
+			case kindStop:
+				return false
+			case kindExpired:
+				r.status("shard %s: iterator expired; renewing it %s", r.shard.id, r.position())
+				r.iter = ""
+			case kindTrimmed:
+				r.trimmed(err)
+			case kindGone:
+				r.lost(r.shard.id, fmt.Errorf("streams: shard %s is gone: %w", r.shard.id, err))
+				return true
+			case kindTransient:
+				r.retry("GetRecords", err)
+			default:
+				r.fail(fmt.Errorf("streams: GetRecords on shard %s: %w", r.shard.id, err))
+				return false
+			}
+			continue
+		}
+		r.fails = 0
+		n := len(out.Records)
+		if n > 0 {
+			r.buf = AppendLambdaEvent(r.buf[:0], out.Records, r.cfg.StreamARN)
+			if err := r.batch(r.shard.id, r.buf); err != nil {
+				return false // Run is stopping, maybe on Batch's error
+			}
+			for i := n - 1; i >= 0; i-- {
+				if d := out.Records[i].Dynamodb; d != nil && d.SequenceNumber != nil {
+					r.lastSeq = *d.SequenceNumber
+					break
+				}
+			}
+			delay = r.cfg.MinPoll
+			r.shard.idle.Store(false)
+		}
+		if out.NextShardIterator == nil {
+			return true // the shard is closed and read to its end
+		}
+		r.iter = *out.NextShardIterator
+		switch {
+		case n >= int(r.cfg.Limit):
+			// More is waiting: go on at once.
+		case n > 0:
+			r.sleep(r.cfg.MinPoll)
+		default:
+			r.sleep(delay)
+			delay = min(2*delay, r.cfg.MaxPoll)
+			if delay == r.cfg.MaxPoll {
+				r.shard.idle.Store(true)
+			}
+		}
+	}
+	return false
+}
+
+// renew gets an iterator after the last delivered record, or at the start
+// position before any. ok is false when none was had: end then says whether
+// the shard is over (true) or Run is stopping.
+func (r *shardReader) renew() (ok, end bool) {
+	for r.ctx.Err() == nil {
+		in := &dynamodbstreams.GetShardIteratorInput{
+			StreamArn:         aws.String(r.cfg.StreamARN),
+			ShardId:           aws.String(r.shard.id),
+			ShardIteratorType: r.start,
+		}
+		if r.lastSeq != "" {
+			in.ShardIteratorType = types.ShardIteratorTypeAfterSequenceNumber
+			in.SequenceNumber = aws.String(r.lastSeq)
+		}
+		out, err := r.api.GetShardIterator(r.ctx, in)
+		if err == nil {
+			r.fails = 0
+			if out.ShardIterator == nil {
+				return false, true
+			}
+			r.iter = *out.ShardIterator
+			return true, false
+		}
+		switch classify(r.ctx, err) {
+		case kindStop:
+			return false, false
+		case kindTrimmed:
+			if r.lastSeq == "" && r.start == types.ShardIteratorTypeTrimHorizon {
+				// The oldest record cannot be trimmed; do not spin on a
+				// confused server.
+				r.retry("GetShardIterator", err)
+				continue
+			}
+			r.trimmed(err)
+		case kindGone:
+			r.lost(r.shard.id, fmt.Errorf("streams: shard %s is gone: %w", r.shard.id, err))
+			return false, true
+		case kindTransient, kindExpired:
+			r.retry("GetShardIterator", err)
+		default:
+			r.fail(fmt.Errorf("streams: GetShardIterator on shard %s: %w", r.shard.id, err))
+			return false, false
+		}
+	}
+	return false, false
+}
+
+// trimmed reports lost records and moves to the oldest record left.
+func (r *shardReader) trimmed(err error) {
+	r.lost(r.shard.id, fmt.Errorf("streams: shard %s: records %s were trimmed before they were read: %w", r.shard.id, r.position(), err))
+	r.start, r.lastSeq, r.iter = types.ShardIteratorTypeTrimHorizon, "", ""
+	r.sleep(r.cfg.MinPoll) // never spin, should the server repeat itself
+}
+
+func (r *shardReader) position() string {
+	if r.lastSeq != "" {
+		return "after sequence number " + r.lastSeq
+	}
+	return "at " + string(r.start)
+}
+
+// retry backs off after an error worth retrying, telling Status on the
+// first of a run of failures and then at each power of two.
+func (r *shardReader) retry(op string, err error) {
+	r.fails++
+	d := min(r.cfg.MinPoll<<min(r.fails-1, 16), r.cfg.MaxPoll)
+	if r.fails&(r.fails-1) == 0 {
+		r.status("shard %s: %s failed (%d in a row), retrying in %v: %v", r.shard.id, op, r.fails, d, err)
+	}
+	r.sleep(d)
+}
+
+func (r *shardReader) sleep(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.ctx.Done():
+	}
+}
+
+type errKind uint8
+
+const (
+	kindFatal     errKind = iota
+	kindStop              // Run is stopping
+	kindExpired           // ExpiredIteratorException
+	kindTrimmed           // TrimmedDataAccessException
+	kindGone              // ResourceNotFoundException
+	kindTransient         // throttling, server faults, network
+)
+
+func classify(ctx context.Context, err error) errKind {
+	if ctx.Err() != nil {
+		return kindStop
+	}
+	var (
+		expired *types.ExpiredIteratorException
+		trimmed *types.TrimmedDataAccessException
+		gone    *types.ResourceNotFoundException
+		limit   *types.LimitExceededException
+		apiErr  smithy.APIError
+	)
+	switch {
+	case errors.As(err, &expired):
+		return kindExpired
+	case errors.As(err, &trimmed):
+		return kindTrimmed
+	case errors.As(err, &gone):
+		return kindGone
+	case errors.As(err, &limit):
+		return kindTransient
+	case errors.As(err, &apiErr):
+		switch apiErr.ErrorCode() {
+		case "ThrottlingException", "RequestLimitExceeded", "ProvisionedThroughputExceededException":
+			return kindTransient
+		}
+		if apiErr.ErrorFault() == smithy.FaultServer {
+			return kindTransient
+		}
+		return kindFatal // access denied, validation, bad credentials…
+	}
+	return kindTransient // the network, a timeout
+}
