@@ -1,0 +1,390 @@
+package sketch
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"slices"
+)
+
+// The encoding of a Summary, version 1. Integers are unsigned varints
+// (encoding/binary) unless said otherwise.
+//
+//	version     1 byte, 1
+//	counters, width, depth
+//	total
+//	n           entries that follow, ≤ counters, in heap order
+//	n × entry:  key length (≤ MaxKeyLen), key, count, overcount,
+//	            last tick as a signed varint delta from the previous
+//	            entry's (from 0 for the first), tick weight, peak,
+//	            flags (bit 0: item follows, bit 1: many items),
+//	            item as 8 bytes big-endian if flagged
+//	cells       width × depth count-min cells, row-major; a 0 is followed
+//	            by the number of further zeros that follow it
+//	hll length  4 bytes big-endian, then axiomhq/hyperloglog's own encoding
+//	checksum    CRC-32C (Castagnoli) of everything above, 4 bytes big-endian
+//
+// Entries in heap order decode to the same heap, so a decoded summary goes
+// on exactly as the original would have.
+const encodingVersion = 1
+
+// maxEncodedLen is well above the largest encoding the limits allow (about
+// MaxCounters × MaxKeyLen plus MaxCells varints plus 16 KB), so that
+// decoding refuses a huge input before reading it.
+const maxEncodedLen = 1 << 24
+
+const (
+	flagItem = 1 << iota
+	flagMany
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// MarshalBinary encodes s; see AppendBinary.
+func (s *Summary) MarshalBinary() ([]byte, error) {
+	return s.AppendBinary(nil)
+}
+
+// AppendBinary appends the encoding of s to b: a version byte, the summary
+// with explicit lengths and varints, and a CRC-32C. The HyperLogLog part is
+// axiomhq/hyperloglog's own encoding, which is not canonical: compare
+// summaries by content, never by bytes.
+func (s *Summary) AppendBinary(b []byte) ([]byte, error) {
+	s.ready()
+	start := len(b)
+	// Room for typical entries and cells; the HyperLogLog grows b itself.
+	b = slices.Grow(b, 64+len(s.hh.heap)*(inlineKey/2+24)+len(s.cm.cells)*3)
+	b = append(b, encodingVersion)
+	for _, v := range []int{s.cfg.Counters, s.cfg.Width, s.cfg.Depth} {
+		b = binary.AppendUvarint(b, uint64(v))
+	}
+	b = binary.AppendUvarint(b, s.total)
+	b = s.hh.appendBinary(b)
+	b = s.cm.appendBinary(b)
+	lenAt := len(b)
+	b = append(b, 0, 0, 0, 0)
+	b, err := s.hll.AppendBinary(b)
+	if err != nil {
+		return b[:start], fmt.Errorf("sketch: %w", err)
+	}
+	binary.BigEndian.PutUint32(b[lenAt:], uint32(len(b)-lenAt-4))
+	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b[start:], castagnoli)), nil
+}
+
+func (h *HeavyHitters) appendBinary(b []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(h.heap)))
+	var prev int64
+	for _, nd := range h.heap {
+		sl := &h.slots[nd.slot]
+		b = binary.AppendUvarint(b, uint64(len(sl.key)))
+		b = append(b, sl.key...)
+		b = binary.AppendUvarint(b, nd.count)
+		b = binary.AppendUvarint(b, sl.err)
+		b = binary.AppendVarint(b, sl.lastTick-prev) // wraps, and back
+		prev = sl.lastTick
+		b = binary.AppendUvarint(b, sl.tickWeight)
+		b = binary.AppendUvarint(b, sl.peak)
+		var flags byte
+		if sl.item != 0 {
+			flags |= flagItem
+		}
+		if sl.many {
+			flags |= flagMany
+		}
+		b = append(b, flags)
+		if sl.item != 0 {
+			b = binary.BigEndian.AppendUint64(b, sl.item)
+		}
+	}
+	return b
+}
+
+// appendBinary writes the cells as varints, runs of zeros as a 0 and the
+// run's length less one: an empty or young sketch then costs a few bytes.
+func (c *CountMin) appendBinary(b []byte) []byte {
+	for i := 0; i < len(c.cells); {
+		if c.cells[i] != 0 {
+			b = binary.AppendUvarint(b, c.cells[i])
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(c.cells) && c.cells[j] == 0 {
+			j++
+		}
+		b = append(b, 0)
+		b = binary.AppendUvarint(b, uint64(j-i-1))
+		i = j
+	}
+	return b
+}
+
+// UnmarshalBinary replaces s with the summary encoded in data, config
+// included: check Config afterwards if it must be a given one.
+//
+// Input that is truncated, fails its checksum, describes an impossible
+// summary, exceeds the limits or comes from another version returns an
+// error wrapping ErrTruncated, ErrCorrupt, ErrTooLarge or ErrVersion, and
+// leaves s unchanged and usable. Decoding never allocates more than the
+// limits on Config allow (see MaxCounters), and sizes nothing from a length
+// it has not checked against those limits and the input that remains.
+func (s *Summary) UnmarshalBinary(data []byte) error {
+	var t Summary
+	if err := t.decode(data); err != nil {
+		return err
+	}
+	*s = t
+	return nil
+}
+
+func (s *Summary) decode(data []byte) error {
+	switch {
+	case len(data) > maxEncodedLen:
+		return fmt.Errorf("sketch: %d bytes, at most %d: %w: %w", len(data), maxEncodedLen, ErrTooLarge, ErrCorrupt)
+	case len(data) == 0:
+		return fmt.Errorf("sketch: empty input: %w: %w", ErrTruncated, ErrCorrupt)
+	case data[0] != encodingVersion:
+		return fmt.Errorf("sketch: version %d, want %d: %w", data[0], encodingVersion, ErrVersion)
+	case len(data) < 5:
+		return fmt.Errorf("sketch: %d bytes: %w: %w", len(data), ErrTruncated, ErrCorrupt)
+	}
+	body := data[:len(data)-4]
+	if got, want := crc32.Checksum(body, castagnoli), binary.BigEndian.Uint32(data[len(body):]); got != want {
+		return fmt.Errorf("sketch: checksum %#08x, want %#08x: %w", got, want, ErrCorrupt)
+	}
+	r := reader{b: body[1:]}
+	var cfg Config
+	cfg.Counters = int(r.limited(MaxCounters, "counters"))
+	cfg.Width = int(r.limited(MaxWidth, "width"))
+	cfg.Depth = int(r.limited(MaxDepth, "depth"))
+	if r.err != nil {
+		return r.err
+	}
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", err, ErrCorrupt)
+	}
+	if err := s.init(cfg); err != nil {
+		return err
+	}
+	s.total = r.uvarint()
+	s.hh.decode(&r, s.total)
+	s.cm.decode(&r, s.total)
+	if r.err != nil {
+		return r.err
+	}
+	// Both bound the same true weight: the count-min from above, the
+	// entry's lower bound from below.
+	for _, nd := range s.hh.heap {
+		sl := &s.hh.slots[nd.slot]
+		if lower := nd.count - sl.err; s.cm.Estimate(sl.hash) < lower {
+			return fmt.Errorf("sketch: key %q: count-min estimate %d below its lower bound %d: %w", sl.key, s.cm.Estimate(sl.hash), lower, ErrCorrupt)
+		}
+	}
+	n := uint64(r.fixed32())
+	switch {
+	case r.err != nil:
+		return r.err
+	case n > uint64(len(r.b)):
+		return fmt.Errorf("sketch: hyperloglog of %d bytes, %d left: %w: %w", n, len(r.b), ErrTruncated, ErrCorrupt)
+	case n < uint64(len(r.b)):
+		return fmt.Errorf("sketch: %d bytes after the hyperloglog: %w", uint64(len(r.b))-n, ErrCorrupt)
+	}
+	if len(r.b) < 2 || r.b[1] != hllPrecision {
+		return fmt.Errorf("sketch: hyperloglog is not of precision %d: %w", hllPrecision, ErrCorrupt)
+	}
+	if err := s.hll.UnmarshalBinary(r.b); err != nil {
+		return fmt.Errorf("sketch: %w: %w", err, ErrCorrupt)
+	}
+	return nil
+}
+
+// decode reads the entries written by appendBinary into an empty table,
+// checking each against what Add and Merge can produce: overcount ≤ count,
+// tick weight ≤ peak ≤ count - overcount, and counts adding up to at most
+// total (which keeps Floor ≤ total/k).
+func (h *HeavyHitters) decode(r *reader, total uint64) {
+	n := r.limited(uint64(len(h.slots)), "entries")
+	var prev int64
+	var sum uint64
+	for range n {
+		if r.err != nil {
+			return
+		}
+		key := r.bytes(r.limited(MaxKeyLen, "key length"))
+		count, over := r.uvarint(), r.uvarint()
+		tick := prev + r.varint()
+		prev = tick
+		tickWeight, peak := r.uvarint(), r.uvarint()
+		flags := r.byte()
+		var item uint64
+		if flags&flagItem != 0 {
+			item = r.fixed64()
+		}
+		if r.err != nil {
+			return
+		}
+		sum = satAdd(sum, count)
+		switch {
+		case count == 0 || over > count || peak > count-over || tickWeight > peak:
+			r.fail("entry %d: count %d, overcount %d, peak %d, tick weight %d", len(h.heap), count, over, peak, tickWeight)
+		case sum > total:
+			r.fail("counts add up to more than the total %d", total)
+		case flags&^(flagItem|flagMany) != 0 || (flags&flagMany != 0 && item == 0):
+			r.fail("entry %d: flags %#x", len(h.heap), flags)
+		}
+		hash := Hash(key)
+		if r.err == nil && h.find(hash, key) >= 0 {
+			r.fail("entry %d: duplicate key", len(h.heap))
+		}
+		if r.err != nil {
+			return
+		}
+		h.push(&candidate{
+			key: key, hash: hash, count: count, err: over,
+			lastTick: tick, tickWeight: tickWeight, peak: peak,
+			item: item, many: flags&flagMany != 0,
+		})
+	}
+	// Restore heap order should the input not have it; a summary's own
+	// encoding has it, and then nothing moves.
+	for i := len(h.heap)/2 - 1; i >= 0; i-- {
+		h.siftDown(i)
+	}
+}
+
+func (c *CountMin) decode(r *reader, total uint64) {
+	if r.err != nil {
+		return
+	}
+	// The hot loop of decoding: varints read straight off the input, and
+	// r.uvarint called only to report a bad one.
+	b := r.b
+	for i := 0; i < len(c.cells); {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			r.b = b
+			r.uvarint()
+			return
+		}
+		b = b[n:]
+		if v != 0 {
+			if v > total {
+				r.fail("count-min cell %d = %d exceeds the total %d", i, v, total)
+				return
+			}
+			c.cells[i] = v
+			i++
+			continue
+		}
+		run, n := binary.Uvarint(b)
+		if n <= 0 {
+			r.b = b
+			r.uvarint()
+			return
+		}
+		b = b[n:]
+		if run >= uint64(len(c.cells)-i) {
+			r.fail("count-min run of %d zeros at cell %d of %d", run+1, i, len(c.cells))
+			return
+		}
+		i += int(run) + 1
+	}
+	r.b = b
+}
+
+// reader reads the body, keeping the first error so that callers check
+// once.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf("sketch: "+format+": %w", append(args, ErrCorrupt)...)
+	}
+}
+
+func (r *reader) truncated(what string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("sketch: input ends in %s: %w: %w", what, ErrTruncated, ErrCorrupt)
+	}
+}
+
+func (r *reader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	switch {
+	case n == 0:
+		r.truncated("a varint")
+		return 0
+	case n < 0:
+		r.fail("varint overflows 64 bits")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) varint() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b)
+	switch {
+	case n == 0:
+		r.truncated("a varint")
+		return 0
+	case n < 0:
+		r.fail("varint overflows 64 bits")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// limited reads a uvarint that must not exceed limit.
+func (r *reader) limited(limit uint64, what string) uint64 {
+	v := r.uvarint()
+	if v > limit && r.err == nil {
+		r.err = fmt.Errorf("sketch: %s = %d, at most %d: %w: %w", what, v, limit, ErrTooLarge, ErrCorrupt)
+		return 0
+	}
+	return v
+}
+
+func (r *reader) bytes(n uint64) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.b)) {
+		r.truncated(fmt.Sprintf("a %d-byte key", n))
+		return nil
+	}
+	v := r.b[:n:n]
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) byte() byte {
+	if b := r.bytes(1); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+func (r *reader) fixed32() uint32 {
+	if b := r.bytes(4); b != nil {
+		return binary.BigEndian.Uint32(b)
+	}
+	return 0
+}
+
+func (r *reader) fixed64() uint64 {
+	if b := r.bytes(8); b != nil {
+		return binary.BigEndian.Uint64(b)
+	}
+	return 0
+}

@@ -1,0 +1,310 @@
+package sketch
+
+import (
+	"bytes"
+	"math"
+	"slices"
+)
+
+// Entry is what is known about one tracked key.
+type Entry struct {
+	Key   []byte
+	Lower uint64 // the key's true weight is at least Lower
+	Upper uint64 // and at most Upper
+	// Peak is a lower bound on the key's largest weight within one tick
+	// (one second of record time), over the records counted since the key
+	// last took a counter.
+	Peak uint64
+	// Item is the first non-zero item hash seen for the key since it last
+	// took a counter, 0 if none; ManyItems reports that a second, different
+	// non-zero item hash was seen in that time.
+	Item      uint64
+	ManyItems bool
+}
+
+// HeavyHitters finds the heaviest keys of a weighted stream with k counters:
+// weighted Space-Saving (Metwally, Agrawal and El Abbadi, "Efficient
+// computation of frequent and top-k elements in data streams", ICDT 2005).
+// A tracked key's weight is added to its counter; an untracked key takes
+// over the smallest counter c_min, starting from c_min + w and remembering
+// c_min as its possible overcount.
+//
+// Guarantees, for a stream of total weight W and any key x of true weight
+// f(x):
+//   - a tracked key's Lower ≤ f(x) ≤ Upper, and Upper - Lower ≤ W/k;
+//   - an untracked key has f(x) ≤ Floor() ≤ W/k, so no key with f(x) > W/k
+//     is ever missing from Top (no false negatives above W/k).
+//
+// Both follow from two invariants that Add and Merge keep: every untracked
+// key weighs at most the smallest counter, and the counters sum to at most W.
+//
+// Merge follows Agarwal et al., "Mergeable Summaries" (PODS 2012), who show
+// Space-Saving isomorphic to Misra-Gries: a counter minus c_min is a
+// Misra-Gries counter. Each summary's counters are added key by key, an
+// absent key counting as that summary's Floor (the most it can weigh there,
+// kept as overcount); the k largest sums are kept. Every sum is at least both
+// floors' total, which bounds the dropped keys and the keys in neither, and
+// the kept sums still add up to at most W, so both invariants hold for the
+// merged stream.
+//
+// Each counter also follows its key's weight per tick, for Entry.Peak, and
+// its item hashes, for Entry.Item and Entry.ManyItems.
+//
+// Within a Summary, a key from outside the table takes the smallest counter
+// only if its count-min estimate exceeds that counter (see add): both
+// invariants still hold, and the light tail of a stream no longer churns
+// the table.
+//
+// Add makes no allocation once every counter's key buffer has held a key as
+// long as the current one (keys up to 64 bytes never allocate): keys are
+// found through an open-addressing index on their hash, and the smallest
+// counter through a binary min-heap, so an update costs O(1) expected plus
+// O(log k) to restore the heap. HeavyHitters is not safe for concurrent use.
+type HeavyHitters struct {
+	slots []slot   // k counters; those in use are slots[:len(heap)]
+	heap  []node   // min-heap of the counters in use, by count
+	index []bucket // open addressing on the hash, load ≤ 1/2
+	mask  uint64
+}
+
+// slot is one counter's key and everything known about it but its count,
+// which lives in the heap so that sifting compares without indirection.
+type slot struct {
+	key        []byte
+	hash       uint64
+	err        uint64 // count - err ≤ true weight
+	lastTick   int64
+	tickWeight uint64 // weight counted in lastTick
+	peak       uint64
+	item       uint64
+	many       bool
+	pos        int32 // position in heap
+}
+
+type node struct {
+	count uint64 // ≥ true weight of the slot's key
+	slot  int32
+}
+
+type bucket struct {
+	hash uint64
+	slot int32 // slot index + 1; 0 marks an empty bucket
+}
+
+// inlineKey is the key buffer every counter starts with: keys up to this
+// long never allocate.
+const inlineKey = 64
+
+// NewHeavyHitters returns an empty table of k counters, 1 ≤ k ≤ MaxCounters.
+func NewHeavyHitters(k int) (*HeavyHitters, error) {
+	h := &HeavyHitters{}
+	if err := h.init(k); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func (h *HeavyHitters) init(k int) error {
+	cfg := Config{Counters: k, Width: 1, Depth: 1}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	arena := make([]byte, k*inlineKey)
+	h.slots = make([]slot, k)
+	for i := range h.slots {
+		h.slots[i].key = arena[i*inlineKey : i*inlineKey : (i+1)*inlineKey]
+	}
+	h.heap = make([]node, 0, k)
+	n := 4
+	for n < 2*k {
+		n *= 2
+	}
+	h.index = make([]bucket, n)
+	h.mask = uint64(n - 1)
+	return nil
+}
+
+// Counters returns k, the number of counters.
+func (h *HeavyHitters) Counters() int { return len(h.slots) }
+
+// Len returns the number of keys tracked.
+func (h *HeavyHitters) Len() int { return len(h.heap) }
+
+// Floor returns an upper bound on the weight of any untracked key: the
+// smallest counter once all k are in use, 0 before.
+func (h *HeavyHitters) Floor() uint64 {
+	if len(h.heap) == 0 || len(h.heap) < len(h.slots) {
+		return 0
+	}
+	return h.heap[0].count
+}
+
+// Add adds weight to key, whose hash must be Hash(key), at tick (record time
+// in seconds) with item (a non-zero hash of the record's item, or 0). It
+// reports whether the key was already tracked. A weight of 0 changes nothing.
+func (h *HeavyHitters) Add(key []byte, hash, weight uint64, tick int64, item uint64) bool {
+	return h.add(key, hash, weight, tick, item, math.MaxUint64)
+}
+
+// add is Add given bound, an upper bound on the key's true weight with this
+// record (Summary's count-min estimate). A new key whose bound does not
+// exceed the smallest counter c_min is left out: it weighs at most c_min, as
+// every untracked key must, and the counters did not grow, so both
+// invariants hold without an eviction. The tail of a stream then stops
+// churning the table, which makes Add faster and the bounds of the keys
+// that stay tighter; the guarantees are unchanged.
+func (h *HeavyHitters) add(key []byte, hash, weight uint64, tick int64, item, bound uint64) bool {
+	if h.slots == nil {
+		_ = h.init(DefaultConfig().Counters)
+	}
+	if len(key) > MaxKeyLen {
+		key = key[:MaxKeyLen]
+	}
+	if i := h.find(hash, key); i >= 0 {
+		if weight == 0 {
+			return true
+		}
+		sl := &h.slots[i]
+		sl.observe(weight, tick, item)
+		p := int(sl.pos)
+		h.heap[p].count = satAdd(h.heap[p].count, weight)
+		h.siftDown(p)
+		return true
+	}
+	if weight == 0 {
+		return false
+	}
+	if n := len(h.heap); n < len(h.slots) {
+		h.slots[n].take(key, hash, 0, weight, tick, item)
+		h.heap = append(h.heap, node{count: weight, slot: int32(n)})
+		h.slots[n].pos = int32(n)
+		h.siftUp(n)
+		h.insertIndex(hash, n)
+		return false
+	}
+	root := h.heap[0]
+	if bound <= root.count {
+		return false
+	}
+	sl := &h.slots[root.slot]
+	h.removeIndex(sl.hash, int(root.slot))
+	sl.take(key, hash, root.count, weight, tick, item)
+	h.insertIndex(hash, int(root.slot))
+	h.heap[0].count = satAdd(root.count, weight)
+	h.siftDown(0)
+	return false
+}
+
+// take gives the slot to key, whose possible overcount is floor; the tick
+// and item state restart with it.
+func (sl *slot) take(key []byte, hash, floor, weight uint64, tick int64, item uint64) {
+	sl.key = append(sl.key[:0], key...)
+	sl.hash = hash
+	sl.err = floor
+	sl.lastTick, sl.tickWeight, sl.peak = tick, weight, weight
+	sl.item, sl.many = item, false
+}
+
+// observe follows the key's weight per tick. Records may come out of order
+// (batches are not sorted, and merges interleave), so a record older than
+// lastTick can only raise peak by its own weight: the true weight of its
+// tick is at least that.
+func (sl *slot) observe(weight uint64, tick int64, item uint64) {
+	switch {
+	case tick == sl.lastTick:
+		sl.tickWeight = satAdd(sl.tickWeight, weight)
+	case tick > sl.lastTick:
+		sl.lastTick, sl.tickWeight = tick, weight
+	default:
+		sl.peak = max(sl.peak, weight)
+	}
+	sl.peak = max(sl.peak, sl.tickWeight)
+	if item != 0 {
+		if sl.item == 0 {
+			sl.item = item
+		} else if item != sl.item {
+			sl.many = true
+		}
+	}
+}
+
+// Lookup returns the entry of a tracked key, whose hash must be Hash(key).
+// The entry's Key is key itself, not a copy.
+func (h *HeavyHitters) Lookup(key []byte, hash uint64) (Entry, bool) {
+	if len(key) > MaxKeyLen {
+		key = key[:MaxKeyLen]
+	}
+	i := h.find(hash, key)
+	if i < 0 {
+		return Entry{}, false
+	}
+	e := h.entry(i)
+	e.Key = key
+	return e, true
+}
+
+func (h *HeavyHitters) entry(i int) Entry {
+	sl := &h.slots[i]
+	count := h.heap[sl.pos].count
+	return Entry{
+		Key:       sl.key,
+		Lower:     count - sl.err,
+		Upper:     count,
+		Peak:      sl.peak,
+		Item:      sl.item,
+		ManyItems: sl.many,
+	}
+}
+
+// Top returns the n entries with the largest Upper (ties: larger Lower,
+// then smaller key), with their keys copied.
+func (h *HeavyHitters) Top(n int) []Entry { return h.top(n, nil) }
+
+// top is Top with each Upper first tightened by cm's estimate, if cm is not
+// nil: both are upper bounds, so their minimum is one.
+func (h *HeavyHitters) top(n int, cm *CountMin) []Entry {
+	if n <= 0 || len(h.heap) == 0 {
+		return nil
+	}
+	all := make([]Entry, len(h.heap))
+	size := 0
+	for i := range all {
+		all[i] = h.entry(i)
+		if cm != nil {
+			all[i].Upper = min(all[i].Upper, cm.Estimate(h.slots[i].hash))
+		}
+		size += len(all[i].Key)
+	}
+	slices.SortFunc(all, func(a, b Entry) int {
+		switch {
+		case a.Upper != b.Upper:
+			return cmpDesc(a.Upper, b.Upper)
+		case a.Lower != b.Lower:
+			return cmpDesc(a.Lower, b.Lower)
+		}
+		return bytes.Compare(a.Key, b.Key)
+	})
+	all = all[:min(n, len(all))]
+	// One buffer for every key: the entries outlive the table's buffers,
+	// which the next Add may overwrite.
+	buf := make([]byte, 0, size)
+	for i := range all {
+		start := len(buf)
+		buf = append(buf, all[i].Key...)
+		all[i].Key = buf[start:len(buf):len(buf)]
+	}
+	return all
+}
+
+func cmpDesc(a, b uint64) int {
+	if a > b {
+		return -1
+	}
+	return 1
+}
+
+// Reset empties h, keeping its memory.
+func (h *HeavyHitters) Reset() {
+	h.heap = h.heap[:0]
+	clear(h.index)
+}
