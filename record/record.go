@@ -54,8 +54,8 @@ const (
 //     no exponent, no leading or trailing zeros, "-" only for negatives);
 //   - B: the decoded bytes (not base64).
 //
-// Value aliases the decoder's scratch memory and is valid only until the
-// callback that received it returns; copy it to keep it.
+// Value aliases the payload or the decoder's scratch memory and is valid
+// only until the callback that received it returns; copy it to keep it.
 type Key struct {
 	Type  KeyType // 0 when the key is absent
 	Value []byte

@@ -1,0 +1,288 @@
+package record
+
+import "fmt"
+
+// Decoder decodes Lambda DynamoDB Streams payloads. It keeps its scratch
+// memory between records and between calls, so that decoding allocates
+// nothing per record once warm. It is not safe for concurrent use.
+type Decoder struct {
+	pk string // partition-key attribute name; "" = infer
+
+	data   []byte // the payload being decoded
+	v      Visitor
+	syntax *SyntaxError
+	stack  []byte // skipValue's container stack
+	tmp    []byte // a decoded string, valid until the next stringBytes
+	b64    []byte // decoded base64, valid until the next decodeBase64
+	where  string // the part of the record being read, for error messages
+
+	rs      recState
+	scratch []byte // decoded copies of escaped IDs and key names, canonical key values
+	rec     Record
+
+	// The event object being decoded. Lambda puts the time-window fields
+	// after Records, so an event's records are decoded into queue and
+	// delivered, after the Event, once the object is closed.
+	ev        Event
+	evSeen    bool   // the object has event fields: it is an event, not a record
+	topARN    []byte // eventSourceARN of the top-level object
+	envErrs   []Malformed
+	queue     [][]pending // blocks of queueBlock
+	queued    int         // records in the queue
+	queueing  bool        // decoding an event's Records
+	queuedErr error       // the AmbiguousKeyError that stopped them
+
+	tables    map[string]string // interned table names
+	views     map[string]string // interned unusual StreamViewTypes
+	lastARN   []byte
+	lastTable string
+}
+
+// maxInterned bounds the interning maps against hostile input.
+const maxInterned = 1024
+
+// NewDecoder returns a Decoder for cfg.
+func NewDecoder(cfg Config) (*Decoder, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Decoder{
+		pk:      cfg.PartitionKey,
+		tables:  make(map[string]string),
+		views:   make(map[string]string),
+		scratch: make([]byte, 0, 1024),
+		tmp:     make([]byte, 0, 256),
+		stack:   make([]byte, 0, 64),
+	}, nil
+}
+
+// SetPartitionKey names the partition-key attribute from now on, as
+// Config.PartitionKey does; "" goes back to inferring it. The Lambda calls
+// it once it has looked the key schema up with DescribeTable.
+func (d *Decoder) SetPartitionKey(name string) { d.pk = name }
+
+// Decode scans payload and calls v for what it finds, in payload order.
+//
+// The payload is one or more JSON values, separated by whitespace or not
+// (so newline-delimited JSON works), each of them an event object
+// ({"Records": [...]} with the time-window fields when present), a single
+// record object, or an array of events or of records.
+//
+// A record that is valid JSON but unusable (a field of the wrong type,
+// eventName or Keys missing, an unknown type tag, bad base64 or number, a
+// key attribute not S, N or B, attribute values nested too deep...) goes
+// to v.Malformed, and decoding goes on with the next record.
+//
+// Decode returns an error only when it cannot go on: *SyntaxError when the
+// payload is not JSON, and *AmbiguousKeyError for the first record whose
+// Keys have two attributes while no partition key is named. Records before
+// the error have been delivered.
+func (d *Decoder) Decode(payload []byte, v Visitor) error {
+	if d.tables == nil {
+		d.tables = make(map[string]string)
+		d.views = make(map[string]string)
+	}
+	d.data, d.v, d.syntax = payload, v, nil
+	d.queueing, d.queued, d.queuedErr = false, 0, nil
+	defer func() { d.data, d.v = nil, Visitor{} }()
+	i := skipWS(payload, 0)
+	for i < len(payload) {
+		var err error
+		if i, err = d.top(i); err != nil {
+			return err
+		}
+		if i < 0 {
+			if d.syntax == nil { // every negative position records its cause
+				return &SyntaxError{Offset: 0, Msg: "decoder stopped without a cause"}
+			}
+			return d.syntax
+		}
+		i = skipWS(payload, i)
+	}
+	return nil
+}
+
+// top decodes one top-level value at i.
+func (d *Decoder) top(i int) (int, error) {
+	switch d.peek(i) {
+	case '{':
+		return d.object(i)
+	case '[':
+		b := d.data
+		i = skipWS(b, i+1)
+		if d.peek(i) == ']' {
+			return i + 1, nil
+		}
+		for {
+			var err error
+			if d.peek(i) == '{' {
+				i, err = d.object(i)
+			} else {
+				i = d.notRecord(i)
+			}
+			if err != nil || i < 0 {
+				return i, err
+			}
+			i = skipWS(b, i)
+			switch d.peek(i) {
+			case ',':
+				i = skipWS(b, i+1)
+				continue
+			case ']':
+				return i + 1, nil
+			}
+			return d.unexpected(i, "',' or ']'"), nil
+		}
+	}
+	return d.notRecord(i), nil
+}
+
+// notRecord skips a value at i that cannot be a record and reports it.
+func (d *Decoder) notRecord(i int) int {
+	end := d.skipValue(i)
+	if end >= 0 && (d.v.Malformed != nil || d.queueing) {
+		kind := "value"
+		switch d.data[i] {
+		case '[':
+			kind = "array"
+		case '"':
+			kind = "string"
+		case 't', 'f':
+			kind = "boolean"
+		case 'n':
+			kind = "null"
+		default:
+			kind = "number"
+		}
+		m := &Malformed{Offset: int64(i), Err: fmt.Errorf("%w: a JSON %s at byte %d", ErrNotRecord, kind, i)}
+		if d.queueing {
+			d.enqueue(pending{bad: m})
+		} else {
+			d.v.Malformed(m)
+		}
+	}
+	return end
+}
+
+// object decodes a top-level object at i, which is either an event or a
+// record: which one is known only once all its keys have been seen.
+func (d *Decoder) object(i int) (int, error) {
+	d.ev = Event{}
+	d.evSeen = false
+	d.topARN = d.topARN[:0]
+	d.envErrs = d.envErrs[:0]
+	d.queued = 0
+	d.queueing = false
+	d.resetRecord()
+	end := d.members(i, kindTop)
+	err := d.queuedErr // an AmbiguousKeyError ended the Records
+	d.queuedErr = nil
+	if !d.evSeen {
+		if end < 0 {
+			return end, nil
+		}
+		return end, d.finishRecord(i)
+	}
+	d.deliverEvent()
+	return end, err
+}
+
+// records decodes the Records array at i into the queue. It stops at an
+// AmbiguousKeyError, which it leaves in d.queuedErr.
+func (d *Decoder) records(i int) int {
+	b := d.data
+	d.queueing = true // queued records keep their bytes in scratch until delivered
+	i = skipWS(b, i+1)
+	if d.peek(i) == ']' {
+		d.queueing = false
+		return i + 1
+	}
+	for {
+		if d.peek(i) == '{' {
+			start := i
+			d.resetRecord()
+			if i = d.members(i, kindRecord); i < 0 {
+				return i
+			}
+			if err := d.finishRecord(start); err != nil {
+				d.queuedErr = err
+				return -1 // unwinds to object(), which returns err
+			}
+		} else if i = d.notRecord(i); i < 0 {
+			return i
+		}
+		i = skipWS(b, i)
+		switch d.peek(i) {
+		case ',':
+			i = skipWS(b, i+1)
+			continue
+		case ']':
+			d.queueing = false
+			return i + 1
+		}
+		return d.unexpected(i, "',' or ']'")
+	}
+}
+
+// Kinds of object, for members.
+const (
+	kindTop      = iota // a top-level object: an event or a record
+	kindRecord          // an element of Records
+	kindDynamo          // a record's "dynamodb"
+	kindIdentity        // a record's "userIdentity"
+)
+
+// members walks the object at i and hands each member to member.
+func (d *Decoder) members(i, kind int) int {
+	b := d.data
+	i = skipWS(b, i+1)
+	if d.peek(i) == '}' {
+		return i + 1
+	}
+	for {
+		if d.peek(i) != '"' {
+			return d.unexpected(i, "a string key")
+		}
+		id, j := matchField(b, i, kind)
+		if id != fUnknown {
+			i = skipWS(b, j)
+		} else {
+			end, key := d.stringBytes(i)
+			if end < 0 {
+				return end
+			}
+			id = fieldID(kind, key)
+			if i = d.expect(end, ':', "':'"); i < 0 {
+				return i
+			}
+		}
+		if i = d.member(kind, id, i); i < 0 {
+			return i
+		}
+		i = skipWS(b, i)
+		switch d.peek(i) {
+		case ',':
+			i = skipWS(b, i+1)
+			continue
+		case '}':
+			return i + 1
+		}
+		return d.unexpected(i, "',' or '}'")
+	}
+}
+
+// member decodes the value at i of the member id of an object of kind.
+func (d *Decoder) member(kind, id, i int) int {
+	switch kind {
+	case kindTop:
+		if end, ok := d.eventMember(id, i); ok {
+			return end
+		}
+		return d.recordMember(id, i)
+	case kindRecord:
+		return d.recordMember(id, i)
+	case kindDynamo:
+		return d.dynamoMember(id, i)
+	}
+	return d.identityMember(id, i)
+}

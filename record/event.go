@@ -1,0 +1,150 @@
+package record
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// The envelope of a Lambda event: the fields a DynamoDBTimeWindowEvent adds
+// to a DynamoDBEvent. They are decoded with encoding/json where they are
+// small and once per event (window, state); the records are not.
+
+// deliverEvent hands the event and then its queued records to the visitor.
+// Records take the event's shard, and its table where they have none of
+// their own.
+func (d *Decoder) deliverEvent() {
+	table := ""
+	if len(d.topARN) > 0 {
+		d.ev.EventSourceARN = string(d.topARN)
+		table = d.tableName(d.topARN)
+	}
+	if d.v.Event != nil {
+		d.v.Event(&d.ev)
+	}
+	for k := range d.envErrs {
+		if d.v.Malformed != nil {
+			d.v.Malformed(&d.envErrs[k])
+		}
+	}
+	for k := range d.queued {
+		p := &d.queue[k/queueBlock][k%queueBlock]
+		if p.bad != nil {
+			if p.bad.Table == "" {
+				p.bad.Table = table
+			}
+			if d.v.Malformed != nil {
+				d.v.Malformed(p.bad)
+			}
+			p.bad = nil
+			continue
+		}
+		if p.table == "" {
+			p.table = table
+		}
+		d.deliver(p, d.ev.ShardID)
+	}
+	d.queued = 0
+}
+
+// eventMember decodes the envelope fields of a top-level event object.
+func (d *Decoder) eventMember(id, i int) (int, bool) {
+	switch id {
+	case fRecords:
+		d.evSeen = true
+		switch d.peek(i) {
+		case '[':
+			return d.records(i), true
+		case 'n':
+			return d.literal(i, "null"), true
+		}
+		return d.envelopeError(i, "Records is not an array"), true
+	case fEventSourceARN: // of an event or of a record: both are kept
+		if d.peek(i) != '"' {
+			return d.recordMember(id, i), true
+		}
+		end, s := d.stringBytes(i)
+		d.topARN = append(d.topARN[:0], s...)
+		d.rs.table = d.tableName(s)
+		return end, true
+	case fWindow:
+		d.evSeen = true
+		return d.window(i), true
+	case fState:
+		d.evSeen = true
+		end := d.skipValue(i)
+		if end >= 0 {
+			var state map[string]string
+			if err := json.Unmarshal(d.data[i:end], &state); err != nil {
+				d.addEnvelopeError(i, "state is not an object of strings")
+			}
+			d.ev.State = state
+		}
+		return end, true
+	case fShardID:
+		d.evSeen = true
+		if d.peek(i) != '"' {
+			return d.envelopeError(i, "shardId is not a string"), true
+		}
+		end, s := d.stringBytes(i)
+		d.ev.ShardID = string(s)
+		return end, true
+	case fIsFinalInvokeForWindow:
+		d.evSeen = true
+		end, v := d.envelopeBool(i, "isFinalInvokeForWindow")
+		d.ev.IsFinalInvokeForWindow = v
+		return end, true
+	case fIsWindowTerminatedEarly:
+		d.evSeen = true
+		end, v := d.envelopeBool(i, "isWindowTerminatedEarly")
+		d.ev.IsWindowTerminatedEarly = v
+		return end, true
+	}
+	return 0, false
+}
+
+// window decodes "window": {"start": RFC 3339, "end": RFC 3339}.
+func (d *Decoder) window(i int) int {
+	end := d.skipValue(i)
+	if end < 0 || d.data[i] == 'n' {
+		return end
+	}
+	var w struct {
+		Start time.Time `json:"start"`
+		End   time.Time `json:"end"`
+	}
+	if d.data[i] != '{' || json.Unmarshal(d.data[i:end], &w) != nil {
+		d.addEnvelopeError(i, "window is not {\"start\", \"end\"} in RFC 3339")
+		return end
+	}
+	d.ev.WindowStart, d.ev.WindowEnd, d.ev.TimeWindow = w.Start, w.End, true
+	return end
+}
+
+func (d *Decoder) envelopeBool(i int, name string) (int, bool) {
+	switch d.peek(i) {
+	case 't':
+		return d.literal(i, "true"), true
+	case 'f':
+		return d.literal(i, "false"), false
+	case 'n':
+		return d.literal(i, "null"), false
+	}
+	return d.envelopeError(i, name+" is not a boolean"), false
+}
+
+// envelopeError reports a bad envelope field at i and skips it.
+func (d *Decoder) envelopeError(i int, what string) int {
+	end := d.skipValue(i)
+	if end >= 0 {
+		d.addEnvelopeError(i, what)
+	}
+	return end
+}
+
+func (d *Decoder) addEnvelopeError(i int, what string) {
+	d.envErrs = append(d.envErrs, Malformed{
+		Offset: int64(i),
+		Err:    fmt.Errorf("%w: %s (byte %d)", ErrEnvelope, what, i),
+	})
+}

@@ -1,0 +1,244 @@
+package record
+
+// sizeFast sizes the item object at i (an image) in one tight loop, for
+// the compact JSON that Lambda and encoding/json write: no whitespace,
+// one {"TAG":value} per attribute value, well-formed values. It returns
+// ok=false at the first thing it does not expect, and the caller then
+// sizes the item again with the general scanner, which also names the
+// error if there is one. Both apply the same rules; the tests and the fuzz
+// tests check that they agree wherever the fast one answers.
+func (d *Decoder) sizeFast(i int) (end, size int, ok bool) {
+	b := d.data
+	// stack[k] is '{' for a map (the item at 0, then M values) or '[' for
+	// an L value; nesting is bounded as in the general scanner.
+	var stack [maxNesting + 1]byte
+	sp := 0
+	stack[0] = '{'
+	i++ // past the item's '{'
+	empty := byteAt(b, i) == '}'
+	for !empty {
+		// At a member of a map or an element of a list.
+		if stack[sp] == '{' {
+			if byteAt(b, i) != '"' {
+				return 0, 0, false
+			}
+			e := plainString(b, i)
+			n := e - i - 2
+			if e < 0 {
+				if e, n, _ = d.scanString(i); e < 0 {
+					d.syntax = nil
+					return 0, 0, false
+				}
+			}
+			size += n
+			if sp > 0 {
+				size++ // per element of an M
+			}
+			if byteAt(b, e) != ':' {
+				return 0, 0, false
+			}
+			i = e + 1
+		} else {
+			size++ // per element of an L
+		}
+		// An attribute value: {"T":value}.
+		if i+6 >= len(b) || b[i] != '{' || b[i+1] != '"' {
+			return 0, 0, false
+		}
+		tag, j := tagUnknown, 0
+		switch {
+		case b[i+3] == '"' && b[i+4] == ':':
+			j = i + 5
+			switch b[i+2] {
+			case 'S':
+				tag = tagS
+			case 'N':
+				tag = tagN
+			case 'B':
+				tag = tagB
+			case 'M':
+				tag = tagM
+			case 'L':
+				tag = tagL
+			}
+		case b[i+3] == 'S' && b[i+4] == '"' && b[i+5] == ':':
+			j = i + 6
+			switch b[i+2] {
+			case 'S':
+				tag = tagSS
+			case 'N':
+				tag = tagNS
+			case 'B':
+				tag = tagBS
+			}
+		case at(b, i+2, `BOOL":`), at(b, i+2, `NULL":`):
+			j, tag = i+8, tagBOOL
+		}
+		var n int
+		switch tag {
+		case tagS:
+			if byteAt(b, j) != '"' {
+				return 0, 0, false
+			}
+			if i = plainString(b, j); i >= 0 {
+				n = i - j - 2
+			} else if i, n, _ = d.scanString(j); i < 0 {
+				d.syntax = nil
+				return 0, 0, false
+			}
+		case tagN:
+			i, n = fastNumber(b, j)
+		case tagB:
+			i, n = fastBinary(b, j)
+		case tagBOOL:
+			switch {
+			case at(b, j, "true"):
+				i, n = j+4, 1
+			case at(b, j, "false"):
+				i, n = j+5, 1
+			default:
+				i = -1
+			}
+		case tagSS, tagNS, tagBS:
+			i, n = d.fastSet(b, j, tag)
+		case tagM, tagL:
+			open := byte('{')
+			if tag == tagL {
+				open = '['
+			}
+			if byteAt(b, j) != open || sp >= maxNesting {
+				return 0, 0, false
+			}
+			size += 3
+			sp++
+			stack[sp] = open
+			i = j + 1
+			if c := byteAt(b, i); c != '}' && c != ']' {
+				continue // on to its first member or element
+			}
+			empty = true // close it below
+		default:
+			return 0, 0, false
+		}
+		if i < 0 {
+			return 0, 0, false
+		}
+		size += n
+		// Close the attribute value's '}', then any containers that end.
+		for {
+			if !empty {
+				if byteAt(b, i) != '}' {
+					return 0, 0, false
+				}
+				i++
+			}
+			empty = false
+			c := byteAt(b, i)
+			if c == ',' {
+				i++
+				break
+			}
+			if !(stack[sp] == '{' && c == '}') && !(stack[sp] == '[' && c == ']') {
+				return 0, 0, false
+			}
+			i++
+			if sp == 0 {
+				return i, size, true
+			}
+			sp--
+		}
+	}
+	return i + 1, 0, true // {}
+}
+
+func byteAt(b []byte, i int) byte {
+	if i < len(b) {
+		return b[i]
+	}
+	return 0
+}
+
+// fastNumber sizes the plain N string at q, or returns -1.
+func fastNumber(b []byte, q int) (int, int) {
+	if byteAt(b, q) != '"' {
+		return -1, 0
+	}
+	j := q + 1
+	for j < len(b) && numChar[b[j]] {
+		j++
+	}
+	if byteAt(b, j) != '"' {
+		return -1, 0
+	}
+	var num number
+	if parseNumberInto(b[q+1:j], &num) != nil {
+		return -1, 0
+	}
+	return j + 1, num.size()
+}
+
+// fastBinary sizes the plain B string at q, or returns -1.
+func fastBinary(b []byte, q int) (int, int) {
+	if byteAt(b, q) != '"' {
+		return -1, 0
+	}
+	j := q + 1
+	for j < len(b) && b64Char[b[j]] {
+		j++
+	}
+	n := j - q - 1
+	pad := 0
+	for pad < 3 && byteAt(b, j) == '=' {
+		j++
+		pad++
+	}
+	if byteAt(b, j) != '"' || (n+pad)%4 != 0 || pad > 2 {
+		return -1, 0
+	}
+	return j + 1, (n+pad)/4*3 - pad
+}
+
+// fastSet sizes the compact SS, NS or BS array at q, or returns -1.
+func (d *Decoder) fastSet(b []byte, q, tag int) (int, int) {
+	if byteAt(b, q) != '[' {
+		return -1, 0
+	}
+	i := q + 1
+	if byteAt(b, i) == ']' {
+		return i + 1, 0
+	}
+	total := 0
+	for {
+		var n int
+		switch tag {
+		case tagSS:
+			if byteAt(b, i) != '"' {
+				return -1, 0
+			}
+			e := plainString(b, i)
+			if e >= 0 {
+				n = e - i - 2
+			} else if e, n, _ = d.scanString(i); e < 0 {
+				d.syntax = nil
+				return -1, 0
+			}
+			i = e
+		case tagNS:
+			i, n = fastNumber(b, i)
+		default:
+			i, n = fastBinary(b, i)
+		}
+		if i < 0 {
+			return -1, 0
+		}
+		total += n
+		switch byteAt(b, i) {
+		case ',':
+			i++
+		case ']':
+			return i + 1, total
+		default:
+			return -1, 0
+		}
+	}
+}

@@ -1,0 +1,366 @@
+package record
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+	"time"
+)
+
+// span locates bytes of a record: in the payload when they needed no
+// decoding, else copied into the decoder's scratch.
+type span struct {
+	start, end int
+	payload    bool
+}
+
+func (d *Decoder) bytesOf(s span) []byte {
+	if s.payload {
+		return d.data[s.start:s.end]
+	}
+	return d.scratch[s.start:s.end]
+}
+
+// stringSpan scans the string at q and locates its decoded bytes.
+func (d *Decoder) stringSpan(q int) (int, span) {
+	if end := plainString(d.data, q); end >= 0 {
+		return end, span{q + 1, end - 1, true}
+	}
+	end, _, flags := d.scanString(q)
+	if end < 0 || flags == 0 {
+		return end, span{q + 1, end - 1, true}
+	}
+	start := len(d.scratch)
+	d.scratch = appendString(d.scratch, d.data, q, end)
+	return end, span{start, len(d.scratch), false}
+}
+
+// recState is what has been read of the current record.
+type recState struct {
+	err        error // first reason the record is malformed
+	eventName  EventName
+	haveName   bool
+	haveDynamo bool
+	haveKeys   bool
+	ttlType    bool // userIdentity.type == "Service"
+	ttlPrinc   bool // userIdentity.principalId == "dynamodb.amazonaws.com"
+	nkeys      int
+	keys       [2]keyAttr
+	keysSize   int
+	newSize    int
+	oldSize    int
+	sizeBytes  int64
+	time       time.Time
+	viewType   string
+	eventID    span
+	seq        span
+	table      string // from eventSourceARN
+}
+
+func (d *Decoder) resetRecord() {
+	d.rs = recState{newSize: -1, oldSize: -1}
+	if !d.queueing { // queued records keep their bytes in scratch
+		d.scratch = d.scratch[:0]
+	}
+	d.where = "record"
+}
+
+// copyString locates the string at i (see stringSpan). null leaves it
+// absent; any other type makes the record malformed.
+func (d *Decoder) copyString(i int, field string) (int, span) {
+	switch d.peek(i) {
+	case '"':
+		return d.stringSpan(i)
+	case 'n':
+		return d.literal(i, "null"), span{}
+	}
+	d.where = field
+	d.bad(ErrFieldType, i)
+	return d.skipValue(i), span{}
+}
+
+// recordMember decodes a member of a stream record.
+func (d *Decoder) recordMember(id, i int) int {
+	switch id {
+	case fEventName:
+		if d.peek(i) != '"' {
+			end, _ := d.copyString(i, "eventName")
+			return end
+		}
+		end, s := d.stringBytes(i)
+		d.rs.haveName = true
+		switch string(s) {
+		case "INSERT":
+			d.rs.eventName = Insert
+		case "MODIFY":
+			d.rs.eventName = Modify
+		case "REMOVE":
+			d.rs.eventName = Remove
+		default:
+			d.where = "eventName"
+			d.bad(ErrEventName, i)
+		}
+		return end
+	case fEventID:
+		end, sp := d.copyString(i, "eventID")
+		d.rs.eventID = sp
+		return end
+	case fEventSourceARN:
+		if d.peek(i) != '"' {
+			end, _ := d.copyString(i, "eventSourceARN")
+			return end
+		}
+		end, s := d.stringBytes(i)
+		d.rs.table = d.tableName(s)
+		return end
+	case fDynamodb:
+		switch d.peek(i) {
+		case '{':
+			d.rs.haveDynamo = true
+			return d.members(i, kindDynamo)
+		case 'n':
+			return d.literal(i, "null")
+		}
+		d.where = "dynamodb"
+		d.bad(ErrFieldType, i)
+		return d.skipValue(i)
+	case fUserIdentity:
+		switch d.peek(i) {
+		case '{':
+			return d.members(i, kindIdentity)
+		case 'n':
+			return d.literal(i, "null")
+		}
+		d.where = "userIdentity"
+		d.bad(ErrFieldType, i)
+		return d.skipValue(i)
+	}
+	return d.skipValue(i)
+}
+
+// identityMember decodes a member of userIdentity, which marks TTL deletes.
+func (d *Decoder) identityMember(id, i int) int {
+	var want string
+	var flag *bool
+	switch id {
+	case fType:
+		want, flag = "Service", &d.rs.ttlType
+	case fPrincipalID:
+		want, flag = "dynamodb.amazonaws.com", &d.rs.ttlPrinc
+	default:
+		return d.skipValue(i)
+	}
+	if d.peek(i) != '"' {
+		return d.skipValue(i) // not a TTL delete, and harmless
+	}
+	end, s := d.stringBytes(i)
+	*flag = string(s) == want
+	return end
+}
+
+// dynamoMember decodes a member of a record's "dynamodb".
+func (d *Decoder) dynamoMember(id, i int) int {
+	switch id {
+	case fKeys:
+		d.where = "dynamodb.Keys"
+		switch d.peek(i) {
+		case '{':
+			d.rs.haveKeys = true
+			return d.keys(i)
+		case 'n':
+			d.rs.haveKeys = false
+			return d.literal(i, "null")
+		}
+		d.bad(ErrFieldType, i)
+		return d.skipValue(i)
+	case fNewImage:
+		d.where = "dynamodb.NewImage"
+		end, size := d.image(i)
+		d.rs.newSize = size
+		return end
+	case fOldImage:
+		d.where = "dynamodb.OldImage"
+		end, size := d.image(i)
+		d.rs.oldSize = size
+		return end
+	case fSequenceNumber:
+		end, sp := d.copyString(i, "dynamodb.SequenceNumber")
+		d.rs.seq = sp
+		return end
+	case fApproximateCreationDateTime:
+		return d.creationTime(i)
+	case fSizeBytes:
+		return d.sizeBytes(i)
+	case fStreamViewType:
+		if d.peek(i) != '"' {
+			end, _ := d.copyString(i, "dynamodb.StreamViewType")
+			return end
+		}
+		end, s := d.stringBytes(i)
+		d.rs.viewType = d.viewType(s)
+		return end
+	}
+	return d.skipValue(i)
+}
+
+// image measures NewImage or OldImage at i; -1 when null.
+func (d *Decoder) image(i int) (int, int) {
+	switch d.peek(i) {
+	case '{':
+		return d.item(i)
+	case 'n':
+		return d.literal(i, "null"), -1
+	}
+	d.bad(ErrFieldType, i)
+	return d.skipValue(i), -1
+}
+
+// creationTime decodes ApproximateCreationDateTime: epoch seconds, maybe
+// fractional. It parses the digits itself so that the nanoseconds are
+// exact, and falls back to strconv for exponent notation.
+func (d *Decoder) creationTime(i int) int {
+	switch c := d.peek(i); {
+	case c == 'n':
+		return d.literal(i, "null")
+	case c != '-' && !isDigit(c):
+		d.where = "dynamodb.ApproximateCreationDateTime"
+		d.bad(ErrFieldType, i)
+		return d.skipValue(i)
+	}
+	end := d.scanNumber(i)
+	if end < 0 {
+		return end
+	}
+	t, ok := parseEpoch(d.data[i:end])
+	if !ok {
+		d.where = "dynamodb.ApproximateCreationDateTime"
+		d.bad(ErrFieldType, i)
+	}
+	d.rs.time = t
+	return end
+}
+
+// parseEpoch converts a valid JSON number of epoch seconds to a UTC time.
+func parseEpoch(b []byte) (time.Time, bool) {
+	if hasExponent(b) {
+		f, err := strconv.ParseFloat(string(b), 64)
+		if err != nil || math.Abs(f) >= 1<<62 {
+			return time.Time{}, false
+		}
+		sec, frac := math.Modf(f)
+		return time.Unix(int64(sec), int64(frac*1e9)).UTC(), true
+	}
+	neg := b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	var sec, nsec int64
+	k := 0
+	for ; k < len(b) && b[k] != '.'; k++ {
+		if sec = sec*10 + int64(b[k]-'0'); sec >= 1<<62 {
+			return time.Time{}, false
+		}
+	}
+	scale := int64(1e8)
+	for k++; k < len(b) && scale > 0; k++ {
+		nsec += int64(b[k]-'0') * scale
+		scale /= 10
+	}
+	if neg {
+		sec, nsec = -sec, -nsec
+	}
+	return time.Unix(sec, nsec).UTC(), true
+}
+
+func hasExponent(b []byte) bool {
+	for _, c := range b {
+		if c == 'e' || c == 'E' {
+			return true
+		}
+	}
+	return false
+}
+
+// sizeBytes decodes dynamodb.SizeBytes, an integer.
+func (d *Decoder) sizeBytes(i int) int {
+	switch c := d.peek(i); {
+	case c == 'n':
+		return d.literal(i, "null")
+	case c != '-' && !isDigit(c):
+		d.where = "dynamodb.SizeBytes"
+		d.bad(ErrFieldType, i)
+		return d.skipValue(i)
+	}
+	end := d.scanNumber(i)
+	if end < 0 {
+		return end
+	}
+	// A valid JSON number: an integer unless it has '.', 'e' or 'E'.
+	var n int64
+	neg := d.data[i] == '-'
+	for _, c := range d.data[i:end] {
+		if c == '-' {
+			continue
+		}
+		if !isDigit(c) || n > (math.MaxInt64-9)/10 {
+			d.where = "dynamodb.SizeBytes"
+			d.bad(ErrFieldType, i)
+			return end
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	d.rs.sizeBytes = n
+	return end
+}
+
+// viewType interns a StreamViewType.
+func (d *Decoder) viewType(s []byte) string {
+	switch string(s) {
+	case "NEW_AND_OLD_IMAGES":
+		return "NEW_AND_OLD_IMAGES"
+	case "NEW_IMAGE":
+		return "NEW_IMAGE"
+	case "OLD_IMAGE":
+		return "OLD_IMAGE"
+	case "KEYS_ONLY":
+		return "KEYS_ONLY"
+	}
+	return intern(d.views, s)
+}
+
+// tableName returns the table of a stream ARN,
+// arn:aws:dynamodb:REGION:ACCOUNT:table/NAME/stream/LABEL, interned; "" if
+// the ARN names no table.
+func (d *Decoder) tableName(arn []byte) string {
+	if bytes.Equal(arn, d.lastARN) && d.lastARN != nil {
+		return d.lastTable
+	}
+	k := bytes.Index(arn, []byte(":table/"))
+	if k < 0 {
+		return ""
+	}
+	name := arn[k+len(":table/"):]
+	if j := bytes.IndexByte(name, '/'); j >= 0 {
+		name = name[:j]
+	}
+	t := intern(d.tables, name)
+	d.lastARN = append(d.lastARN[:0], arn...)
+	d.lastTable = t
+	return t
+}
+
+// intern returns s as a string, allocating only the first time it is seen
+// (up to maxInterned distinct strings).
+func intern(m map[string]string, s []byte) string {
+	if t, ok := m[string(s)]; ok {
+		return t
+	}
+	t := string(s)
+	if len(m) < maxInterned {
+		m[t] = t
+	}
+	return t
+}

@@ -1,0 +1,223 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+)
+
+var sentinels = []error{ErrNotRecord, ErrMissingField, ErrFieldType, ErrEventName, ErrAttributeValue, ErrNumber,
+	ErrBase64, ErrKey, ErrTooDeep, ErrEnvelope}
+
+// jsonStream reports whether payload is a stream of JSON values, as
+// encoding/json's Decoder reads it; known is false where encoding/json
+// stops for reasons of its own (its nesting limit).
+func jsonStream(payload []byte) (valid, known bool) {
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	for {
+		var v json.RawMessage
+		err := dec.Decode(&v)
+		if err == io.EOF {
+			return true, true
+		}
+		if err != nil {
+			return false, !strings.Contains(err.Error(), "exceeded max depth")
+		}
+	}
+}
+
+// expectedItems counts, with encoding/json, the records and malformed
+// records (envelope errors aside) and the events Decode must report.
+func expectedItems(payload []byte) (items, events int) {
+	var envelope = []string{"Records", "window", "state", "shardId", "isFinalInvokeForWindow", "isWindowTerminatedEarly"}
+	object := func(raw json.RawMessage) {
+		var o map[string]json.RawMessage
+		if json.Unmarshal(raw, &o) != nil {
+			items++ // not an object
+			return
+		}
+		for _, k := range envelope {
+			if _, ok := o[k]; ok {
+				events++
+				var recs []json.RawMessage
+				if json.Unmarshal(o["Records"], &recs) == nil {
+					items += len(recs)
+				}
+				return
+			}
+		}
+		items++ // a record, good or bad
+	}
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	for {
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return
+		}
+		var arr []json.RawMessage
+		if json.Unmarshal(v, &arr) == nil && bytes.TrimSpace(v)[0] == '[' {
+			for _, e := range arr {
+				object(e)
+			}
+			continue
+		}
+		object(v)
+	}
+}
+
+func fuzzSeeds() [][]byte {
+	seeds := [][]byte{
+		[]byte(minimal("A", "")),
+		[]byte(minimal("A", "") + "\n" + minimal("B", "")),
+		[]byte(`[` + minimal("A", "") + `,{"Records":[` + minimal("B", "") + `]}]`),
+		[]byte(`{"Records":[{"eventName":"REMOVE","userIdentity":{"type":"Service","principalId":"dynamodb.amazonaws.com"},` +
+			`"dynamodb":{"Keys":{"pk":{"N":"-1.50E+3"},"sk":{"B":"AQ=="}},"OldImage":{"pk":{"N":"1"},"l":{"L":[{"M":{}}]}}}}],` +
+			`"window":{"start":"2026-11-22T10:00:00Z","end":"2026-11-22T10:01:00Z"},"state":{"a":"b"},"shardId":"s"}`),
+		[]byte(`{"Records":[{"eventName":"INSERT","dynamodb":{"Keys":{"a":{"S":"x"},"b":{"S":"y"}}}}]}`),
+		[]byte(`1 "x" null [[]] {}`),
+		newGen(1).batch(3, "NEW_AND_OLD_IMAGES"),
+		newGen(2).realistic(3, "KEYS_ONLY"),
+	}
+	for _, name := range []string{"dynamodb-event.json", "dynamodb-time-window-event.json"} {
+		if b, err := os.ReadFile("testdata/" + name); err == nil {
+			seeds = append(seeds, b)
+		}
+	}
+	return seeds
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, s := range fuzzSeeds() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		for _, pk := range []string{"", "pk"} {
+			d, _ := NewDecoder(Config{PartitionKey: pk})
+			var g got
+			err := d.Decode(payload, g.visitor())
+			checkDecoded(t, payload, &g, err)
+			// The same decoder, again: the same answer.
+			var g2 got
+			err2 := d.Decode(payload, g2.visitor())
+			if (err == nil) != (err2 == nil) || strings.Join(g.calls, "") != strings.Join(g2.calls, "") {
+				t.Fatalf("second decode differs: %v %v / %v %v", g.calls, err, g2.calls, err2)
+			}
+			for k := range g.records {
+				if diff := diffRecord(g.records[k], g2.records[k]); diff != "" {
+					t.Fatalf("second decode, record %d: %s", k, diff)
+				}
+			}
+		}
+	})
+}
+
+func checkDecoded(t *testing.T, payload []byte, g *got, err error) {
+	t.Helper()
+	for _, r := range g.records {
+		switch {
+		case r.EventName < Insert || r.EventName > Remove:
+			t.Fatalf("event name %d", r.EventName)
+		case r.TTLDelete && (r.EventName != Remove || r.WCU != 0 || !r.WCUExact):
+			t.Fatalf("TTL delete %s", fmtRecord(r))
+		case !r.TTLDelete && r.WCU < 1:
+			t.Fatalf("WCU 0 for %s", fmtRecord(r))
+		case !r.PartitionKey.Present() || r.KeysSize < 0 || r.NewImageSize < -1 || r.OldImageSize < -1:
+			t.Fatalf("record %s", fmtRecord(r))
+		}
+		if wcu, exact := WriteUnits(r.EventName, r.NewImageSize, r.OldImageSize, r.KeysSize, r.TTLDelete); wcu != r.WCU || exact != r.WCUExact {
+			t.Fatalf("WCU %d %v, rule says %d %v: %s", r.WCU, r.WCUExact, wcu, exact, fmtRecord(r))
+		}
+	}
+	envelopeErrs := 0
+	for _, m := range g.bad {
+		known := false
+		for _, s := range sentinels {
+			known = known || errors.Is(m.Err, s)
+		}
+		if !known || m.Offset < 0 || m.Offset >= int64(len(payload)) {
+			t.Fatalf("malformed %+v", m)
+		}
+		if errors.Is(m.Err, ErrEnvelope) {
+			envelopeErrs++
+		}
+	}
+	valid, known := jsonStream(payload)
+	var se *SyntaxError
+	var ae *AmbiguousKeyError
+	switch {
+	case errors.As(err, &se):
+		if valid && known {
+			t.Fatalf("syntax error %v on valid JSON", err)
+		}
+		if se.Offset < 0 || se.Offset > int64(len(payload)) {
+			t.Fatalf("offset %d of %d bytes", se.Offset, len(payload))
+		}
+		return
+	case errors.As(err, &ae):
+		return
+	case err != nil:
+		t.Fatalf("unexpected error %v", err)
+	}
+	if !valid && known {
+		t.Fatalf("accepted JSON that encoding/json rejects")
+	}
+	if hasDuplicateKeys(payload) || !known {
+		return
+	}
+	items, events := expectedItems(payload)
+	if got := len(g.records) + len(g.bad) - envelopeErrs; got != items || len(g.events) != events {
+		t.Fatalf("%d records + %d malformed (%d envelope), %d events; encoding/json counts %d items, %d events",
+			len(g.records), len(g.bad), envelopeErrs, len(g.events), items, events)
+	}
+}
+
+// Decoding allocates nothing per record once warm: not for a plain batch,
+// not for newline-delimited records; a time-window event allocates for its
+// envelope (state, shard id, ARN) only, whatever its number of records.
+func TestDecodeAllocs(t *testing.T) {
+	if testing.CoverMode() != "" {
+		t.Skip("coverage instrumentation allocates")
+	}
+	d, _ := NewDecoder(Config{PartitionKey: "pk"})
+	var wcu uint64
+	v := Visitor{Record: func(r *Record) { wcu += r.WCU }}
+	run := func(payload []byte) float64 {
+		if err := d.Decode(payload, v); err != nil { // warm up
+			t.Fatal(err)
+		}
+		return testing.AllocsPerRun(5, func() {
+			if err := d.Decode(payload, v); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	batch := newGen(1).realistic(2000, "NEW_AND_OLD_IMAGES")
+	if a := run(batch); a != 0 {
+		t.Errorf("a plain batch of 2000 records: %.1f allocations per decode, want 0", a)
+	}
+	recs := batch[len(`{"Records":[`) : len(batch)-2]
+	ndjson := bytes.ReplaceAll(recs, []byte(`"},{"eventID"`), []byte("\"}\n{\"eventID\""))
+	if n := bytes.Count(ndjson, []byte("\n")); n != 1999 {
+		t.Fatalf("%d lines of NDJSON, want 2000", n+1)
+	}
+	if a := run(ndjson); a != 0 {
+		t.Errorf("newline-delimited records: %.1f allocations per decode, want 0", a)
+	}
+	envelope := func(records []byte) []byte {
+		return []byte(`{"Records":[` + string(records) + `],"window":{"start":"2026-11-22T10:00:00Z","end":"2026-11-22T10:01:00Z"},` +
+			`"state":{"s":"AAEC"},"shardId":"shardId-1","eventSourceARN":"arn:aws:dynamodb:us-east-1:1:table/Orders/stream/x",` +
+			`"isFinalInvokeForWindow":false,"isWindowTerminatedEarly":false}`)
+	}
+	few := newGen(2).realistic(10, "NEW_AND_OLD_IMAGES")
+	small, large := run(envelope(few[len(`{"Records":[`):len(few)-2])), run(envelope(recs))
+	if small != large || large > 20 {
+		t.Errorf("time-window event: %.1f allocations with 10 records, %.1f with 2000", small, large)
+	}
+	if wcu == 0 {
+		t.Fatal("no WCU counted")
+	}
+}

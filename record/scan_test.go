@@ -1,0 +1,87 @@
+package record
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+)
+
+// skipValue must accept exactly the JSON that encoding/json accepts.
+func TestSkipValue(t *testing.T) {
+	docs := []string{`[]`, `{}`, `[[]]`, `{"a":[1,{"b":"]}"}],"c":"\"]"}`, `["\\"]`, `[1, 2.5e-3, -0, true, false, null]`,
+		`[1,]`, `[,]`, `{"a"}`, `{"a":}`, `{,}`, `[01]`, `["\u12"]`, `[tru]`, `{"a":1,}`, `[1 2]`, `{"a":1 "b":2}`,
+		"[\"\x01\"]", `{"a":[}`, `[{]}`, `nul`, `-`, `1.`, `.1`, `1e`, `"abc`, `[`, `{"a":1`}
+	g := newGen(11)
+	for range 100 {
+		docs = append(docs, string(g.item(1+g.r.IntN(10), 3)))
+	}
+	for _, doc := range docs {
+		d := &Decoder{data: []byte(doc)}
+		end := d.skipValue(0)
+		valid := end == len(doc)
+		if valid != json.Valid([]byte(doc)) {
+			t.Errorf("skipValue(%q) = %d (%v); json.Valid says %v", doc, end, d.syntax, json.Valid([]byte(doc)))
+		}
+	}
+}
+
+// special must find the first byte that ends a plain run, in every word.
+func TestSpecial(t *testing.T) {
+	isSpecial := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80 }
+	interesting := []byte{0, 1, 0x1f, 0x20, 0x21, '"', 0x23, '[', '\\', ']', 0x7f, 0x80, 0x81, 0xa2, 0xdc, 0xff, 'a'}
+	r := rand.New(rand.NewPCG(1, 1))
+	var p [8]byte
+	for range 2_000_000 {
+		for k := range p {
+			p[k] = interesting[r.IntN(len(interesting))]
+		}
+		want := 8
+		for k, c := range p {
+			if isSpecial(c) {
+				want = k
+				break
+			}
+		}
+		if got := bits.TrailingZeros64(special(binary.LittleEndian.Uint64(p[:]))) >> 3; got != want {
+			t.Fatalf("special(%q): first at %d, want %d", p, got, want)
+		}
+	}
+}
+
+func TestMatchField(t *testing.T) {
+	names := map[int][]string{
+		kindRecord: {"eventID", "eventName", "eventVersion", "eventSource", "eventSourceARN", "awsRegion", "dynamodb"},
+		kindDynamo: {"Keys", "NewImage", "OldImage", "SequenceNumber", "SizeBytes", "StreamViewType", "ApproximateCreationDateTime"},
+	}
+	for kind, list := range names {
+		for _, name := range list {
+			want := fieldID(kind, []byte(name))
+			if name == "eventVersion" || name == "eventSource" || name == "awsRegion" {
+				want = map[string]int{"eventVersion": fEventVersion, "eventSource": fEventSource, "awsRegion": fAWSRegion}[name]
+			}
+			if want == fUnknown {
+				t.Fatalf("fieldID does not know %q", name)
+			}
+			in := []byte(`"` + name + `":"value that is long enough"`)
+			if id, next := matchField(in, 0, kind); id != want || next != len(name)+3 {
+				t.Errorf("matchField(%q) = %d, %d; want %d, %d", in, id, next, want, len(name)+3)
+			}
+			for _, near := range []string{`"` + name + `x":`, `"` + name + `" :`, `"` + name[:len(name)-1] + `":`, `"x` + name + `":`} {
+				in := []byte(near + `"value that is long enough"`)
+				if id, _ := matchField(in, 0, kind); id != fUnknown {
+					t.Errorf("matchField(%q) = %d, want fUnknown", in, id)
+				}
+			}
+			// Names of one kind of object are not fields of another.
+			other := kindDynamo
+			if kind == kindDynamo {
+				other = kindRecord
+			}
+			if id, _ := matchField(in, 0, other); id != fUnknown {
+				t.Errorf("matchField(%q, other kind) = %d", in, id)
+			}
+		}
+	}
+}
