@@ -173,13 +173,9 @@ func (inv *invocation) onRecord(r *record.Record) {
 		return
 	}
 	if inv.window == nil {
-		w, err := detector.NewWindow(inv.h.cfg.Sketch, r.Table, inv.event.WindowStart, inv.event.WindowEnd)
-		if err != nil {
+		if err := inv.openWindow(r.Table); err != nil {
 			panic(err) // recovered above: the record is counted as malformed
 		}
-		inv.window = w
-		inv.window.AddMalformed(inv.malformed)
-		inv.malformed = 0
 	}
 	inv.window.Add(r)
 	inv.lastSeq = append(inv.lastSeq[:0], r.SequenceNumber...)
@@ -194,14 +190,37 @@ func (inv *invocation) onMalformed(m *record.Malformed) {
 }
 
 func (inv *invocation) addMalformed(table string) {
-	switch {
-	case !inv.tumbling:
+	if !inv.tumbling {
 		inv.h.det.AddMalformed(table)
-	case inv.window != nil:
-		inv.window.AddMalformed(1)
-	default:
-		inv.malformed++
+		return
 	}
+	// A batch may hold nothing but malformed records: open the window for
+	// them, or they would vanish from the window's MalformedRecords.
+	if inv.window == nil && inv.openWindow(table) != nil {
+		inv.malformed++
+		return
+	}
+	inv.window.AddMalformed(1)
+}
+
+// openWindow starts this invocation's tumbling window for table (the
+// event's table when table is ""), carrying the malformed records counted
+// before it existed.
+func (inv *invocation) openWindow(table string) error {
+	if table == "" {
+		table, _ = keyschema.TableFromARN(inv.event.EventSourceARN)
+	}
+	if table == "" {
+		return errors.New("hotkeys: the batch names no table")
+	}
+	w, err := detector.NewWindow(inv.h.cfg.Sketch, table, inv.event.WindowStart, inv.event.WindowEnd)
+	if err != nil {
+		return err
+	}
+	inv.window = w
+	inv.window.AddMalformed(inv.malformed)
+	inv.malformed = 0
+	return nil
 }
 
 func (inv *invocation) finishTumbling(ctx context.Context) ([]byte, error) {
@@ -248,6 +267,12 @@ func (inv *invocation) publish(ctx context.Context, reps []detector.Report) {
 	}
 	if res.FellBackToEMF {
 		inv.h.log.Warn("PutMetricData failed; metrics written as EMF instead", "error", fmt.Sprint(res.APIError))
+	}
+	if res.OutsideTimeRange > 0 {
+		// CloudWatch takes datapoints from two weeks back to two hours
+		// ahead; say so rather than lose a replayed window's metrics quietly.
+		inv.h.log.Warn("window outside CloudWatch's time range (two weeks back to two hours ahead); its metrics were not sent to PutMetricData",
+			"values", res.OutsideTimeRange)
 	}
 }
 

@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -122,7 +124,7 @@ func configFromEnv(getenv func(string) string) (detector.Config, alert.Config, s
 	}
 	cfg.RedactionSalt = getenv("HOTKEYS_KEY_REDACTION_SALT")
 	if err := cfg.Validate(); err != nil {
-		return cfg, acfg, "", fmt.Errorf("HOTKEYS_ configuration: %w", err)
+		return cfg, acfg, "", fmt.Errorf("%s: %w", varsNamedIn(err), err)
 	}
 	if v := getenv("HOTKEYS_NAMESPACE"); v != "" {
 		acfg.Namespace = v
@@ -141,6 +143,33 @@ func configFromEnv(getenv func(string) string) (detector.Config, alert.Config, s
 		return cfg, acfg, "", fmt.Errorf("HOTKEYS_NAMESPACE or HOTKEYS_METRICS: %w", err)
 	}
 	return cfg, acfg, getenv("HOTKEYS_PARTITION_KEY"), nil
+}
+
+// settingVars maps the detector's names for its settings, as its
+// validation errors spell them (the CLI's flag names), to the variables
+// that set them here, so that an error names what the user can change.
+var settingVars = map[string]string{
+	"window":                  "HOTKEYS_WINDOW",
+	"lateness":                "HOTKEYS_WINDOW",
+	"share-threshold":         "HOTKEYS_SHARE_THRESHOLD",
+	"min-wcu-per-second":      "HOTKEYS_MIN_WCU_PER_SECOND",
+	"critical-wcu-per-second": "HOTKEYS_CRITICAL_WCU_PER_SECOND",
+	"partition-limit":         "HOTKEYS_PARTITION_LIMIT",
+	"top":                     "HOTKEYS_TOP",
+}
+
+// varsNamedIn lists the variables whose settings a validation error names.
+func varsNamedIn(err error) string {
+	var names []string
+	for _, word := range strings.Fields(err.Error()) {
+		if v, ok := settingVars[word]; ok && !slices.Contains(names, v) {
+			names = append(names, v)
+		}
+	}
+	if len(names) == 0 {
+		return "HOTKEYS_ configuration"
+	}
+	return strings.Join(names, ", ")
 }
 
 // parseSeconds reads "60s", "5m" or a plain number of seconds.

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hotkeys-dev/hotkeys/alert"
+	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/sketch"
+)
+
+func env(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+func TestConfigFromEnvDefaults(t *testing.T) {
+	cfg, acfg, pk, err := configFromEnv(env())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := detector.DefaultConfig(); cfg.Window != want.Window || cfg.ShareThreshold != want.ShareThreshold ||
+		cfg.MinWCUPerSecond != want.MinWCUPerSecond || cfg.CriticalWCUPerSecond != want.CriticalWCUPerSecond ||
+		cfg.PartitionLimit != want.PartitionLimit || cfg.Top != want.Top || cfg.Redaction != detector.RedactNone {
+		t.Errorf("defaults: %+v", cfg)
+	}
+	if acfg.Namespace != "HotKeyDetector" || acfg.Mode != alert.ModeAPI || acfg.Top != 10 || pk != "" {
+		t.Errorf("defaults: %+v, partition key %q", acfg, pk)
+	}
+}
+
+func TestConfigFromEnvSettings(t *testing.T) {
+	cfg, acfg, pk, err := configFromEnv(env(
+		"HOTKEYS_WINDOW", "5m",
+		"HOTKEYS_SHARE_THRESHOLD", "0.25",
+		"HOTKEYS_MIN_WCU_PER_SECOND", "50",
+		"HOTKEYS_CRITICAL_WCU_PER_SECOND", "900",
+		"HOTKEYS_PARTITION_LIMIT", "1000",
+		"HOTKEYS_PARTITION_KEY", "PK",
+		"HOTKEYS_TOP", "3",
+		"HOTKEYS_NAMESPACE", "Team/HotKeys",
+		"HOTKEYS_METRICS", "both",
+		"HOTKEYS_KEY_REDACTION", "hash",
+		"HOTKEYS_KEY_REDACTION_SALT", "s3cret",
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case cfg.Window != 5*time.Minute || cfg.ShareThreshold != 0.25 || cfg.MinWCUPerSecond != 50 ||
+		cfg.CriticalWCUPerSecond != 900 || cfg.Top != 3 || cfg.Redaction != detector.RedactHash || cfg.RedactionSalt != "s3cret":
+		t.Errorf("detector config %+v", cfg)
+	case acfg.Namespace != "Team/HotKeys" || acfg.Mode != alert.ModeBoth || acfg.Top != 3 || pk != "PK":
+		t.Errorf("alert config %+v, partition key %q", acfg, pk)
+	}
+	// A window given in plain seconds, as the SAM parameter is.
+	if cfg, _, _, err := configFromEnv(env("HOTKEYS_WINDOW", "120")); err != nil || cfg.Window != 2*time.Minute {
+		t.Errorf("HOTKEYS_WINDOW=120: %v, %v", cfg.Window, err)
+	}
+}
+
+// TestConfigFromEnvErrors: every bad value is refused with an error that
+// names the variable to fix.
+func TestConfigFromEnvErrors(t *testing.T) {
+	for _, tc := range []struct {
+		kv   []string
+		name string // the variable the error must name
+	}{
+		{[]string{"HOTKEYS_WINDOW", "soon"}, "HOTKEYS_WINDOW"},
+		{[]string{"HOTKEYS_WINDOW", "0"}, "HOTKEYS_WINDOW"},
+		{[]string{"HOTKEYS_WINDOW", "16m"}, "HOTKEYS_WINDOW"},
+		{[]string{"HOTKEYS_WINDOW", "1500ms"}, "HOTKEYS_WINDOW"},
+		{[]string{"HOTKEYS_SHARE_THRESHOLD", "abc"}, "HOTKEYS_SHARE_THRESHOLD"},
+		{[]string{"HOTKEYS_SHARE_THRESHOLD", "0"}, "HOTKEYS_SHARE_THRESHOLD"},
+		{[]string{"HOTKEYS_SHARE_THRESHOLD", "10"}, "HOTKEYS_SHARE_THRESHOLD"},
+		{[]string{"HOTKEYS_SHARE_THRESHOLD", "NaN"}, "HOTKEYS_SHARE_THRESHOLD"},
+		{[]string{"HOTKEYS_MIN_WCU_PER_SECOND", "-1"}, "HOTKEYS_MIN_WCU_PER_SECOND"},
+		{[]string{"HOTKEYS_MIN_WCU_PER_SECOND", "lots"}, "HOTKEYS_MIN_WCU_PER_SECOND"},
+		{[]string{"HOTKEYS_CRITICAL_WCU_PER_SECOND", "Inf"}, "HOTKEYS_CRITICAL_WCU_PER_SECOND"},
+		{[]string{"HOTKEYS_CRITICAL_WCU_PER_SECOND", "50"}, "HOTKEYS_CRITICAL_WCU_PER_SECOND"}, // below the minimum rate
+		{[]string{"HOTKEYS_MIN_WCU_PER_SECOND", "900"}, "HOTKEYS_MIN_WCU_PER_SECOND"},          // above the critical rate
+		{[]string{"HOTKEYS_PARTITION_LIMIT", "0"}, "HOTKEYS_PARTITION_LIMIT"},
+		{[]string{"HOTKEYS_TOP", "ten"}, "HOTKEYS_TOP"},
+		{[]string{"HOTKEYS_TOP", "-1"}, "HOTKEYS_TOP"},
+		{[]string{"HOTKEYS_TOP", "500"}, "HOTKEYS_TOP"},
+		{[]string{"HOTKEYS_METRICS", "cloudwatch"}, "HOTKEYS_METRICS"},
+		{[]string{"HOTKEYS_KEY_REDACTION", "sha1"}, "HOTKEYS_KEY_REDACTION"},
+		{[]string{"HOTKEYS_NAMESPACE", "AWS/DynamoDB"}, "HOTKEYS_NAMESPACE"},
+		{[]string{"HOTKEYS_NAMESPACE", strings.Repeat("n", 256)}, "HOTKEYS_NAMESPACE"},
+	} {
+		_, _, _, err := configFromEnv(env(tc.kv...))
+		if err == nil {
+			t.Errorf("%s=%q: accepted", tc.kv[0], tc.kv[1])
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.name) {
+			t.Errorf("%s=%q: error %q does not name %s", tc.kv[0], tc.kv[1], err, tc.name)
+		}
+	}
+}
+
+func TestSeqAfter(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"2", "1", true},
+		{"1", "2", false},
+		{"5", "5", false},
+		{"10", "9", true},  // longer is larger
+		{"9", "10", false}, //
+		{"400000001000000299735", "400000001000000299734", true},
+		{"400000001000000299734", "400000001000000299735", false},
+		{"1000000000000000000000000000000000000001", "999999999999999999999999999999999999999", true}, // 40 digits: beyond uint64
+		{"999999999999999999999999999999999999999", "1000000000000000000000000000000000000001", false},
+	} {
+		if got := seqAfter([]byte(tc.a), []byte(tc.b)); got != tc.want {
+			t.Errorf("seqAfter(%s, %s) = %t", tc.a, tc.b, got)
+		}
+	}
+}
+
+// TestRecentIDs: an id is seen once; the ring forgets the oldest when full,
+// and only the oldest.
+func TestRecentIDs(t *testing.T) {
+	const n = 4
+	r := newRecentIDs(n)
+	for i := range uint64(n) {
+		if r.seen(sketch.Hash([]byte{byte(i)})) {
+			t.Fatalf("id %d seen before it was added", i)
+		}
+	}
+	for i := range uint64(n) {
+		if !r.seen(sketch.Hash([]byte{byte(i)})) {
+			t.Fatalf("id %d forgotten while the ring holds %d", i, n)
+		}
+	}
+	// A fifth id evicts the first; the other three are still known.
+	if r.seen(sketch.Hash([]byte{9})) {
+		t.Fatal("new id reported as seen")
+	}
+	if !r.seen(sketch.Hash([]byte{1})) || !r.seen(sketch.Hash([]byte{3})) || !r.seen(sketch.Hash([]byte{9})) {
+		t.Error("a recent id was forgotten")
+	}
+	if r.seen(sketch.Hash([]byte{0})) {
+		t.Error("the oldest id is still remembered after the ring wrapped")
+	}
+	if len(r.set) != n || len(r.ring) != n {
+		t.Errorf("ring holds %d ids, set %d; want %d", len(r.ring), len(r.set), n)
+	}
+}
+
+// TestVarsNamedIn: detector errors that name a setting by its flag are
+// traced back to the variables, both of them for a conflict.
+func TestVarsNamedIn(t *testing.T) {
+	cfg := detector.DefaultConfig()
+	cfg.MinWCUPerSecond, cfg.CriticalWCUPerSecond = 900, 800
+	got := varsNamedIn(cfg.Validate())
+	if !strings.Contains(got, "HOTKEYS_MIN_WCU_PER_SECOND") || !strings.Contains(got, "HOTKEYS_CRITICAL_WCU_PER_SECOND") {
+		t.Errorf("varsNamedIn(conflict) = %q", got)
+	}
+}
+
+// TestEnvVarsListed: envVars, which README and the template follow, lists
+// exactly the variables configFromEnv reads.
+func TestEnvVarsListed(t *testing.T) {
+	read := map[string]bool{}
+	if _, _, _, err := configFromEnv(func(k string) string { read[k] = true; return "" }); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range envVars {
+		if !read[v] {
+			t.Errorf("envVars lists %s, which is never read", v)
+		}
+		delete(read, v)
+	}
+	for v := range read {
+		t.Errorf("%s is read but not listed in envVars", v)
+	}
+}
