@@ -426,3 +426,32 @@ func TestConfigValidateNamesTheFlag(t *testing.T) {
 		t.Errorf("defaults invalid: %v", err)
 	}
 }
+
+func TestShardSuffix(t *testing.T) {
+	tests := []struct {
+		key    string
+		base   string
+		n      int
+		marked bool
+		ok     bool
+	}{
+		{"ORDERS#SHARD_3", "ORDERS", 3, true, true},
+		{"ORDERS#SHARD#12", "ORDERS", 12, true, true},
+		{"ORDERS_shard7", "ORDERS", 7, true, true},
+		{"ORDERS#3", "ORDERS", 3, false, true},
+		{"A_B#0", "A_B", 0, false, true},
+		{"EVENTS_9999", "EVENTS", 9999, false, true},
+		{"USER#12345", "", 0, false, false}, // five digits: an id, not a shard
+		{"#3", "", 0, false, false},
+		{"SHARD_3", "SHARD", 3, false, true},
+		{"ORDERS3", "", 0, false, false},
+		{"DATE#2026-11-22", "", 0, false, false},
+		{"ORDERS#SHARD_", "", 0, false, false},
+	}
+	for _, tt := range tests {
+		base, n, marked, ok := shardSuffix(tt.key)
+		if base != tt.base || n != tt.n || marked != tt.marked || ok != tt.ok {
+			t.Errorf("shardSuffix(%q) = %q, %d, %v, %v; want %q, %d, %v, %v", tt.key, base, n, marked, ok, tt.base, tt.n, tt.marked, tt.ok)
+		}
+	}
+}

@@ -23,8 +23,6 @@ var (
 	// STATUS#ACTIVE, TYPE#ORDER, status:pending, active, true: an enumerated
 	// value. A bare upper-case word (OPS_LOG) is a name, not a value.
 	lowCardinalityRE = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9_]*[#:|/](?:[A-Z][A-Z_]{1,23}|` + enumWords + `)|` + enumWords + `)$`)
-	// BASE#SHARD_3, BASE#SHARD#3, BASE#SHARD3, BASE#3, BASE_3.
-	shardSuffixRE = regexp.MustCompile(`^(.+?)([#_](?i:shard)[#_]?|#|_)(\d{1,4})$`)
 )
 
 // recommendedShards is the write-shard count that keeps each shard's peak at
@@ -58,19 +56,35 @@ func classify(s keyShape) Pattern {
 	return PatternSingleKey
 }
 
-// shardSuffix splits BASE#SHARD_N into its base and shard number. marked is
-// true when the key says SHARD, so one key alone is enough to call it a shard.
+// shardSuffix splits BASE#SHARD_3, BASE#SHARD#3, BASE_SHARD3, BASE#3 or
+// BASE_3 into its base and shard number (1 to 4 digits). marked is true when
+// the key says SHARD, so one key alone is enough to call it a shard. It is
+// written out rather than a regular expression because it runs on every
+// candidate key of every window.
 func shardSuffix(key string) (base string, n int, marked bool, ok bool) {
-	m := shardSuffixRE.FindStringSubmatch(key)
-	if m == nil {
+	j := len(key)
+	for j > 0 && isDigit(key[j-1]) {
+		j--
+	}
+	if d := len(key) - j; d == 0 || d > 4 || j < 2 {
 		return "", 0, false, false
 	}
-	n, err := strconv.Atoi(m[3])
-	if err != nil {
-		return "", 0, false, false
+	n, _ = strconv.Atoi(key[j:])
+	k := j
+	if isShardSep(key[k-1]) {
+		k--
 	}
-	return m[1], n, strings.Contains(strings.ToLower(m[2]), "shard"), true
+	if k >= 7 && strings.EqualFold(key[k-5:k], "shard") && isShardSep(key[k-6]) {
+		return key[:k-6], n, true, true
+	}
+	if isShardSep(key[j-1]) {
+		return key[:j-1], n, false, true
+	}
+	return "", 0, false, false
 }
+
+func isDigit(c byte) bool    { return '0' <= c && c <= '9' }
+func isShardSep(c byte) bool { return c == '#' || c == '_' }
 
 // shardFacts is what the diagnosis of a logical sharded key adds.
 type shardFacts struct {

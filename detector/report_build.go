@@ -48,15 +48,26 @@ func (w *Window) Report(cfg Config) Report {
 	}
 	logical := j.shardedKeys(entries, keys)
 
-	for _, k := range keys {
-		if k.Severity != None {
-			rep.HotKeys = append(rep.HotKeys, k)
+	// Explain only what is shown, flagged keys and the Top heaviest: the
+	// shape tests are the costliest step of a report.
+	order := make([]int, len(keys))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return byWCU(keys[a], keys[b]) })
+	for rank, i := range order {
+		if keys[i].Pattern == "" && (keys[i].Severity != None || rank < cfg.Top) {
+			j.explain(&keys[i], entries[i])
+		}
+		if rank < cfg.Top {
+			rep.TopKeys = append(rep.TopKeys, keys[i])
+		}
+		if keys[i].Severity != None {
+			rep.HotKeys = append(rep.HotKeys, keys[i])
 		}
 	}
 	rep.HotKeys = append(rep.HotKeys, logical...)
-	sortByWCU(rep.HotKeys)
-	sortByWCU(keys)
-	rep.TopKeys = append(rep.TopKeys, keys[:min(cfg.Top, len(keys))]...)
+	slices.SortStableFunc(rep.HotKeys, byWCU)
 
 	for _, s := range w.shards {
 		rep.Shards = append(rep.Shards, ShardReport{Shard: s.id, Records: s.records, WCU: s.wcu, PeakWCUPerSecond: float64(s.peak)})
@@ -67,10 +78,9 @@ func (w *Window) Report(cfg Config) Report {
 	return rep
 }
 
-func sortByWCU(ks []KeyReport) {
-	slices.SortStableFunc(ks, func(a, b KeyReport) int {
-		return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Key, b.Key))
-	})
+// byWCU orders keys by WCU, heaviest first, then by key.
+func byWCU(a, b KeyReport) int {
+	return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Key, b.Key))
 }
 
 // judge holds what every key is judged against.
@@ -113,16 +123,20 @@ func (j judge) physical(e sketch.Entry) KeyReport {
 	}
 	k.Severity = j.severity(k.Share, k.PeakWCUPerSecond)
 	k.RecommendedShards = recommendedShards(k.PeakWCUPerSecond, j.cfg.PartitionLimit)
+	return k
+}
+
+// explain gives a physical key its pattern and, when flagged, its diagnosis.
+func (j judge) explain(k *KeyReport, e sketch.Entry) {
 	k.Pattern = classify(keyShape{
-		text:      string(value),
-		isString:  typ == record.String,
+		text:      string(e.Key[1:]),
+		isString:  record.KeyType(e.Key[0]) == record.String,
 		sortKeyed: e.Item != 0,
 		manyItems: e.ManyItems,
 	})
 	if k.Severity != None {
-		k.Diagnosis = diagnose(k.Pattern, &k, j.cfg.PartitionLimit, shardFacts{})
+		k.Diagnosis = diagnose(k.Pattern, k, j.cfg.PartitionLimit, shardFacts{})
 	}
-	return k
 }
 
 // display renders a key for people and JSON: S as is, N as its canonical

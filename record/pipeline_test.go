@@ -1,0 +1,75 @@
+package record_test
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/record"
+)
+
+// pipeline runs the whole path from raw bytes to findings, as the Lambda
+// and replay do: decode, size, window, sketch, judge.
+func pipeline(tb testing.TB, payload []byte) []detector.Report {
+	d, err := detector.New(detector.DefaultConfig())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dec, err := record.NewDecoder(record.Config{PartitionKey: "pk"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	err = dec.Decode(payload, record.Visitor{Record: func(r *record.Record) {
+		if r.Time.IsZero() {
+			r.Time = time.Unix(1795341600, 0)
+		}
+		if err := d.Add(r); err != nil {
+			tb.Fatal(err)
+		}
+	}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d.FlushAll()
+}
+
+// BenchmarkPipeline is the measure: the 10,000-record batch from raw
+// bytes to findings. Compare with BenchmarkBaselineEventsDynamoDBEvent,
+// which only decodes and counts.
+func BenchmarkPipeline(b *testing.B) {
+	payload := record.BenchBatch()
+	b.SetBytes(int64(len(payload)))
+	b.ReportAllocs()
+	defer record.ReportCPU(b, len(payload))()
+	for b.Loop() {
+		if reps := pipeline(b, payload); len(reps) == 0 || reps[0].Records == 0 {
+			b.Fatal("no findings")
+		}
+	}
+}
+
+// TestPipelinePeakHeap bounds the heap one batch needs: the payload plus
+// everything allocated while analysing it must stay under 3× the payload,
+// cold (first batch of a process, nothing reused). Allocation is an upper
+// bound on what can be live at once, so this bounds the peak heap.
+func TestPipelinePeakHeap(t *testing.T) {
+	payload := record.BenchBatch()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	reps := pipeline(t, payload)
+	runtime.ReadMemStats(&after)
+	allocated := after.TotalAlloc - before.TotalAlloc
+	if peak := uint64(len(payload)) + allocated; peak > 3*uint64(len(payload)) {
+		t.Errorf("payload %d B + %d B allocated = %.2f× the payload, want ≤ 3×", len(payload), allocated, float64(peak)/float64(len(payload)))
+	}
+	t.Logf("payload %d B, allocated while analysing %d B (%.2f× the payload)", len(payload), allocated, float64(allocated)/float64(len(payload)))
+	var n uint64
+	for _, r := range reps {
+		n += r.Records
+	}
+	if n != 10000 {
+		t.Fatalf("reports %+v", reps)
+	}
+}
