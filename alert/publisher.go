@@ -112,6 +112,18 @@ func (p *Publisher) Publish(ctx context.Context, reports []detector.Report) (Res
 				res.MetricsEMF += p.writeEMF(w, unsent)
 			}
 		}
+		if p.cfg.Mode == ModeAPI {
+			// Values CloudWatch's API would refuse for their age still go
+			// out as EMF: the log keeps them, even if CloudWatch skips the
+			// metrics, so nothing counted is silently dropped.
+			var outside []group
+			for _, g := range c.groups {
+				if g.outside {
+					outside = append(outside, g)
+				}
+			}
+			res.MetricsEMF += p.writeEMF(w, outside)
+		}
 	}
 	res.WriteError = w.err
 	return res, c.err

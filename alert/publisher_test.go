@@ -395,8 +395,13 @@ func TestPublishLeavesOutWhatCloudWatchRejects(t *testing.T) {
 	if res.NonFinite != 2 || res.OutsideTimeRange != staleN || res.FellBackToEMF {
 		t.Errorf("result %+v; want 2 non-finite and %d outside the time range", res, staleN)
 	}
-	// The findings are logged all the same, with valid JSON for the NaN.
-	_, logs := splitOutput(t, out.Bytes())
+	// The findings are logged all the same, with valid JSON for the NaN,
+	// and the values the API would refuse for their age go out as EMF.
+	emf, logs := splitOutput(t, out.Bytes())
+	if res.MetricsEMF != staleN {
+		t.Errorf("%d values written as EMF, want the %d outside the time range", res.MetricsEMF, staleN)
+	}
+	sameObs(t, "EMF", emfObs(emf), append(expectedObs(stale, stale.HotKeys), expectedObs(future, future.HotKeys)...))
 	if len(logs) != 9 {
 		t.Errorf("%d log lines, want 9", len(logs))
 	}
