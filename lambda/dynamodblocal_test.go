@@ -9,12 +9,9 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/hotkeys-dev/hotkeys/alert"
@@ -37,44 +34,14 @@ func TestLambdaPathOnDynamoDBLocal(t *testing.T) {
 		Prefix: "lambda", HashKey: "PK", HashKeyType: types.ScalarAttributeTypeS,
 		RangeKey: "SK", RangeKeyType: types.ScalarAttributeTypeS,
 	})
-	var mu sync.Mutex
-	charged := map[string]uint64{}
-	var total uint64
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	put := func(pk, sk string, size int) {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			out, err := ddb.PutItem(context.Background(), &dynamodb.PutItemInput{
-				TableName: aws.String(table),
-				Item: map[string]types.AttributeValue{
-					"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk},
-					"body": &types.AttributeValueMemberS{Value: strings.Repeat("y", size)},
-				},
-				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-			})
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			wcu := uint64(aws.ToFloat64(out.ConsumedCapacity.CapacityUnits))
-			charged[pk] += wcu
-			total += wcu
-		})
-	}
+	var items []map[string]types.AttributeValue
 	for i := range 150 {
-		put("OPS_LOG", fmt.Sprintf("LINE#%d", i), 1500)
+		items = append(items, dynamodblocal.Item("OPS_LOG", fmt.Sprintf("LINE#%d", i), 1500))
 	}
 	for i := range 60 {
-		put(fmt.Sprintf("USER#%d", i), "PROFILE", 100)
+		items = append(items, dynamodblocal.Item(fmt.Sprintf("USER#%d", i), "PROFILE", 100))
 	}
-	wg.Wait()
-	if t.Failed() {
-		t.FailNow()
-	}
+	charged, total := dynamodblocal.PutCharged(t, ddb, table, "PK", items)
 
 	// Read the stream back: Lambda-shaped pages, as the event source mapping
 	// would deliver them.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,39 +28,20 @@ func TestWatchFindsTheHotKey(t *testing.T) {
 		RangeKey: "SK", RangeKeyType: types.ScalarAttributeTypeS,
 	})
 	ctx := context.Background()
-	charged := map[string]uint64{} // the oracle: consumed capacity per partition key
-	var total uint64
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8) // DynamoDB Local answers faster in parallel
-	put := func(pk, sk string, size int) {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			putOne(t, ddb, table, pk, sk, size, func(wcu uint64) {
-				mu.Lock()
-				defer mu.Unlock()
-				charged[pk] += wcu
-				total += wcu
-			})
-		})
-	}
+	var items []map[string]types.AttributeValue
 	for i := range 300 {
-		put("OPS_LOG", fmt.Sprintf("LINE#%04d", i), 1500) // 2 WCU each
-		put(fmt.Sprintf("USER#%04d", i), "PROFILE", 200)
+		items = append(items, dynamodblocal.Item("OPS_LOG", fmt.Sprintf("LINE#%04d", i), 1500)) // 2 WCU each
+		items = append(items, dynamodblocal.Item(fmt.Sprintf("USER#%04d", i), "PROFILE", 200))
 	}
 	for i := range 200 {
-		put("ORDERS#SHARD_0", fmt.Sprintf("ORDER#%d", i), 100)
+		items = append(items, dynamodblocal.Item("ORDERS#SHARD_0", fmt.Sprintf("ORDER#%d", i), 100))
 	}
 	for s := 1; s < 4; s++ {
 		for i := range 20 {
-			put(fmt.Sprintf("ORDERS#SHARD_%d", s), fmt.Sprintf("ORDER#%d", i), 100)
+			items = append(items, dynamodblocal.Item(fmt.Sprintf("ORDERS#SHARD_%d", s), fmt.Sprintf("ORDER#%d", i), 100))
 		}
 	}
-	wg.Wait()
-	if t.Failed() {
-		t.FailNow()
-	}
+	charged, total := dynamodblocal.PutCharged(t, ddb, table, "PK", items)
 
 	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", ep)
 	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB_STREAMS", ep)
@@ -150,22 +130,4 @@ func TestWatchStopsOnCancel(t *testing.T) {
 	if !strings.Contains(out.String(), "records 5 ") || !strings.Contains(errb.String(), "stopped") {
 		t.Errorf("the window in progress was not reported on cancel:\n%s\n%s", out.String(), errb.String())
 	}
-}
-
-// putOne writes one item and hands on the WCU DynamoDB Local charged for it.
-func putOne(t *testing.T, ddb *dynamodb.Client, table, pk, sk string, size int, charged func(uint64)) {
-	out, err := ddb.PutItem(context.Background(), &dynamodb.PutItemInput{
-		TableName: aws.String(table),
-		Item: map[string]types.AttributeValue{
-			"PK":   &types.AttributeValueMemberS{Value: pk},
-			"SK":   &types.AttributeValueMemberS{Value: sk},
-			"body": &types.AttributeValueMemberS{Value: strings.Repeat("x", size)},
-		},
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-	})
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	charged(uint64(aws.ToFloat64(out.ConsumedCapacity.CapacityUnits)))
 }
