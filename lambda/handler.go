@@ -271,7 +271,7 @@ func (inv *invocation) publish(ctx context.Context, reps []detector.Report) {
 	if res.OutsideTimeRange > 0 {
 		// CloudWatch takes datapoints from two weeks back to two hours
 		// ahead; say so rather than lose a replayed window's metrics quietly.
-		inv.h.log.Warn("window outside CloudWatch's time range (two weeks back to two hours ahead); its metrics were not sent to PutMetricData",
+		inv.h.log.Warn("window outside CloudWatch's time range (two weeks back to two hours ahead); its metrics went out as EMF only",
 			"values", res.OutsideTimeRange)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
@@ -106,7 +105,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "hotkeys watch: reading %s (partition key %q) from %s; Ctrl-C to stop\n", aws.ToString(&wf.streamARN), o.partitionKey, wf.from)
+	fmt.Fprintf(stderr, "hotkeys watch: reading %s (partition key %q) from %s; Ctrl-C to stop\n", wf.streamARN, o.partitionKey, wf.from)
 	return watchLoop(ctx, reader, p, stderr)
 }
 
