@@ -54,7 +54,7 @@ build: build-HotKeysFunction
 
 ## bench: the benchmarks whose figures README quotes.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./sketch ./record ./detector
+	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./sketch ./record ./alert
 
 demo:
 	$(GO) run ./cmd/hotkeys demo

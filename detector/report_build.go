@@ -285,6 +285,7 @@ func (j judge) logical(g *shardGroup, shards int, entries []sketch.Entry, keys [
 		if keys[i].Severity != None {
 			keys[i].Pattern = k.Pattern
 			keys[i].RecommendedShards = k.RecommendedShards
+			// k.Key is the display form, hashed under redaction.
 			keys[i].Diagnosis = fmt.Sprintf("One of the %d write shards of %s (%s): this shard alone takes %.0f%% of the window's WCU, peaking at %.0f WCU/s. See %s for the fix.",
 				shards, k.Key, strings.ReplaceAll(string(k.Pattern), "_", " "), keys[i].Share*100, keys[i].PeakWCUPerSecond, k.Key)
 		}

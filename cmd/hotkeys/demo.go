@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/hotkeys-dev/hotkeys/detector"
 )
 
 const demoAbout = `Runs simulated traffic through the same pipeline as replay and the Lambda:
@@ -50,7 +52,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	for i, ph := range demoPhases {
 		if o.format == "table" {
-			fmt.Fprintf(stderr, "hotkeys demo: minute %d: %s\n", i+1, ph.name)
+			name := ph.name
+			if o.cfg.Redaction != detector.RedactNone {
+				name = "(names the keys: hidden by --key-redaction)"
+			}
+			fmt.Fprintf(stderr, "hotkeys demo: minute %d: %s\n", i+1, name)
 		}
 		for s := int64(0); s < phaseLen; s++ {
 			if ctx.Err() != nil {

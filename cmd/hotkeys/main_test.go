@@ -219,7 +219,7 @@ func TestDemoRedactsEveryKey(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
 		for _, leak := range []string{"OPS_LOG", "STATUS#", "DATE#", "COUNTER#", "ORDERS#", "EVENTS#", "USER#", "SESSION#"} {
-			if strings.Contains(out, leak) {
+			if strings.Contains(out+errs, leak) {
 				t.Errorf("--format %s with redaction prints %q", format, leak)
 			}
 		}

@@ -125,7 +125,7 @@ func watchLoop(ctx context.Context, reader streamReader, p *pipeline, stderr io.
 	}
 	batches := make(chan batch)
 	readErr := make(chan error, 1)
-	var lost atomic.Int64 // Lost may be called from the reader's shard goroutines
+	var lost atomic.Int64 // read after the reader goroutine ends
 	go func() {
 		readErr <- reader.Run(ctx, streams.Handler{
 			Batch: func(shard string, payload []byte) error {
