@@ -67,11 +67,12 @@ func (d *Detector) Add(r *record.Record) error {
 	w := d.last
 	if w == nil || t < w.start || t >= w.end || d.lastTable != r.Table {
 		start := d.WindowStart(r.Time).Unix()
-		if start+int64(d.cfg.Window/time.Second)+int64(d.cfg.Lateness/time.Second) <= d.watermark {
+		w = d.open[windowKey{r.Table, start}]
+		if w == nil && start+int64(d.cfg.Window/time.Second)+int64(d.cfg.Lateness/time.Second) <= d.watermark {
+			// Its window has closed (or would have, had Flush been called).
 			d.late[r.Table]++
 			return nil
 		}
-		w = d.open[windowKey{r.Table, start}]
 		if w == nil {
 			var err error
 			w, err = NewWindow(d.cfg.Sketch, r.Table, time.Unix(start, 0), time.Unix(start, 0).Add(d.cfg.Window))
