@@ -167,23 +167,9 @@ func appendAttributeValue(dst []byte, av types.AttributeValue) []byte {
 		dst = append(dst, `{"NULL":`...)
 		dst = strconv.AppendBool(dst, v.Value)
 	case *types.AttributeValueMemberSS:
-		dst = append(dst, `{"SS":[`...)
-		for i, s := range v.Value {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendString(dst, s)
-		}
-		dst = append(dst, ']')
+		dst = appendStrings(append(dst, `{"SS":`...), v.Value)
 	case *types.AttributeValueMemberNS:
-		dst = append(dst, `{"NS":[`...)
-		for i, s := range v.Value {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendString(dst, s)
-		}
-		dst = append(dst, ']')
+		dst = appendStrings(append(dst, `{"NS":`...), v.Value)
 	case *types.AttributeValueMemberBS:
 		dst = append(dst, `{"BS":[`...)
 		for i, b := range v.Value {
@@ -221,6 +207,18 @@ func appendAttributeValue(dst []byte, av types.AttributeValue) []byte {
 		return append(dst, "null"...)
 	}
 	return append(dst, '}')
+}
+
+// appendStrings appends a JSON array of strings: an SS or NS value.
+func appendStrings(dst []byte, values []string) []byte {
+	dst = append(dst, '[')
+	for i, s := range values {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, s)
+	}
+	return append(dst, ']')
 }
 
 func appendBase64(dst []byte, b []byte) []byte {
