@@ -239,11 +239,12 @@ func (d *Decoder) members(i, kind int) int {
 	if d.peek(i) == '}' {
 		return i + 1
 	}
+	guess := opens[kind]
 	for {
 		if d.peek(i) != '"' {
 			return d.unexpected(i, "a string key")
 		}
-		id, j := matchField(b, i, kind)
+		id, j := matchField(b, i, kind, guess)
 		if id != fUnknown {
 			i = skipWS(b, j)
 		} else {
@@ -259,6 +260,7 @@ func (d *Decoder) members(i, kind int) int {
 		if i = d.member(kind, id, i); i < 0 {
 			return i
 		}
+		guess = follows[id]
 		i = skipWS(b, i)
 		switch d.peek(i) {
 		case ',':

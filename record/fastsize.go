@@ -160,6 +160,9 @@ func byteAt(b []byte, i int) byte {
 
 // fastNumber sizes the plain N string at q, or returns -1.
 func fastNumber(b []byte, q int) (int, int) {
+	if end, size := plainDecimal(b, q); end >= 0 {
+		return end, size
+	}
 	if byteAt(b, q) != '"' {
 		return -1, 0
 	}
@@ -175,6 +178,50 @@ func fastNumber(b []byte, q int) (int, int) {
 		return -1, 0
 	}
 	return j + 1, num.size()
+}
+
+// plainDecimal sizes, in one pass, the N string at q when it is what most
+// numbers are: an optional '-', digits and at most one '.', within
+// DynamoDB's limits. For anything else (an exponent, a '+', an error) it
+// returns -1, and parseNumberInto decides. It applies number.size's rule.
+func plainDecimal(b []byte, q int) (int, int) {
+	j := q + 1
+	neg := byteAt(b, j) == '-'
+	if neg {
+		j++
+	}
+	k, first, last, point := 0, -1, 0, -1 // k counts digits; point is the digits before '.'
+	for ; j < len(b); j++ {
+		c := b[j]
+		if c-'0' <= 9 {
+			if c != '0' {
+				if first < 0 {
+					first = k
+				}
+				last = k
+			}
+			k++
+			continue
+		}
+		if c != '.' || point >= 0 {
+			break
+		}
+		point = k
+	}
+	if k == 0 || byteAt(b, j) != '"' || byteAt(b, q) != '"' {
+		return -1, 0
+	}
+	if first < 0 {
+		return j + 1, 1 // zero
+	}
+	if point < 0 {
+		point = k
+	}
+	n := number{neg: neg, first: first, last: last, point: point - first}
+	if n.digits() > maxNumberDigits || n.point-1 < minNumberExp || n.point-1 > maxNumberExp {
+		return -1, 0
+	}
+	return j + 1, n.size()
 }
 
 // fastBinary sizes the plain B string at q, or returns -1.

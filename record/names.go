@@ -98,48 +98,68 @@ func fieldID(kind int, key []byte) int {
 	return fUnknown
 }
 
-// literal is a compact member key, `"name":`, as little-endian words:
-// word k holds bytes 8k to 8k+7, and the last word the last 8 bytes.
+// literal is a compact member key, `"name":`, of at most 32 bytes, as four
+// little-endian words and masks, so that one comparison of four words,
+// without a branch per word, tells whether b holds it.
 type literal struct {
-	n     int
+	s     string
 	words [4]uint64
+	masks [4]uint64
 }
 
-// at reports whether b holds l at i, given that its first word matches.
-// Literals shorter than 8 bytes need 8 bytes of b anyway.
+// at reports whether b holds l at i.
 func (l *literal) at(b []byte, i int) bool {
-	if len(b)-i < max(l.n, 8) {
-		return false
+	if len(b)-i < 32 {
+		return len(b)-i >= len(l.s) && string(b[i:i+len(l.s)]) == l.s
 	}
-	if l.n < 8 {
-		return binary.LittleEndian.Uint64(b[i:])&(1<<(8*l.n)-1) == l.words[0]
-	}
-	last := (l.n - 1) / 8
-	for k := 1; k < last; k++ { // word 0 is matchField's switch
-		if binary.LittleEndian.Uint64(b[i+8*k:]) != l.words[k] {
-			return false
-		}
-	}
-	return binary.LittleEndian.Uint64(b[i+l.n-8:]) == l.words[last]
+	return l.is((*[32]byte)(b[i:]))
+}
+
+// is reports whether w starts with l. It is small enough to inline.
+func (l *literal) is(w *[32]byte) bool {
+	return (binary.LittleEndian.Uint64(w[:])^l.words[0])&l.masks[0]|
+		(binary.LittleEndian.Uint64(w[8:])^l.words[1])&l.masks[1]|
+		(binary.LittleEndian.Uint64(w[16:])^l.words[2])&l.masks[2]|
+		(binary.LittleEndian.Uint64(w[24:])^l.words[3])&l.masks[3] == 0
 }
 
 func newLiteral(s string) literal {
-	l := literal{n: len(s)}
-	if len(s) < 8 {
-		var p [8]byte
-		copy(p[:], s)
-		l.words[0] = binary.LittleEndian.Uint64(p[:])
-		return l
-	}
-	for k := 0; k*8 < len(s); k++ {
-		off := min(8*k, len(s)-8)
-		l.words[k] = binary.LittleEndian.Uint64([]byte(s[off : off+8]))
+	l := literal{s: s}
+	var p [32]byte
+	copy(p[:], s)
+	for k := range l.words {
+		l.words[k] = binary.LittleEndian.Uint64(p[8*k:])
+		for j := 8 * k; j < min(8*k+8, len(s)); j++ {
+			l.masks[k] |= 0xff << (8 * (j - 8*k))
+		}
 	}
 	return l
 }
 
 // lits holds `"name":` of the fields matchField knows, by field.
 var lits [fPrincipalID + 1]literal
+
+// follows[id] is the field Lambda writes after field id, and opens[kind]
+// the first field of an object of kind: the order aws-lambda-go and the
+// Lambda service use. matchField tries it first.
+var (
+	follows = [fPrincipalID + 1]int{
+		fEventID:                     fEventName,
+		fEventName:                   fEventVersion,
+		fEventVersion:                fEventSource,
+		fEventSource:                 fAWSRegion,
+		fAWSRegion:                   fDynamodb,
+		fDynamodb:                    fEventSourceARN,
+		fEventSourceARN:              fUserIdentity,
+		fApproximateCreationDateTime: fKeys,
+		fKeys:                        fNewImage,
+		fNewImage:                    fOldImage,
+		fOldImage:                    fSequenceNumber,
+		fSequenceNumber:              fSizeBytes,
+		fSizeBytes:                   fStreamViewType,
+	}
+	opens = [kindIdentity + 1]int{kindRecord: fEventID, kindDynamo: fApproximateCreationDateTime}
+)
 
 func init() {
 	for id, name := range map[int]string{
@@ -161,13 +181,24 @@ func init() {
 	} {
 		lits[id] = newLiteral(`"` + name + `":`)
 	}
+	// fUnknown as a guess must match nothing: it wants a 0 byte where
+	// matchField has a quote.
+	lits[fUnknown].masks[0] = 0xff
 }
 
 // matchField tries the compact `"name":` of the fields Lambda writes, at
-// the quote i. It returns the field and the position after the colon, or
-// fUnknown and i.
-func matchField(b []byte, i, kind int) (int, int) {
-	if len(b)-i < 16 {
+// the quote i: first guess, the field expected there (fUnknown for no
+// guess), then the fields of kind. It returns the field and the position
+// after the colon, or fUnknown and i.
+func matchField(b []byte, i, kind, guess int) (int, int) {
+	if len(b)-i >= 32 {
+		if l := &lits[guess]; l.is((*[32]byte)(b[i:])) { // lits[fUnknown] matches nothing
+			return guess, i + len(l.s)
+		}
+	} else if guess != fUnknown && lits[guess].at(b, i) {
+		return guess, i + len(lits[guess].s)
+	}
+	if len(b)-i < 8 {
 		return fUnknown, i
 	}
 	w := binary.LittleEndian.Uint64(b[i:]) // the quote and 7 bytes
@@ -208,7 +239,7 @@ func matchField(b []byte, i, kind int) (int, int) {
 		case lits[fApproximateCreationDateTime].words[0]:
 			id = fApproximateCreationDateTime
 		default:
-			if w&(1<<56-1) == lits[fKeys].words[0] { // `"Keys":` is 7 bytes
+			if w&lits[fKeys].masks[0] == lits[fKeys].words[0] { // `"Keys":` is 7 bytes
 				id = fKeys
 			}
 		}
@@ -216,7 +247,7 @@ func matchField(b []byte, i, kind int) (int, int) {
 	if id == fUnknown || !lits[id].at(b, i) {
 		return fUnknown, i
 	}
-	return id, i + lits[id].n
+	return id, i + len(lits[id].s)
 }
 
 // at reports whether b holds the string lit at i.

@@ -206,6 +206,18 @@ func checkNumber(t *testing.T, s string) {
 	if (err == nil) != (refErr == nil) || size != ref {
 		t.Fatalf("NumberSize(%q) = %d, %v; reference %d, %v", s, size, err, ref, refErr)
 	}
+	// The decoder's one-pass sizer answers for plain decimals only, and
+	// then as the reference does.
+	q := []byte(`"` + s + `"`)
+	if strings.ContainsAny(s, `"\`) {
+		q = nil // not the text of a JSON string
+	}
+	if end, n := plainDecimal(q, 0); end >= 0 && (end != len(q) || refErr != nil || n != ref) {
+		t.Fatalf("plainDecimal(%s) = %d, %d; reference %d, %v", q, end, n, ref, refErr)
+	}
+	if end, n := fastNumber(q, 0); q != nil && (end >= 0) != (refErr == nil) || (end >= 0 && n != ref) {
+		t.Fatalf("fastNumber(%s) = %d, %d; reference %d, %v", q, end, n, ref, refErr)
+	}
 	canon, err := CanonicalNumber(nil, []byte(s))
 	refCanon, refErr := refCanonical(s)
 	if (err == nil) != (refErr == nil) || string(canon) != refCanon {

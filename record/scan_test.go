@@ -64,22 +64,30 @@ func TestMatchField(t *testing.T) {
 			if want == fUnknown {
 				t.Fatalf("fieldID does not know %q", name)
 			}
-			in := []byte(`"` + name + `":"value that is long enough"`)
-			if id, next := matchField(in, 0, kind); id != want || next != len(name)+3 {
-				t.Errorf("matchField(%q) = %d, %d; want %d, %d", in, id, next, want, len(name)+3)
-			}
-			for _, near := range []string{`"` + name + `x":`, `"` + name + `" :`, `"` + name[:len(name)-1] + `":`, `"x` + name + `":`} {
-				in := []byte(near + `"value that is long enough"`)
-				if id, _ := matchField(in, 0, kind); id != fUnknown {
-					t.Errorf("matchField(%q) = %d, want fUnknown", in, id)
+			// Right guess, wrong guess, no guess; and at the payload's end.
+			for _, guess := range []int{want, follows[want], opens[kind], fUnknown} {
+				for _, tail := range []string{`"value that is long enough"`, `1}`} {
+					in := []byte(`"` + name + `":` + tail)
+					if id, next := matchField(in, 0, kind, guess); id != want || next != len(name)+3 {
+						t.Errorf("matchField(%q, guess %d) = %d, %d; want %d, %d", in, guess, id, next, want, len(name)+3)
+					}
+				}
+				for _, near := range []string{`"` + name + `x":`, `"` + name + `" :`, `"` + name[:len(name)-1] + `":`, `"x` + name + `":`} {
+					for _, tail := range []string{`"value that is long enough"`, `1}`} {
+						in := []byte(near + tail)
+						if id, _ := matchField(in, 0, kind, guess); id != fUnknown {
+							t.Errorf("matchField(%q, guess %d) = %d, want fUnknown", in, guess, id)
+						}
+					}
 				}
 			}
+			in := []byte(`"` + name + `":"value that is long enough"`)
 			// Names of one kind of object are not fields of another.
 			other := kindDynamo
 			if kind == kindDynamo {
 				other = kindRecord
 			}
-			if id, _ := matchField(in, 0, other); id != fUnknown {
+			if id, _ := matchField(in, 0, other, fUnknown); id != fUnknown {
 				t.Errorf("matchField(%q, other kind) = %d", in, id)
 			}
 		}
