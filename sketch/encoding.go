@@ -51,6 +51,7 @@ func (s *Summary) MarshalBinary() ([]byte, error) {
 // summaries by content, never by bytes.
 func (s *Summary) AppendBinary(b []byte) ([]byte, error) {
 	s.ready()
+	s.flushSeen() // the encoding holds distinct keys only as a HyperLogLog
 	start := len(b)
 	// Room for typical entries and cells; the HyperLogLog grows b itself.
 	b = slices.Grow(b, 64+len(s.hh.heap)*(inlineKey/2+24)+len(s.cm.cells)*3)
@@ -195,6 +196,7 @@ func (s *Summary) decode(data []byte) error {
 	if err := s.hll.UnmarshalBinary(r.b); err != nil {
 		return fmt.Errorf("sketch: %w: %w", err, ErrCorrupt)
 	}
+	s.exact = false
 	return nil
 }
 

@@ -276,8 +276,8 @@ func sameContent(a, b *Summary) error {
 		return fmt.Errorf("count-min cells differ")
 	case len(a.hh.heap) != len(b.hh.heap):
 		return fmt.Errorf("%d vs %d heavy hitters", len(a.hh.heap), len(b.hh.heap))
-	case a.hll.Estimate() != b.hll.Estimate():
-		return fmt.Errorf("distinct %d vs %d", a.hll.Estimate(), b.hll.Estimate())
+	case a.Distinct() != b.Distinct():
+		return fmt.Errorf("distinct %d vs %d", a.Distinct(), b.Distinct())
 	}
 	for i := range a.hh.heap {
 		na, nb := a.hh.heap[i], b.hh.heap[i]

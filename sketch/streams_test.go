@@ -269,10 +269,11 @@ func mergeParts(t *testing.T, u *universe, stream []rec, parts int, split string
 	return sums[0]
 }
 
-// TestDistinct: within 2 % at 10k, 100k and 1M distinct keys, with repeats,
-// after merging overlapping parts, and after a round trip.
+// TestDistinct: exact below exactKeys, within 2 % at 10k, 100k and 1M
+// distinct keys and on either side of exactKeys, with repeats, after
+// merging overlapping parts, and after a round trip.
 func TestDistinct(t *testing.T) {
-	for _, n := range []int{10_000, 100_000, 1_000_000} {
+	for _, n := range []int{1, 1000, exactKeys - 1, exactKeys, exactKeys + 1, 10_000, 100_000, 1_000_000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			t.Parallel()
 			r := rand.New(rand.NewPCG(uint64(n), 6))
@@ -294,8 +295,8 @@ func TestDistinct(t *testing.T) {
 					whole.Add(buf, 1, int64(i/1000), 0)
 				}
 			}
-			if d := whole.Distinct(); !within(d, n, 0.02) {
-				t.Errorf("Distinct = %d, want %d ± 2 %%", d, n)
+			if d := whole.Distinct(); !within(d, n, 0.02) || (n < exactKeys && d != uint64(n)) {
+				t.Errorf("Distinct = %d, want %d (exactly below %d keys, else ± 2 %%)", d, n, exactKeys)
 			}
 			for _, p := range parts[1:] {
 				if err := parts[0].Merge(p); err != nil {

@@ -11,14 +11,14 @@ import (
 // once dense, far less while sparse.
 const hllPrecision = 14
 
-// sparseInserts is how many keys from outside the heavy-hitter table the
-// HyperLogLog takes in its sparse form before it is made dense. Sparse, it
-// counts a small window nearly exactly in a few KB; but it buffers new
-// hashes and, every 164 of them, rewrites its whole sorted list, which
+// sparseInserts is how many keys from outside the heavy-hitter table a
+// sparse HyperLogLog (one decoded from a small summary) takes before it is
+// made dense. Sparse, it encodes a small window in a few KB; but it buffers
+// new hashes and, every 164 of them, rewrites its whole sorted list, which
 // allocates and, with a few thousand keys coming back again and again,
 // costs hundreds of ns per Add. Dense, an insert is a register update.
-// This bounds the sparse form's work to about 100 rewrites per summary
-// (or per decode), and leaves Add allocation-free after it.
+// This bounds the sparse form's work to about 100 rewrites per decode, and
+// leaves Add allocation-free after it.
 const sparseInserts = 1 << 14
 
 // Summary sums up a weighted stream of keys: the exact total weight, the
@@ -46,6 +46,10 @@ type Summary struct {
 	cm    CountMin
 	hh    HeavyHitters
 	hll   *hyperloglog.Sketch
+	// While exact, seen holds the hash of every distinct key and hll is
+	// empty; see exactKeys. A merge, an encoding or a decode ends it.
+	seen  hashSet
+	exact bool
 	// sparseLeft counts down the inserts until the HyperLogLog is made
 	// dense; see sparseInserts.
 	sparseLeft int
@@ -73,6 +77,8 @@ func (s *Summary) init(cfg Config) error {
 	s.cfg = cfg
 	s.total = 0
 	s.hll, s.sparseLeft = newHLL(), sparseInserts
+	s.seen.reset()
+	s.exact = true
 	return nil
 }
 
@@ -106,10 +112,10 @@ func (s *Summary) Config() Config {
 // than MaxKeyLen counts under its first MaxKeyLen bytes. Weight beyond a
 // total of 2^64-1 is dropped rather than wrap.
 //
-// The key is hashed once. Add makes no allocation in steady state: once the
-// HyperLogLog is dense (see sparseInserts; before that, its sparse form
-// allocates when it compacts), and for keys up to 64 bytes (a longer key
-// grows a counter's buffer once).
+// The key is hashed once. Add makes no allocation in steady state: the set
+// of the first exactKeys keys grows a few times, a sparse HyperLogLog
+// allocates when it compacts (see sparseInserts), and a key over 64 bytes
+// grows a counter's buffer once.
 func (s *Summary) Add(key []byte, weight uint64, tick int64, item uint64) {
 	if s.hll == nil {
 		s.ready()
@@ -128,6 +134,13 @@ func (s *Summary) Add(key []byte, weight uint64, tick int64, item uint64) {
 	// seen (or came with a merge or decode), and inserting a hash twice
 	// changes nothing, so skip it: the heaviest keys then cost no insert.
 	if !s.hh.add(key, h, weight, tick, item, bound) {
+		if s.exact {
+			if s.seen.add(h); s.seen.len() >= exactKeys {
+				s.densify()
+				s.flushSeen()
+			}
+			return
+		}
 		s.hll.InsertHash(h)
 		if s.sparseLeft > 0 {
 			s.sparseLeft--
@@ -148,18 +161,34 @@ func (s *Summary) densify() {
 	if err != nil {
 		panic(err) // equal, constant precisions
 	}
+	s.sparseLeft = 0
+}
+
+// flushSeen moves the exact set into the HyperLogLog, for good: the
+// summary then counts distinct keys as the HyperLogLog does.
+func (s *Summary) flushSeen() {
+	if !s.exact {
+		return
+	}
+	s.seen.each(s.hll.InsertHash)
+	s.seen.reset()
+	s.exact = false
 }
 
 // Total returns the exact total weight added.
 func (s *Summary) Total() uint64 { return s.total }
 
-// Distinct returns the estimated number of distinct keys added, within
-// about 0.8 % (one standard error) above a few thousand keys and nearly
-// exact below. It takes about half a millisecond once the sketch is dense:
-// call it per window, not per record.
+// Distinct returns the number of distinct keys added: exact up to
+// exactKeys (4,096) keys in a summary never merged, encoded or decoded;
+// otherwise the HyperLogLog's estimate, nearly exact while it is sparse and
+// within about 0.8 % (one standard error) once dense. A dense estimate
+// takes about half a millisecond: call it per window, not per record.
 func (s *Summary) Distinct() uint64 {
 	if s.hll == nil {
 		return 0
+	}
+	if s.exact {
+		return uint64(s.seen.len())
 	}
 	return s.hll.Estimate()
 }
@@ -234,6 +263,9 @@ func (s *Summary) Merge(other *Summary) error {
 	if err := s.cm.Merge(&other.cm); err != nil {
 		return err
 	}
+	// other's exact set goes into s's HyperLogLog, leaving other as it was.
+	s.flushSeen()
+	other.seen.each(s.hll.InsertHash)
 	if err := s.hll.Merge(other.hll); err != nil {
 		return fmt.Errorf("sketch: %w", err)
 	}
@@ -242,14 +274,14 @@ func (s *Summary) Merge(other *Summary) error {
 }
 
 func (s *Summary) clone() *Summary {
-	c := &Summary{cfg: s.cfg, total: s.total, hll: s.hll.Clone(), sparseLeft: s.sparseLeft}
+	c := &Summary{cfg: s.cfg, total: s.total, hll: s.hll.Clone(), seen: s.seen.clone(), exact: s.exact, sparseLeft: s.sparseLeft}
 	c.cm = CountMin{width: s.cm.width, depth: s.cm.depth, cells: append([]uint64(nil), s.cm.cells...)}
 	c.hh = *s.hh.clone()
 	return c
 }
 
-// Reset empties s, keeping its config and most of its memory. The
-// HyperLogLog starts sparse again, so that a small window encodes small.
+// Reset empties s, keeping its config and most of its memory. It counts
+// distinct keys exactly again, so that a small window encodes small.
 func (s *Summary) Reset() {
 	if s.hll == nil {
 		s.ready()
@@ -259,4 +291,6 @@ func (s *Summary) Reset() {
 	s.cm.Reset()
 	s.hh.Reset()
 	s.hll, s.sparseLeft = newHLL(), sparseInserts
+	s.seen.reset()
+	s.exact = true
 }
