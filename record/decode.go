@@ -36,6 +36,8 @@ type Decoder struct {
 	views     map[string]string // interned unusual StreamViewTypes
 	lastARN   []byte
 	lastTable string
+	lastARNs  repeated // the last record's eventSourceARN and table
+	lastView  repeated // the last record's StreamViewType
 }
 
 // maxInterned bounds the interning maps against hostile input.

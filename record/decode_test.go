@@ -520,3 +520,39 @@ func TestDecoderReuseAndConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDecodeRepeatedFields: the decoder settles a record's ARN, view type
+// and event name by comparing with the previous record's; a value that
+// differs, is a prefix of the last one, or is the same text escaped must
+// still decode as itself.
+func TestDecodeRepeatedFields(t *testing.T) {
+	arn := func(table string) string { return `arn:aws:dynamodb:us-east-1:1:table/` + table + `/stream/x` }
+	rec := func(ev, arn, view string) string {
+		return `{"eventName":"` + ev + `","dynamodb":{"Keys":{"pk":{"S":"K"}},"StreamViewType":"` + view +
+			`"},"eventSourceARN":"` + arn + `"}`
+	}
+	want := []struct{ ev, arn, table, view string }{
+		{"INSERT", arn("Orders"), "Orders", "NEW_IMAGE"},
+		{"MODIFY", arn("Orders"), "Orders", "NEW_IMAGE"},
+		{"REMOVE", arn("Orders2"), "Orders2", "KEYS_ONLY"},
+		{"INSERT", arn("Orders2")[:len(arn("Orders2"))-2], "Orders2", "KEYS_ONL"},
+		{"INSERT", `arn:aws:dynamodb:us-east-1:1:table\/Orders\/stream\/x`, "Orders", "NEW_AND_OLD_IMAGES"},
+		{"MODIFY", arn("Orders"), "Orders", "NEW_AND_OLD_IMAGES"},
+		{"MODIFY", arn("Ordersx"), "Ordersx", `NEW_\u0041ND_OLD_IMAGES`},
+	}
+	var recs []string
+	for _, w := range want {
+		recs = append(recs, rec(w.ev, w.arn, w.view))
+	}
+	g := mustDecode(t, DefaultConfig(), `{"Records":[`+strings.Join(recs, ",")+`]}`)
+	if len(g.records) != len(want) {
+		t.Fatalf("%d records, want %d (malformed: %v)", len(g.records), len(want), g.bad)
+	}
+	for k, w := range want {
+		r := g.records[k]
+		view := strings.ReplaceAll(w.view, `\u0041`, "A")
+		if r.EventName.String() != w.ev || r.Table != w.table || r.StreamViewType != view {
+			t.Errorf("record %d: %s %s %s, want %s %s %s", k, r.EventName, r.Table, r.StreamViewType, w.ev, w.table, view)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"strconv"
 	"time"
@@ -83,6 +84,12 @@ func (d *Decoder) copyString(i int, field string) (int, span) {
 func (d *Decoder) recordMember(id, i int) int {
 	switch id {
 	case fEventName:
+		if len(d.data)-i >= 8 { // compact `"INSERT"` and the others are 8 bytes
+			if e := eventNames[binary.LittleEndian.Uint64(d.data[i:])]; e != 0 {
+				d.rs.haveName, d.rs.eventName = true, e
+				return i + 8
+			}
+		}
 		if d.peek(i) != '"' {
 			end, _ := d.copyString(i, "eventName")
 			return end
@@ -106,12 +113,19 @@ func (d *Decoder) recordMember(id, i int) int {
 		d.rs.eventID = sp
 		return end
 	case fEventSourceARN:
+		if end, ok := d.lastARNs.match(d.data, i); ok {
+			d.rs.table = d.lastARNs.value
+			return end
+		}
 		if d.peek(i) != '"' {
 			end, _ := d.copyString(i, "eventSourceARN")
 			return end
 		}
 		end, s := d.stringBytes(i)
 		d.rs.table = d.tableName(s)
+		if end >= 0 {
+			d.lastARNs.remember(d.data[i:end], d.rs.table)
+		}
 		return end
 	case fDynamodb:
 		switch d.peek(i) {
@@ -192,12 +206,19 @@ func (d *Decoder) dynamoMember(id, i int) int {
 	case fSizeBytes:
 		return d.sizeBytes(i)
 	case fStreamViewType:
+		if end, ok := d.lastView.match(d.data, i); ok {
+			d.rs.viewType = d.lastView.value
+			return end
+		}
 		if d.peek(i) != '"' {
 			end, _ := d.copyString(i, "dynamodb.StreamViewType")
 			return end
 		}
 		end, s := d.stringBytes(i)
 		d.rs.viewType = d.viewType(s)
+		if end >= 0 {
+			d.lastView.remember(d.data[i:end], d.rs.viewType)
+		}
 		return end
 	}
 	return d.skipValue(i)
@@ -314,6 +335,37 @@ func (d *Decoder) sizeBytes(i int) int {
 	}
 	d.rs.sizeBytes = n
 	return end
+}
+
+// eventNames maps the compact JSON of each event name, 8 bytes with its
+// quotes, read as a little-endian word, to the name.
+var eventNames = map[uint64]EventName{}
+
+func init() {
+	for _, e := range []EventName{Insert, Modify, Remove} {
+		eventNames[binary.LittleEndian.Uint64([]byte(`"`+e.String()+`"`))] = e
+	}
+}
+
+// repeated remembers the raw JSON of a string member's last value and what
+// it decoded to: in a batch the next record nearly always has the same
+// table ARN and view type, and one comparison then settles it.
+type repeated struct {
+	raw   []byte // with its quotes; nil when nothing is remembered
+	value string
+}
+
+// match reports whether the value at i is the remembered one, and its end.
+func (r *repeated) match(b []byte, i int) (int, bool) {
+	if len(r.raw) == 0 || len(b)-i < len(r.raw) || !bytes.Equal(b[i:i+len(r.raw)], r.raw) {
+		return 0, false
+	}
+	return i + len(r.raw), true
+}
+
+func (r *repeated) remember(raw []byte, value string) {
+	r.raw = append(r.raw[:0], raw...)
+	r.value = value
 }
 
 // viewType interns a StreamViewType.
