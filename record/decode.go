@@ -246,7 +246,12 @@ func (d *Decoder) members(i, kind int) int {
 		if d.peek(i) != '"' {
 			return d.unexpected(i, "a string key")
 		}
-		id, j := matchField(b, i, kind, guess)
+		var id, j int
+		if len(b)-i >= 32 && lits[guess].is((*[32]byte)(b[i:])) { // nearly always
+			id, j = guess, i+len(lits[guess].s)
+		} else {
+			id, j = matchField(b, i, kind, fUnknown)
+		}
 		if id != fUnknown {
 			i = skipWS(b, j)
 		} else {

@@ -22,7 +22,10 @@ func (d *Decoder) sizeFast(i int) (end, size int, ok bool) {
 			if byteAt(b, i) != '"' {
 				return 0, 0, false
 			}
-			e := plainString(b, i)
+			e := shortString(b, i)
+			if e < 0 {
+				e = plainString(b, i)
+			}
 			n := e - i - 2
 			if e < 0 {
 				if e, n, _ = d.scanString(i); e < 0 {
@@ -80,7 +83,9 @@ func (d *Decoder) sizeFast(i int) (end, size int, ok bool) {
 			if byteAt(b, j) != '"' {
 				return 0, 0, false
 			}
-			if i = plainString(b, j); i >= 0 {
+			if i = shortString(b, j); i >= 0 {
+				n = i - j - 2
+			} else if i = plainString(b, j); i >= 0 {
 				n = i - j - 2
 			} else if i, n, _ = d.scanString(j); i < 0 {
 				d.syntax = nil

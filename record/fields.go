@@ -24,6 +24,9 @@ func (d *Decoder) bytesOf(s span) []byte {
 
 // stringSpan scans the string at q and locates its decoded bytes.
 func (d *Decoder) stringSpan(q int) (int, span) {
+	if end := shortString(d.data, q); end >= 0 {
+		return end, span{q + 1, end - 1, true}
+	}
 	if end := plainString(d.data, q); end >= 0 {
 		return end, span{q + 1, end - 1, true}
 	}
@@ -248,6 +251,10 @@ func (d *Decoder) creationTime(i int) int {
 		d.bad(ErrFieldType, i)
 		return d.skipValue(i)
 	}
+	if sec, nsec, end, ok := plainEpoch(d.data, i); ok {
+		d.rs.time = time.Unix(sec, nsec).UTC()
+		return end
+	}
 	end := d.scanNumber(i)
 	if end < 0 {
 		return end
@@ -259,6 +266,46 @@ func (d *Decoder) creationTime(i int) int {
 	}
 	d.rs.time = t
 	return end
+}
+
+// plainUint reads the JSON number at i in one pass when it is what Lambda
+// writes for times and sizes: at most 18 digits, no leading zero, no sign,
+// fraction or exponent. ok is false for anything else, which the general
+// path then reads or rejects.
+func plainUint(b []byte, i int) (v int64, end int, ok bool) {
+	j := i
+	for ; j < len(b) && b[j]-'0' <= 9; j++ {
+		v = v*10 + int64(b[j]-'0')
+	}
+	if n := j - i; n == 0 || n > 18 || (n > 1 && b[i] == '0') {
+		return 0, -1, false
+	}
+	if j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
+		return v, j, false
+	}
+	return v, j, true
+}
+
+// plainEpoch reads epoch seconds at i in one pass when they are plainUint
+// seconds with an optional fraction of digits; ok is false otherwise.
+func plainEpoch(b []byte, i int) (sec, nsec int64, end int, ok bool) {
+	sec, j, ok := plainUint(b, i)
+	if ok {
+		return sec, 0, j, true
+	}
+	if j < 0 || b[j] != '.' {
+		return 0, 0, 0, false
+	}
+	j++
+	start := j
+	for scale := int64(1e8); j < len(b) && b[j]-'0' <= 9; j++ {
+		nsec += int64(b[j]-'0') * scale
+		scale /= 10
+	}
+	if j == start || (j < len(b) && (b[j] == 'e' || b[j] == 'E')) {
+		return 0, 0, 0, false
+	}
+	return sec, nsec, j, true
 }
 
 // parseEpoch converts a valid JSON number of epoch seconds to a UTC time.
@@ -311,6 +358,10 @@ func (d *Decoder) sizeBytes(i int) int {
 		d.where = "dynamodb.SizeBytes"
 		d.bad(ErrFieldType, i)
 		return d.skipValue(i)
+	}
+	if n, end, ok := plainUint(d.data, i); ok {
+		d.rs.sizeBytes = n
+		return end
 	}
 	end := d.scanNumber(i)
 	if end < 0 {

@@ -45,6 +45,20 @@ func plainString(b []byte, q int) int {
 	return plainLong(b, q+9)
 }
 
+// shortString is plainString for a plain string of at most 7 bytes (most
+// attribute names and many values), else -1. It is small enough to inline
+// where plainString is not: hot loops try it first.
+func shortString(b []byte, q int) int {
+	if q+10 > len(b) {
+		return -1
+	}
+	k := bits.TrailingZeros64(special(binary.LittleEndian.Uint64(b[q+1:]))) >> 3
+	if k == 8 || b[q+1+k] != '"' {
+		return -1
+	}
+	return q + 2 + k
+}
+
 // plainLong scans from i, inside a string whose bytes so far are plain,
 // 8 bytes at a time; it returns the end of the string if it is plain to
 // its closing quote, else -1. It stays small so that its loop stays in
