@@ -27,12 +27,16 @@ func (d *Decoder) keys(i int) int {
 			return end
 		}
 		ka := keyAttr{name: name}
-		if i = d.expect(end, ':', "':'"); i < 0 {
-			return i
-		}
 		var size int
-		if i, size = d.keyValue(i, &ka); i < 0 {
-			return i
+		if e, n, ok := d.compactKeyValue(end+1, &ka); ok && b[end] == ':' { // b[end] exists if ok
+			i, size = e, n
+		} else {
+			if i = d.expect(end, ':', "':'"); i < 0 {
+				return i
+			}
+			if i, size = d.keyValue(i, &ka); i < 0 {
+				return i
+			}
 		}
 		d.rs.keysSize += ka.name.end - ka.name.start + size
 		if d.rs.nkeys < len(d.rs.keys) {
@@ -49,6 +53,51 @@ func (d *Decoder) keys(i int) int {
 		}
 		return d.unexpected(i, "',' or '}'")
 	}
+}
+
+// compactKeyValue is keyValue for what Lambda writes nearly always: a
+// compact {"S":"..."} with a plain string, or {"N":"..."} with a number
+// already in canonical form (an integer without leading zeros), whose bytes
+// are then the key as they stand. ok is false for anything else, and
+// keyValue decides.
+func (d *Decoder) compactKeyValue(i int, ka *keyAttr) (end, size int, ok bool) {
+	b := d.data
+	if i+7 > len(b) || b[i] != '{' || b[i+1] != '"' || b[i+3] != '"' || b[i+4] != ':' || b[i+5] != '"' {
+		return 0, 0, false
+	}
+	q := i + 5 // the value's quote
+	switch b[i+2] {
+	case 'S':
+		e := shortString(b, q)
+		if e < 0 {
+			e = plainString(b, q)
+		}
+		if e < 0 || byteAt(b, e) != '}' {
+			return 0, 0, false
+		}
+		ka.typ, ka.value = String, span{q + 1, e - 1, true}
+		return e + 1, e - q - 2, true
+	case 'N':
+		j := q + 1
+		if byteAt(b, j) == '-' {
+			j++
+		}
+		if c := byteAt(b, j); c < '1' || c > '9' { // "0" and "-0" are left to keyValue
+			return 0, 0, false
+		}
+		for j++; j < len(b) && b[j]-'0' <= 9; j++ {
+		}
+		if byteAt(b, j) != '"' || byteAt(b, j+1) != '}' {
+			return 0, 0, false
+		}
+		e, n := plainDecimal(b, q)
+		if e != j+1 {
+			return 0, 0, false // beyond DynamoDB's limits: keyValue names the error
+		}
+		ka.typ, ka.value = Number, span{q + 1, j, true}
+		return e + 1, n, true
+	}
+	return 0, 0, false
 }
 
 // keyValue decodes the attribute value of a key at i into ka, in canonical
