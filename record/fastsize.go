@@ -1,5 +1,10 @@
 package record
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // sizeFast sizes the item object at i (an image) in one tight loop, for
 // the compact JSON that Lambda and encoding/json write: no whitespace,
 // one {"TAG":value} per attribute value, well-formed values. It returns
@@ -185,10 +190,11 @@ func fastNumber(b []byte, q int) (int, int) {
 	return j + 1, num.size()
 }
 
-// plainDecimal sizes, in one pass, the N string at q when it is what most
-// numbers are: an optional '-', digits and at most one '.', within
-// DynamoDB's limits. For anything else (an exponent, a '+', an error) it
-// returns -1, and parseNumberInto decides. It applies number.size's rule.
+// plainDecimal sizes, in one pass, the N string at q when it is what
+// numbers nearly always are: an optional '-', digits with at most one '.',
+// and an optional exponent, within DynamoDB's limits. For anything else (a
+// '+' sign, an error) it returns -1, and parseNumberInto decides. It
+// applies number.size's rule.
 func plainDecimal(b []byte, q int) (int, int) {
 	j := q + 1
 	neg := byteAt(b, j) == '-'
@@ -197,6 +203,20 @@ func plainDecimal(b []byte, q int) (int, int) {
 	}
 	k, first, last, point := 0, -1, 0, -1 // k counts digits; point is the digits before '.'
 	for ; j < len(b); j++ {
+		if j+8 <= len(b) { // eight bytes at a time while they are digits
+			n, nz := digits8(binary.LittleEndian.Uint64(b[j:]))
+			if nz != 0 {
+				if first < 0 {
+					first = k + bits.TrailingZeros64(nz)>>3
+				}
+				last = k + (63-bits.LeadingZeros64(nz))>>3
+			}
+			k += n
+			if j += n; n == 8 {
+				j-- // the loop adds 1
+				continue
+			}
+		}
 		c := b[j]
 		if c-'0' <= 9 {
 			if c != '0' {
@@ -213,7 +233,31 @@ func plainDecimal(b []byte, q int) (int, int) {
 		}
 		point = k
 	}
-	if k == 0 || byteAt(b, j) != '"' || byteAt(b, q) != '"' {
+	if k == 0 || byteAt(b, q) != '"' {
+		return -1, 0
+	}
+	exp := 0
+	if c := byteAt(b, j); c == 'e' || c == 'E' {
+		j++
+		expNeg := false
+		if c := byteAt(b, j); c == '+' || c == '-' {
+			expNeg = c == '-'
+			j++
+		}
+		start := j
+		for ; j < len(b) && b[j]-'0' <= 9; j++ {
+			if exp = exp*10 + int(b[j]-'0'); exp > 999_999_999 {
+				return -1, 0 // parseNumberInto names the error
+			}
+		}
+		if j == start {
+			return -1, 0
+		}
+		if expNeg {
+			exp = -exp
+		}
+	}
+	if byteAt(b, j) != '"' {
 		return -1, 0
 	}
 	if first < 0 {
@@ -222,11 +266,27 @@ func plainDecimal(b []byte, q int) (int, int) {
 	if point < 0 {
 		point = k
 	}
-	n := number{neg: neg, first: first, last: last, point: point - first}
+	n := number{neg: neg, first: first, last: last, point: point - first + exp}
 	if n.digits() > maxNumberDigits || n.point-1 < minNumberExp || n.point-1 > maxNumberExp {
 		return -1, 0
 	}
 	return j + 1, n.size()
+}
+
+// digits8 looks at 8 bytes of a number, in memory order: n is how many
+// lead the word as decimal digits, and nz has the high bit of each of those
+// that is not '0'. As in special, a borrow or carry only comes from a byte
+// that is itself not a digit, so the bits below the first non-digit are
+// exact.
+func digits8(v uint64) (n int, nz uint64) {
+	x := v ^ (lsb * '0') // digits become 0-9
+	notDigit := ((x + lsb*0x76) | x) & msb
+	n = bits.TrailingZeros64(notDigit) >> 3
+	nz = ((x&^msb + lsb*0x7f) | x) & msb // x&^msb + 0x7f cannot carry out of a byte
+	if n < 8 {
+		nz &= 1<<(8*n) - 1
+	}
+	return n, nz
 }
 
 // fastBinary sizes the plain B string at q, or returns -1.

@@ -88,9 +88,12 @@ func (d *Decoder) recordMember(id, i int) int {
 	switch id {
 	case fEventName:
 		if len(d.data)-i >= 8 { // compact `"INSERT"` and the others are 8 bytes
-			if e := eventNames[binary.LittleEndian.Uint64(d.data[i:])]; e != 0 {
-				d.rs.haveName, d.rs.eventName = true, e
-				return i + 8
+			w := binary.LittleEndian.Uint64(d.data[i:])
+			for e, word := range eventNameWords {
+				if w == word && e != 0 {
+					d.rs.haveName, d.rs.eventName = true, EventName(e)
+					return i + 8
+				}
 			}
 		}
 		if d.peek(i) != '"' {
@@ -151,6 +154,12 @@ func (d *Decoder) recordMember(id, i int) int {
 		d.where = "userIdentity"
 		d.bad(ErrFieldType, i)
 		return d.skipValue(i)
+	}
+	// eventVersion, eventSource, awsRegion: plain strings, skipped.
+	if d.peek(i) == '"' {
+		if end := plainString(d.data, i); end >= 0 {
+			return end
+		}
 	}
 	return d.skipValue(i)
 }
@@ -388,13 +397,13 @@ func (d *Decoder) sizeBytes(i int) int {
 	return end
 }
 
-// eventNames maps the compact JSON of each event name, 8 bytes with its
-// quotes, read as a little-endian word, to the name.
-var eventNames = map[uint64]EventName{}
+// eventNameWords holds, by EventName, the compact JSON of the name: 8 bytes
+// with its quotes, read as a little-endian word.
+var eventNameWords [Remove + 1]uint64
 
 func init() {
 	for _, e := range []EventName{Insert, Modify, Remove} {
-		eventNames[binary.LittleEndian.Uint64([]byte(`"`+e.String()+`"`))] = e
+		eventNameWords[e] = binary.LittleEndian.Uint64([]byte(`"` + e.String() + `"`))
 	}
 }
 

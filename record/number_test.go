@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -259,5 +260,35 @@ func TestNumberSizeAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("parsing a number allocates %.0f times", allocs)
+	}
+}
+
+// TestDigits8 checks the word-at-a-time digit scan against a byte loop, on
+// words of digits mixed with the bytes a number can end at and any byte.
+func TestDigits8(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	alphabet := []byte("0000123456789.eE+-\",}/:\x00\x7f\x80\xff")
+	for range 200_000 {
+		var p [8]byte
+		for k := range p {
+			if r.IntN(8) == 0 {
+				p[k] = byte(r.IntN(256))
+			} else {
+				p[k] = alphabet[r.IntN(len(alphabet))]
+			}
+		}
+		wantN, wantNZ := 8, uint64(0)
+		for k, c := range p {
+			if c < '0' || c > '9' {
+				wantN = k
+				break
+			}
+			if c != '0' {
+				wantNZ |= 0x80 << (8 * k)
+			}
+		}
+		if n, nz := digits8(binary.LittleEndian.Uint64(p[:])); n != wantN || nz != wantNZ {
+			t.Fatalf("digits8(%q) = %d, %#x; want %d, %#x", p, n, nz, wantN, wantNZ)
+		}
 	}
 }
