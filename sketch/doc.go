@@ -18,9 +18,11 @@
 //     to displace anything there. It never picks candidates itself: a
 //     Count-Min candidate list produces false positives on adversarial
 //     streams.
-//   - the distinct-key count, from github.com/axiomhq/hyperloglog (HyperLogLog,
-//     Flajolet et al. 2007, with the sparse representation of Heule et al.,
-//     EDBT 2013) at precision 14: about 0.8 % standard error.
+//   - the distinct-key count: exact, from a set of key hashes, up to 4,096
+//     keys; past that, or once encoded or merged, from
+//     github.com/axiomhq/hyperloglog (HyperLogLog, Flajolet et al. 2007, with
+//     the sparse representation of Heule et al., EDBT 2013) at precision 14:
+//     about 0.8 % standard error.
 //   - the exact total weight.
 //
 // Summaries of different records of a stream (parallel batches, shards)

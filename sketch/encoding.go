@@ -48,7 +48,8 @@ func (s *Summary) MarshalBinary() ([]byte, error) {
 // AppendBinary appends the encoding of s to b: a version byte, the summary
 // with explicit lengths and varints, and a CRC-32C. The HyperLogLog part is
 // axiomhq/hyperloglog's own encoding, which is not canonical: compare
-// summaries by content, never by bytes.
+// summaries by content, never by bytes. Encoding moves the exact set of
+// distinct keys into the HyperLogLog (see Distinct).
 func (s *Summary) AppendBinary(b []byte) ([]byte, error) {
 	s.ready()
 	s.flushSeen() // the encoding holds distinct keys only as a HyperLogLog

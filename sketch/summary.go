@@ -23,8 +23,9 @@ const sparseInserts = 1 << 14
 
 // Summary sums up a weighted stream of keys: the exact total weight, the
 // heaviest keys with bounds (HeavyHitters, tightened by CountMin), an upper
-// bound for any key (CountMin), and the number of distinct keys
-// (HyperLogLog). One Add updates all of them from one hash of the key.
+// bound for any key (CountMin), and the number of distinct keys (exact up
+// to exactKeys, then HyperLogLog). One Add updates all of them from one
+// hash of the key.
 //
 // The parts work together: the count-min estimate tightens each tracked
 // key's upper bound, and it gates the heavy-hitter table. A key from
