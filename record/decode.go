@@ -43,6 +43,10 @@ type Decoder struct {
 	lastView  repeated // the last record's StreamViewType
 }
 
+// maxLambdaPayload is the largest synchronous Lambda invocation payload,
+// 6 MB: the most one event object holds in production.
+const maxLambdaPayload = 6 << 20
+
 // maxInterned bounds the interning maps against hostile input.
 const maxInterned = 1024
 
@@ -198,8 +202,10 @@ func (d *Decoder) records(i int) int {
 	b := d.data
 	d.queueing = true // queued records keep their bytes in scratch until delivered
 	// Records hold about an eighth of their bytes there (see hold): size it
-	// once rather than grow it by copies, a cold process's peak memory.
-	if want := (len(b) - i) / 8; cap(d.scratch)-len(d.scratch) < want {
+	// once rather than grow it by copies, a cold process's peak memory. The
+	// rest of the payload may be many events (a replay file), so no more
+	// than a Lambda payload's worth.
+	if want := min(len(b)-i, maxLambdaPayload) / 8; cap(d.scratch)-len(d.scratch) < want {
 		d.scratch = slices.Grow(d.scratch, want)
 	}
 	i = skipWS(b, i+1)

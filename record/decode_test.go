@@ -556,3 +556,25 @@ func TestDecodeRepeatedFields(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeScratchBounded: an event reserves scratch for the records it
+// may hold, but a replay file of many events must not reserve for all of
+// them at once.
+func TestDecodeScratchBounded(t *testing.T) {
+	event := `{"Records":[{"eventName":"INSERT","dynamodb":{"Keys":{"pk":{"S":"K"}}}}]}` + "\n"
+	payload := []byte(strings.Repeat(event, 1_000_000)) // 75 MB
+	d, err := NewDecoder(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	if err := d.Decode(payload, Visitor{Record: func(*Record) { n++ }}); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1_000_000 {
+		t.Fatalf("%d records, want 1,000,000", n)
+	}
+	if c := cap(d.scratch); c > 2*maxLambdaPayload/8 {
+		t.Errorf("scratch capacity %d B after a %d-byte replay, want at most %d", c, len(payload), 2*maxLambdaPayload/8)
+	}
+}
