@@ -26,7 +26,7 @@ func TestAddAllocations(t *testing.T) {
 		{"tracked keys", func(i int) []byte { return keys[i%100] }, func(i int) []byte { return keys[i%100] }},
 		{"2048-byte keys", func(i int) []byte { return long[i%len(long)] }, func(i int) []byte { return long[i%len(long)] }},
 		// Thousands of keys that keep coming back from outside the table:
-		// the sparse HyperLogLog's worst case, until it turns dense.
+		// counted in the exact set, which must not allocate once grown.
 		{"2,000 recurring keys", func(i int) []byte { return keys[(i*7)%2000] }, func(i int) []byte { return keys[(i*7)%2000] }},
 	}
 	for _, c := range cases {
