@@ -35,12 +35,10 @@ type Decoder struct {
 	queueing  bool        // decoding an event's Records
 	queuedErr error       // the AmbiguousKeyError that stopped them
 
-	tables    map[string]string // interned table names
-	views     map[string]string // interned unusual StreamViewTypes
-	lastARN   []byte
-	lastTable string
-	lastARNs  repeated // the last record's eventSourceARN and table
-	lastView  repeated // the last record's StreamViewType
+	tables   map[string]string // interned table names
+	views    map[string]string // interned unusual StreamViewTypes
+	lastARN  repeated          // the last record's eventSourceARN and its table
+	lastView repeated          // the last record's StreamViewType
 }
 
 // maxLambdaPayload is the largest synchronous Lambda invocation payload,

@@ -119,8 +119,8 @@ func (d *Decoder) recordMember(id, i int) int {
 		d.rs.eventID = sp
 		return end
 	case fEventSourceARN:
-		if end, ok := d.lastARNs.match(d.data, i); ok {
-			d.rs.table = d.lastARNs.value
+		if end, ok := d.lastARN.match(d.data, i); ok {
+			d.rs.table = d.lastARN.value
 			return end
 		}
 		if d.peek(i) != '"' {
@@ -130,7 +130,7 @@ func (d *Decoder) recordMember(id, i int) int {
 		end, s := d.stringBytes(i)
 		d.rs.table = d.tableName(s)
 		if end >= 0 {
-			d.lastARNs.remember(d.data[i:end], d.rs.table)
+			d.lastARN.remember(d.data[i:end], d.rs.table)
 		}
 		return end
 	case fDynamodb:
@@ -447,9 +447,6 @@ func (d *Decoder) viewType(s []byte) string {
 // arn:aws:dynamodb:REGION:ACCOUNT:table/NAME/stream/LABEL, interned; "" if
 // the ARN names no table.
 func (d *Decoder) tableName(arn []byte) string {
-	if bytes.Equal(arn, d.lastARN) && d.lastARN != nil {
-		return d.lastTable
-	}
 	k := bytes.Index(arn, []byte(":table/"))
 	if k < 0 {
 		return ""
@@ -458,10 +455,7 @@ func (d *Decoder) tableName(arn []byte) string {
 	if j := bytes.IndexByte(name, '/'); j >= 0 {
 		name = name[:j]
 	}
-	t := intern(d.tables, name)
-	d.lastARN = append(d.lastARN[:0], arn...)
-	d.lastTable = t
-	return t
+	return intern(d.tables, name)
 }
 
 // intern returns s as a string, allocating only the first time it is seen
