@@ -262,7 +262,7 @@ func (d *Decoder) members(i, kind int) int {
 		if len(b)-i >= 32 && lits[guess].is((*[32]byte)(b[i:])) { // nearly always
 			id, j = guess, i+len(lits[guess].s)
 		} else {
-			id, j = matchField(b, i, kind, fUnknown)
+			id, j = matchField(b, i, kind)
 		}
 		if id != fUnknown {
 			i = skipWS(b, j)

@@ -110,7 +110,7 @@ type literal struct {
 // at reports whether b holds l at i.
 func (l *literal) at(b []byte, i int) bool {
 	if len(b)-i < 32 {
-		return len(b)-i >= len(l.s) && string(b[i:i+len(l.s)]) == l.s
+		return l.s != "" && len(b)-i >= len(l.s) && string(b[i:i+len(l.s)]) == l.s
 	}
 	return l.is((*[32]byte)(b[i:]))
 }
@@ -187,17 +187,10 @@ func init() {
 }
 
 // matchField tries the compact `"name":` of the fields Lambda writes, at
-// the quote i: first guess, the field expected there (fUnknown for no
-// guess), then the fields of kind. It returns the field and the position
-// after the colon, or fUnknown and i.
-func matchField(b []byte, i, kind, guess int) (int, int) {
-	if len(b)-i >= 32 {
-		if l := &lits[guess]; l.is((*[32]byte)(b[i:])) { // lits[fUnknown] matches nothing
-			return guess, i + len(l.s)
-		}
-	} else if guess != fUnknown && lits[guess].at(b, i) {
-		return guess, i + len(lits[guess].s)
-	}
+// the quote i, among the fields of kind. It returns the field and the
+// position after the colon, or fUnknown and i. (members first tries the
+// field it expects there, from follows.)
+func matchField(b []byte, i, kind int) (int, int) {
 	if len(b)-i < 8 {
 		return fUnknown, i
 	}

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -52,6 +53,32 @@ func TestSpecial(t *testing.T) {
 	}
 }
 
+// TestLiteralAt checks the masked-word comparison members uses for its
+// guess (and matchField after its switch) against a string comparison:
+// every field's literal against every field's text, near misses, and the
+// end of the payload; fUnknown's literal matches nothing.
+func TestLiteralAt(t *testing.T) {
+	var texts []string
+	for id := range lits {
+		if l := lits[id].s; l != "" {
+			name := l[1 : len(l)-2]
+			texts = append(texts, l, `"`+name+`x":`, `"`+name+`" :`, `"`+name[:len(name)-1]+`":`, `"x`+name+`":`)
+		}
+	}
+	for id := range lits {
+		l := &lits[id]
+		for _, text := range texts {
+			for _, tail := range []string{`"value that is long enough to fill 32 bytes"`, `1}`, ``} {
+				in := []byte(text + tail)
+				want := l.s != "" && strings.HasPrefix(string(in), l.s)
+				if got := l.at(in, 0); got != want {
+					t.Errorf("lits[%d] (%q).at(%q) = %v, want %v", id, l.s, in, got, want)
+				}
+			}
+		}
+	}
+}
+
 func TestMatchField(t *testing.T) {
 	names := map[int][]string{
 		kindRecord: {"eventID", "eventName", "eventVersion", "eventSource", "eventSourceARN", "awsRegion", "dynamodb"},
@@ -66,20 +93,15 @@ func TestMatchField(t *testing.T) {
 			if want == fUnknown {
 				t.Fatalf("fieldID does not know %q", name)
 			}
-			// Right guess, wrong guess, no guess; and at the payload's end.
-			for _, guess := range []int{want, follows[want], opens[kind], fUnknown} {
-				for _, tail := range []string{`"value that is long enough"`, `1}`} {
-					in := []byte(`"` + name + `":` + tail)
-					if id, next := matchField(in, 0, kind, guess); id != want || next != len(name)+3 {
-						t.Errorf("matchField(%q, guess %d) = %d, %d; want %d, %d", in, guess, id, next, want, len(name)+3)
-					}
+			for _, tail := range []string{`"value that is long enough"`, `1}`} { // and at the payload's end
+				in := []byte(`"` + name + `":` + tail)
+				if id, next := matchField(in, 0, kind); id != want || next != len(name)+3 {
+					t.Errorf("matchField(%q) = %d, %d; want %d, %d", in, id, next, want, len(name)+3)
 				}
 				for _, near := range []string{`"` + name + `x":`, `"` + name + `" :`, `"` + name[:len(name)-1] + `":`, `"x` + name + `":`} {
-					for _, tail := range []string{`"value that is long enough"`, `1}`} {
-						in := []byte(near + tail)
-						if id, _ := matchField(in, 0, kind, guess); id != fUnknown {
-							t.Errorf("matchField(%q, guess %d) = %d, want fUnknown", in, guess, id)
-						}
+					in := []byte(near + tail)
+					if id, _ := matchField(in, 0, kind); id != fUnknown {
+						t.Errorf("matchField(%q) = %d, want fUnknown", in, id)
 					}
 				}
 			}
@@ -89,7 +111,7 @@ func TestMatchField(t *testing.T) {
 			if kind == kindDynamo {
 				other = kindRecord
 			}
-			if id, _ := matchField(in, 0, other, fUnknown); id != fUnknown {
+			if id, _ := matchField(in, 0, other); id != fUnknown {
 				t.Errorf("matchField(%q, other kind) = %d", in, id)
 			}
 		}
