@@ -181,9 +181,13 @@ func init() {
 	} {
 		lits[id] = newLiteral(`"` + name + `":`)
 	}
-	// fUnknown as a guess must match nothing: it wants a 0 byte where
-	// matchField has a quote.
-	lits[fUnknown].masks[0] = 0xff
+	// A field with no literal (fUnknown, the envelope's fields) must match
+	// nothing as a guess: it wants a 0 byte where members has a quote.
+	for id := range lits {
+		if lits[id].s == "" {
+			lits[id].masks[0] = 0xff
+		}
+	}
 }
 
 // matchField tries the compact `"name":` of the fields Lambda writes, at
