@@ -166,6 +166,8 @@ func (d *Decoder) scanString(q int) (end, n int, flags uint8) {
 			return d.fail(i, "control character in string"), 0, 0
 		case c < utf8.RuneSelf:
 			i++
+		case c >= 0xC2 && c <= 0xDF && i+1 < len(b) && b[i+1]&0xC0 == 0x80:
+			i += 2 // a valid 2-byte sequence (é, ü, Ω): most non-ASCII text, without a call
 		default:
 			r, size := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && size == 1 {
