@@ -160,7 +160,7 @@ func (d *Decoder) keyAt(k int) keyRef {
 // eventID, SequenceNumber) into scratch while they are still in cache.
 // Delivered once the event closes, they are then read from one small run
 // of memory rather than from one cache line each, scattered over a payload
-// long since evicted: in the benchmark pipeline that is 10 % of its time.
+// long since evicted: in the benchmark pipeline that saves 9 % of its time.
 func (d *Decoder) hold(v span) span {
 	if !d.queueing || !v.payload {
 		return v
