@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hotkeys-dev/hotkeys/alert/fakecloudwatch"
+	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
 	"github.com/hotkeys-dev/hotkeys/detector"
 )
 
