@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
 	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
 )
 
 // recentStart is a window start CloudWatch accepts: a minute-aligned

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
 	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
 )
 
 func newAPIPublisher(t *testing.T, cfg Config, srv *fakecloudwatch.Server, attempts int) (*Publisher, *syncBuffer) {

@@ -419,7 +419,7 @@ func TestNumberProbes(t *testing.T) {
 		n    string
 		size int
 	}{
-		// BRIEF §3; the AWS guide's rule gives 2, 2, 2, 2, 2, 2 and 4.
+		// DynamoDB Local's charges (docs/record.md); the AWS guide's rule gives 2, 2, 2, 2, 2, 2 and 4.
 		{"1.5", 3}, {"12000", 3}, {"230", 3}, {"0.00091", 3}, {"-1", 3}, {"-1.5", 4}, {"3.14159", 5},
 		// Zero, signs, spellings and the ends of the range.
 		{"0", 1}, {"-0", 1}, {"0.000", 1}, {"+5", 2}, {"007", 2}, {".5", 2}, {"5.", 2}, {"1.5E3", 2},
