@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
+	"github.com/hotkeys-dev/hotkeys/internal/fakesecretsmanager"
 	"github.com/hotkeys-dev/hotkeys/internal/runtimeapi"
 )
 
@@ -63,10 +64,11 @@ func bootstrapPath(t testing.TB) string {
 }
 
 // function is one execution environment: the bootstrap process, its
-// Runtime API, its CloudWatch, and its captured output.
+// Runtime API, its CloudWatch, its Secrets Manager, and its captured output.
 type function struct {
 	rt     *runtimeapi.Server
 	cw     *fakecloudwatch.Server
+	sm     *fakesecretsmanager.Server
 	cmd    *exec.Cmd
 	stdout *os.File // files, not pipes: once the function has answered,
 	stderr *os.File // everything it wrote before is there to read
@@ -80,7 +82,7 @@ type function struct {
 func startFunction(t testing.TB, env map[string]string) *function {
 	t.Helper()
 	bin := bootstrapPath(t)
-	f := &function{rt: runtimeapi.New(), cw: fakecloudwatch.New(), exited: make(chan struct{})}
+	f := &function{rt: runtimeapi.New(), cw: fakecloudwatch.New(), sm: newSecretsManager(), exited: make(chan struct{})}
 	home := t.TempDir()
 	vars := map[string]string{
 		"PATH":                            os.Getenv("PATH"),
@@ -107,6 +109,9 @@ func startFunction(t testing.TB, env map[string]string) *function {
 		"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(home, "no-credentials"),
 		"AWS_EC2_METADATA_DISABLED":   "true",
 		"AWS_ENDPOINT_URL_CLOUDWATCH": f.cw.URL,
+		// The SDK's standard variable for the service whose ID is
+		// "Secrets Manager".
+		"AWS_ENDPOINT_URL_SECRETS_MANAGER": f.sm.URL,
 		// DynamoDB is never reachable unless a test says so: a DescribeTable
 		// the sample did not plan for fails fast instead of going out.
 		"AWS_ENDPOINT_URL_DYNAMODB": "http://127.0.0.1:9",
@@ -147,6 +152,7 @@ func startFunction(t testing.TB, env map[string]string) *function {
 		}
 		f.rt.Close()
 		f.cw.Close()
+		f.sm.Close()
 		if t.Failed() {
 			t.Logf("function stdout:\n%s", tail(f.readStdout(), 6000))
 			t.Logf("function stderr:\n%s", tail(f.readStderr(), 3000))

@@ -25,7 +25,7 @@ func TestConfigFromEnvDefaults(t *testing.T) {
 	}
 	if want := detector.DefaultConfig(); cfg.Window != want.Window || cfg.ShareThreshold != want.ShareThreshold ||
 		cfg.MinWCUPerSecond != want.MinWCUPerSecond || cfg.CriticalWCUPerSecond != want.CriticalWCUPerSecond ||
-		cfg.PartitionLimit != want.PartitionLimit || cfg.Top != want.Top || cfg.Redaction != detector.RedactNone {
+		cfg.PartitionLimit != want.PartitionLimit || cfg.Top != want.Top || cfg.Redactor != nil {
 		t.Errorf("defaults: %+v", cfg)
 	}
 	if acfg.Namespace != "HotKeyDetector" || acfg.Mode != alert.ModeAPI || acfg.Top != 10 || pk != "" {
@@ -44,15 +44,13 @@ func TestConfigFromEnvSettings(t *testing.T) {
 		"HOTKEYS_TOP", "3",
 		"HOTKEYS_NAMESPACE", "Team/HotKeys",
 		"HOTKEYS_METRICS", "both",
-		"HOTKEYS_KEY_REDACTION", "hash",
-		"HOTKEYS_KEY_REDACTION_SALT", "s3cret",
 	))
 	if err != nil {
 		t.Fatal(err)
 	}
 	switch {
 	case cfg.Window != 5*time.Minute || cfg.ShareThreshold != 0.25 || cfg.MinWCUPerSecond != 50 ||
-		cfg.CriticalWCUPerSecond != 900 || cfg.Top != 3 || cfg.Redaction != detector.RedactHash || cfg.RedactionSalt != "s3cret":
+		cfg.CriticalWCUPerSecond != 900 || cfg.Top != 3:
 		t.Errorf("detector config %+v", cfg)
 	case acfg.Namespace != "Team/HotKeys" || acfg.Mode != alert.ModeBoth || acfg.Top != 3 || pk != "PK":
 		t.Errorf("alert config %+v, partition key %q", acfg, pk)
@@ -88,7 +86,6 @@ func TestConfigFromEnvErrors(t *testing.T) {
 		{[]string{"HOTKEYS_TOP", "-1"}, "HOTKEYS_TOP"},
 		{[]string{"HOTKEYS_TOP", "500"}, "HOTKEYS_TOP"},
 		{[]string{"HOTKEYS_METRICS", "cloudwatch"}, "HOTKEYS_METRICS"},
-		{[]string{"HOTKEYS_KEY_REDACTION", "sha1"}, "HOTKEYS_KEY_REDACTION"},
 		{[]string{"HOTKEYS_NAMESPACE", "AWS/DynamoDB"}, "HOTKEYS_NAMESPACE"},
 		{[]string{"HOTKEYS_NAMESPACE", strings.Repeat("n", 256)}, "HOTKEYS_NAMESPACE"},
 	} {
@@ -99,6 +96,37 @@ func TestConfigFromEnvErrors(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), tc.name) {
 			t.Errorf("%s=%q: error %q does not name %s", tc.kv[0], tc.kv[1], err, tc.name)
+		}
+	}
+}
+
+// TestRedactionFromEnv: hash needs a secret's ARN, and the function offers
+// no unkeyed hash.
+func TestRedactionFromEnv(t *testing.T) {
+	const arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:hotkeys-AbCdEf"
+	for _, tc := range []struct {
+		kv      []string
+		wantArn string
+		wantErr []string // all in the error; nil: no error
+	}{
+		{nil, "", nil},
+		{[]string{"HOTKEYS_KEY_REDACTION", "none"}, "", nil},
+		{[]string{"HOTKEYS_KEY_REDACTION", "none", "HOTKEYS_KEY_REDACTION_SECRET_ARN", arn}, "", nil},
+		{[]string{"HOTKEYS_KEY_REDACTION", "hash", "HOTKEYS_KEY_REDACTION_SECRET_ARN", arn}, arn, nil},
+		{[]string{"HOTKEYS_KEY_REDACTION", "hash"}, "", []string{"HOTKEYS_KEY_REDACTION_SECRET_ARN", "dictionary"}},
+		{[]string{"HOTKEYS_KEY_REDACTION", "hash", "HOTKEYS_KEY_REDACTION_SECRET_ARN", "pepper"}, "", []string{"HOTKEYS_KEY_REDACTION_SECRET_ARN", "secret ARN"}},
+		{[]string{"HOTKEYS_KEY_REDACTION", "hash-unsalted"}, "", []string{"HOTKEYS_KEY_REDACTION", "want none or hash"}},
+		{[]string{"HOTKEYS_KEY_REDACTION", "sha1"}, "", []string{"HOTKEYS_KEY_REDACTION", "want none or hash"}},
+	} {
+		got, err := redactionFromEnv(env(tc.kv...))
+		if got != tc.wantArn || (err == nil) != (tc.wantErr == nil) {
+			t.Errorf("%v: %q, %v; want %q and error %v", tc.kv, got, err, tc.wantArn, tc.wantErr)
+			continue
+		}
+		for _, w := range tc.wantErr {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: error %q does not say %q", tc.kv, err, w)
+			}
 		}
 	}
 }
