@@ -194,10 +194,14 @@ func TestVarsNamedIn(t *testing.T) {
 }
 
 // TestEnvVarsListed: envVars, which README and the template follow, lists
-// exactly the variables configFromEnv reads.
+// exactly the variables configFromEnv and redactionFromEnv read.
 func TestEnvVarsListed(t *testing.T) {
 	read := map[string]bool{}
-	if _, _, _, err := configFromEnv(func(k string) string { read[k] = true; return "" }); err != nil {
+	getenv := func(k string) string { read[k] = true; return "" }
+	if _, _, _, err := configFromEnv(getenv); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := redactionFromEnv(getenv); err != nil {
 		t.Fatal(err)
 	}
 	for _, v := range envVars {
