@@ -30,7 +30,7 @@ func BenchmarkDecode(b *testing.B) {
 	payload := benchBatch()
 	d, _ := NewDecoder(Config{PartitionKey: "pk"})
 	var total uint64
-	v := Visitor{Record: func(r *Record) { total += r.WCU }}
+	v := Visitor{Record: func(r *Record) error { total += r.WCU; return nil }}
 	b.SetBytes(int64(len(payload)))
 	b.ReportAllocs()
 	defer reportCPU(b, len(payload))()
@@ -50,13 +50,14 @@ func BenchmarkDecodeCountPerKey(b *testing.B) {
 	payload := benchBatch()
 	d, _ := NewDecoder(Config{PartitionKey: "pk"})
 	perKey := make(map[string]*uint64)
-	v := Visitor{Record: func(r *Record) {
+	v := Visitor{Record: func(r *Record) error {
 		p := perKey[string(r.PartitionKey.Value)] // no allocation for a known key
 		if p == nil {
 			p = new(uint64)
 			perKey[string(r.PartitionKey.Value)] = p
 		}
 		*p += r.WCU
+		return nil
 	}}
 	b.SetBytes(int64(len(payload)))
 	b.ReportAllocs()

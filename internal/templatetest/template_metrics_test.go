@@ -208,6 +208,7 @@ func TestTemplateReadsOnlyPublishedMetrics(t *testing.T) {
 		"HotKeyByKeyAlarm":      alert.MetricKeyPeakWCUPerSecond,
 		"HotKeyWarningAlarm":    alert.MetricMaxKeyWCUShare,
 		"MalformedRecordsAlarm": alert.MetricMalformedRecords,
+		"InternalErrorsAlarm":   alert.MetricInternalErrors,
 	} {
 		if !slices.ContainsFunc(alarmRefs[id], func(r metricRef) bool { return r.name == name }) {
 			t.Errorf("alarm %s does not read %s", id, name)
