@@ -19,8 +19,11 @@ const (
 )
 
 // MaxKeyLen is the longest key a Summary tells apart: DynamoDB's limit on a
-// partition key. A longer key is counted under its first MaxKeyLen bytes.
-const MaxKeyLen = 2048
+// partition key, 2,048 bytes, plus one byte for a tag the caller prefixes
+// (the detector's key type, so that "1" the string and 1 the number stay
+// apart). Every key DynamoDB accepts is thus kept whole; a longer key is
+// counted under its first MaxKeyLen bytes.
+const MaxKeyLen = 1 + 2048
 
 // Errors returned, wrapped, by this package. Match them with errors.Is.
 var (
