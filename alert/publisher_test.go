@@ -444,8 +444,8 @@ func TestNewPublisherChecks(t *testing.T) {
 	}{
 		{"api mode without client", DefaultConfig(), nil, &syncBuffer{}, ErrNoClient},
 		{"both mode without client", Config{Namespace: "N", Mode: ModeBoth, StorageResolution: 60}, nil, &syncBuffer{}, ErrNoClient},
-		{"invalid config", Config{Mode: ModeAPI}, srv.Client(), &syncBuffer{}, ErrInvalidConfig},
-		{"no stdout", DefaultConfig(), srv.Client(), nil, ErrInvalidConfig},
+		{"invalid config", Config{Mode: ModeAPI}, srv.Client(), &syncBuffer{}, ErrConfig},
+		{"no stdout", DefaultConfig(), srv.Client(), nil, ErrConfig},
 	} {
 		var err error
 		if tc.out == nil {

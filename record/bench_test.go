@@ -24,7 +24,7 @@ func reportCPU(b *testing.B, bytesPerOp int) func() {
 	}
 }
 
-// BenchmarkDecode decodes the issue's 10,000-record NEW_AND_OLD_IMAGES
+// BenchmarkDecode decodes README's 10,000-record NEW_AND_OLD_IMAGES
 // batch from raw bytes to records with their WCU.
 func BenchmarkDecode(b *testing.B) {
 	payload := benchBatch()
@@ -70,7 +70,7 @@ func BenchmarkDecodeCountPerKey(b *testing.B) {
 	}
 }
 
-// BenchmarkBaselineEventsDynamoDBEvent is what the issue measures against:
+// BenchmarkBaselineEventsDynamoDBEvent is the baseline README measures against:
 // encoding/json into aws-lambda-go's events.DynamoDBEvent, item sizes from
 // events.DynamoDBAttributeValue by the same rules, WCU per key in a map.
 func BenchmarkBaselineEventsDynamoDBEvent(b *testing.B) {

@@ -34,7 +34,7 @@ func pipeline(tb testing.TB, dec *record.Decoder, payload []byte) []detector.Rep
 	return d.FlushAll()
 }
 
-// BenchmarkPipeline is the measure: the 10,000-record batch from raw
+// BenchmarkPipeline is README's measure of speed: the 10,000-record batch from raw
 // bytes to findings. Compare with BenchmarkBaselineEventsDynamoDBEvent,
 // which only decodes and counts.
 func BenchmarkPipeline(b *testing.B) {

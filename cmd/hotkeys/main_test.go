@@ -158,7 +158,7 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// TestDemoShowsEveryAntiPattern is the acceptance test for the demo:
+// TestDemoShowsEveryAntiPattern checks what README's "What it finds" table promises of the demo:
 // every anti-pattern is flagged with the right diagnosis and recommendation.
 func TestDemoShowsEveryAntiPattern(t *testing.T) {
 	code, out, errs := hotkeys(t, "", "demo", "--format", "json")
