@@ -6,7 +6,6 @@ import (
 	"io"
 	"strconv"
 	"time"
-
 )
 
 const demoAbout = `Runs simulated traffic through the same pipeline as replay and the Lambda:
