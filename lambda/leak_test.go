@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -51,7 +53,7 @@ func lambdaOutputs(t *testing.T, s *sample, redacted bool) []output {
 		}
 	}
 	f := startFunction(t, env)
-	resp := f.invoke(t, shiftEvent(readSample(t, s.File), recentShift()))
+	f.invoke(t, shiftEvent(readSample(t, s.File), recentShift()))
 	var found, emf, other []string
 	for _, l := range f.lines(t) {
 		b, _ := json.Marshal(l)
@@ -74,7 +76,6 @@ func lambdaOutputs(t *testing.T, s *sample, redacted bool) []output {
 		{"other log lines (malformed records, warnings)", false, strings.Join(other, "\n")},
 		{"stderr", false, f.readStderr()},
 		{"PutMetricData requests, dimensions included", true, strings.Join(sent, "\n")},
-		{"the invocation's response (window state)", false, string(resp)},
 	}
 }
 
@@ -163,5 +164,49 @@ func TestNoRawKeyOrSecretInAnyOutput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWindowStateIsTheException pins what docs/security.md says of the one
+// place raw keys go under redaction: the tumbling-window state the function
+// hands back to Lambda while a window is open holds them as they are (the
+// detector must merge and name keys across a window's batches), so this is
+// deliberately not one of the outputs above.
+func TestWindowStateIsTheException(t *testing.T) {
+	s := sampleByFile("tumbling-window-1.json")
+	raw := readSample(t, s.File)
+	tr, err := analyse(s.PKName, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	for k, v := range s.Env {
+		env[k] = v
+	}
+	for k, v := range redactionEnv {
+		env[k] = v
+	}
+	f := startFunction(t, env)
+	var resp struct {
+		State map[string]string `json:"state"`
+	}
+	if err := json.Unmarshal(f.invoke(t, shiftEvent(raw, recentShift())), &resp); err != nil {
+		t.Fatal(err)
+	}
+	state, err := base64.StdEncoding.DecodeString(resp.State[stateWindow])
+	if err != nil || len(state) == 0 {
+		t.Fatalf("no window state in the response: %v", err)
+	}
+	found := 0
+	for _, k := range tr.keysOf() {
+		if bytes.Contains(state, []byte(k)) {
+			found++
+		}
+	}
+	if found == 0 {
+		t.Errorf("the window state holds none of the %d keys as they are: docs/security.md says it does", len(tr.keysOf()))
+	}
+	if bytes.Contains(state, []byte(testSecret)) {
+		t.Error("the window state holds the secret")
 	}
 }
