@@ -63,6 +63,9 @@ func (o *options) parse(fs *flag.FlagSet, args []string) error {
 		return err
 	}
 	o.cfg.Redactor = h
+	if h.Unsalted() {
+		fmt.Fprintln(fs.Output(), unsaltedNote)
+	}
 	o.cfg.Lateness = o.cfg.Window
 	if err := o.cfg.Validate(); err != nil {
 		return usageError{flagError(err)}

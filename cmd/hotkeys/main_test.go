@@ -357,8 +357,13 @@ func TestHashKeyMatchesTheReports(t *testing.T) {
 	if code, out, errs := hotkeys(t, "", "hash-key", "OPS_LOG"); code != exitUsage || out != "" || !strings.Contains(errs, secretEnv) {
 		t.Errorf("hash-key without a secret: exit %d, %q, %q; want 2, nothing printed, and how to give one", code, out, errs)
 	}
-	if code, out, _ := hotkeys(t, "", "hash-key", "--key-redaction", "hash-unsalted", "OPS_LOG"); code != exitOK || out == got || !strings.HasPrefix(out, "h:") {
-		t.Errorf("hash-key --key-redaction hash-unsalted: exit %d, %q", code, out)
+	if code, out, errs := hotkeys(t, "", "hash-key", "--key-redaction", "hash-unsalted", "OPS_LOG"); code != exitOK || out == got || !strings.HasPrefix(out, "h:") || !strings.Contains(errs, unsaltedNote) {
+		t.Errorf("hash-key --key-redaction hash-unsalted: exit %d, %q, stderr %q; want a stand-in and the note that it is reversible", code, out, errs)
+	}
+	// Every command says so on stderr when it hashes without a secret.
+	code, out, errs = hotkeys(t, "", "replay", "--key-redaction", "hash-unsalted", "testdata/hot.json")
+	if code != exitOK || strings.Contains(out, "OPS_LOG") || !strings.Contains(errs, unsaltedNote) {
+		t.Errorf("replay --key-redaction hash-unsalted: exit %d, stderr %q; want the report redacted and the note", code, errs)
 	}
 }
 

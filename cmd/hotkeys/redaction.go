@@ -22,6 +22,10 @@ const secretEnv = "HOTKEYS_KEY_REDACTION_SECRET"
 // not read, so that nobody believes a renamed variable is still in force.
 const oldSaltEnv = "HOTKEYS_KEY_REDACTION_SALT"
 
+// unsaltedNote is printed on stderr whenever keys are hashed without a
+// secret, so that nobody mistakes the output for protected.
+const unsaltedNote = "hotkeys: --key-redaction hash-unsalted: these stand-ins have no secret; anyone can reverse them by hashing a list of likely keys"
+
 // redactionFlags are the flags that choose how keys are redacted.
 type redactionFlags struct {
 	mode       string
@@ -128,6 +132,9 @@ func runHashKey(args []string, stdout, stderr io.Writer) error {
 	}
 	if h == nil {
 		return usageError{errors.New("hash-key: --key-redaction none hashes nothing: want hash or hash-unsalted")}
+	}
+	if h.Unsalted() {
+		fmt.Fprintln(stderr, unsaltedNote)
 	}
 	var out bytes.Buffer
 	for _, k := range fs.Args() {
