@@ -66,6 +66,9 @@ func lambdaOutputs(t *testing.T, s *sample, redacted bool) []output {
 			other = append(other, string(b))
 		}
 	}
+	if s.Want.Malformed > 0 && !strings.Contains(strings.Join(other, "\n"), "malformed record skipped") {
+		t.Errorf("%s: no malformed-record warning logged, so that output went unchecked", s.File)
+	}
 	var sent []string
 	for _, r := range f.cw.Requests() {
 		sent = append(sent, fmt.Sprintf("%+v", r))
@@ -95,6 +98,9 @@ func replayOutputs(format string) func(*testing.T, *sample, bool) []output {
 		stdout, stderr, _ := runCLI(t, secret, nil, append(args, path)...) // exit 1 for malformed records
 		if stdout == "" {
 			t.Fatalf("hotkeys %v printed no report; stderr: %s", args, stderr)
+		}
+		if s.Want.Malformed > 0 && !strings.Contains(stderr, "skipped malformed record") {
+			t.Errorf("%s: no malformed-record note on stderr, so that output went unchecked: %q", s.File, stderr)
 		}
 		return []output{
 			{"report (diagnoses included)", true, stdout},
