@@ -116,13 +116,6 @@ func transactGet(keys ...string) op {
 	}}
 }
 
-func scan() op {
-	return op{"Scan", nil, func(ctx context.Context, c *dynamodb.Client, table string, rcc types.ReturnConsumedCapacity) (any, []types.ConsumedCapacity, error) {
-		o, err := c.Scan(ctx, &dynamodb.ScanInput{TableName: &table, ReturnConsumedCapacity: rcc})
-		return o, one(o, err, func() *types.ConsumedCapacity { return o.ConsumedCapacity }), err
-	}}
-}
-
 func one(o any, err error, cc func() *types.ConsumedCapacity) []types.ConsumedCapacity {
 	if err != nil {
 		return nil

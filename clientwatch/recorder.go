@@ -119,7 +119,7 @@ func (r *recorder) capacities(ccs []types.ConsumedCapacity, read bool) {
 func (r *recorder) record(w *Watcher, params, result any, md middleware.Metadata, callErr error, start, end time.Time) {
 	r.buf, r.parts, r.caps = r.buf[:0], r.parts[:0], r.caps[:0]
 	attempts := attemptErrors(md, callErr)
-	if len(attempts) == 0 {
+	if len(attempts) == 0 && result == nil {
 		return // refused before it was sent (validation): DynamoDB saw nothing
 	}
 	table := "" // the call's table, for what no key can be charged with
@@ -341,6 +341,9 @@ func (r *recorder) charge(w *Watcher, attempts []retryResult, callErr error, sta
 
 	// Every throttled attempt, retried or final.
 	for _, a := range attempts {
+		if a.Err == nil {
+			continue
+		}
 		reasons, ok := throttled(a.Err)
 		if !ok {
 			continue
@@ -363,6 +366,9 @@ func (r *recorder) charge(w *Watcher, attempts []retryResult, callErr error, sta
 
 	// Writes refused by their condition: DynamoDB charged them, no stream
 	// will show them.
+	if callErr == nil {
+		return
+	}
 	var ccf *types.ConditionalCheckFailedException
 	var tce *types.TransactionCanceledException
 	switch {

@@ -103,7 +103,7 @@ func parseStatement(s string) statement {
 			if n.kind == tokQuoted || n.kind == tokWord {
 				st.table = n.text
 				// "table"."index" reads an index: its key is not the table's.
-				if i+3 < len(st.toks) && st.toks[i+2].text == "." && st.toks[i+2].kind == tokPunct {
+				if i+3 < len(st.toks) && st.toks[i+2].text == "." {
 					st.table = ""
 					return st
 				}

@@ -137,7 +137,7 @@ func (w *ClientWindow) AddCapacity(k record.Key, t time.Time, rcuHalf, wcu uint6
 	if apportioned {
 		w.apportionedRCUHalf += rcuHalf
 		w.apportionedW += wcu
-		w.apportioned.Add(key, rcuHalf+wcu, tick, 0)
+		w.apportioned.Add(key, 1, tick, 0) // counts the key's apportioned charges, 0-unit shares too
 	}
 }
 

@@ -1,6 +1,7 @@
 package detector
 
 import (
+	"math"
 	"math/bits"
 	"time"
 )
@@ -17,7 +18,11 @@ import (
 const (
 	latencySlots      = 64
 	latencySubBuckets = 4
-	latencyBuckets    = 64 * latencySubBuckets
+	// Buckets cover 1 µs (2^10 ns) to 2^34 ns (17 s); faster samples count
+	// in the first, slower in the last.
+	latencyMinOctave = 10
+	latencyOctaves   = 24
+	latencyBuckets   = latencyOctaves * latencySubBuckets
 	// LatencyOutlierFactor and LatencyOutlierMinSamples are the outlier
 	// rule: a key whose p99 is over 10× the median key's p99, both with at
 	// least 20 samples, is on a hot partition or near one.
@@ -47,12 +52,13 @@ func latencyBucket(d time.Duration) int {
 	} else {
 		sub = (ns << (2 - e)) & 3
 	}
-	return e*latencySubBuckets + int(sub)
+	b := (e-latencyMinOctave)*latencySubBuckets + int(sub)
+	return min(max(b, 0), latencyBuckets-1)
 }
 
 // latencyUpper is the upper edge of bucket b.
 func latencyUpper(b int) time.Duration {
-	e, sub := b/latencySubBuckets, uint64(b%latencySubBuckets)
+	e, sub := b/latencySubBuckets+latencyMinOctave, uint64(b%latencySubBuckets)
 	if e >= 2 {
 		return time.Duration((4 + sub + 1) << (e - 2))
 	}
@@ -97,12 +103,14 @@ func (t *latencyTable) lookup(key []byte, h uint64) *latencySlot {
 	return nil
 }
 
-// quantile returns the upper edge of the bucket holding the q-quantile.
+// quantile returns the upper edge of the bucket holding the q-quantile by
+// the nearest-rank rule: the ceil(q×n)-th smallest sample, so that a p99
+// of 30 samples is their largest.
 func (s *latencySlot) quantile(q float64) time.Duration {
 	if s.samples == 0 {
 		return 0
 	}
-	rank := uint64(q*float64(s.samples-1)) + 1
+	rank := max(uint64(math.Ceil(q*float64(s.samples))), 1)
 	var seen uint64
 	for b, n := range s.buckets {
 		seen += uint64(n)
