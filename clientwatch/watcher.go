@@ -53,6 +53,10 @@ type Options struct {
 	Now func() time.Time
 }
 
+// maxKept bounds the reports Run keeps for Reports when there is no
+// Publisher.
+const maxKept = 256
+
 // DefaultOptions returns the options used when nothing is set.
 func DefaultOptions() Options {
 	return Options{Detector: detector.DefaultConfig(), Queue: 4}
@@ -260,8 +264,9 @@ func (w *Watcher) Reports() []detector.Report {
 
 func (w *Watcher) closeAll() []detector.Report {
 	w.mu.Lock()
+	var open []*detector.ClientWindow
 	for table, cw := range w.windows {
-		w.enqueue(cw)
+		open = append(open, cw)
 		delete(w.windows, table)
 	}
 	w.mu.Unlock()
@@ -270,13 +275,23 @@ func (w *Watcher) closeAll() []detector.Report {
 		select {
 		case cw := <-w.queue:
 			reps = append(reps, cw.Report(w.cfg))
+			continue
 		default:
-			if d := w.dropped.Swap(0); d > 0 && len(reps) > 0 {
-				reps[len(reps)-1].Dropped += d
-			}
-			return sortReports(reps)
+		}
+		break
+	}
+	for _, cw := range open {
+		reps = append(reps, cw.Report(w.cfg))
+	}
+	reps = sortReports(reps)
+	if d := w.dropped.Swap(0); d > 0 {
+		if len(reps) == 0 {
+			w.dropped.Add(d) // no report to carry the count yet
+		} else {
+			reps[len(reps)-1].Dropped += d
 		}
 	}
+	return reps
 }
 
 func (w *Watcher) publish(ctx context.Context, cw *detector.ClientWindow) {
@@ -287,6 +302,13 @@ func (w *Watcher) deliver(ctx context.Context, reps []detector.Report) {
 	if w.publisher == nil {
 		w.doneMu.Lock()
 		w.done = append(w.done, reps...)
+		if n := len(w.done) - maxKept; n > 0 {
+			// Nobody is reading them: keep the newest, count the rest.
+			for _, r := range w.done[:n] {
+				w.dropped.Add(r.Requests)
+			}
+			w.done = slices.Delete(w.done, 0, n)
+		}
 		w.doneMu.Unlock()
 		return
 	}
