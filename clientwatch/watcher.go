@@ -46,7 +46,9 @@ type Options struct {
 	Publisher Publisher
 	// Queue is how many closed windows may wait for Run; a window closed
 	// while the queue is full is dropped and its calls are counted in the
-	// next report's Dropped. Default 4.
+	// next report's Dropped. Default 2: a window holds up to about 800 KB
+	// (see README), and an open window plus two queued and one being
+	// reported stay under 4 MB per table.
 	Queue int
 
 	// Now is the clock; time.Now by default. Tests inject one.
@@ -59,7 +61,7 @@ const maxKept = 256
 
 // DefaultOptions returns the options used when nothing is set.
 func DefaultOptions() Options {
-	return Options{Detector: detector.DefaultConfig(), Queue: 4}
+	return Options{Detector: detector.DefaultConfig(), Queue: 2}
 }
 
 // ErrOptions is wrapped by every error New returns.
@@ -95,10 +97,10 @@ func New(opts Options) (*Watcher, error) {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
 	if opts.Queue < 0 || opts.Queue > 1024 {
-		return nil, fmt.Errorf("%w: queue %d: want 0 to 1024 (0: the default, 4)", ErrOptions, opts.Queue)
+		return nil, fmt.Errorf("%w: queue %d: want 0 to 1024 (0: the default, 2)", ErrOptions, opts.Queue)
 	}
 	if opts.Queue == 0 {
-		opts.Queue = 4
+		opts.Queue = 2
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -205,7 +207,7 @@ func (w *Watcher) enqueue(cw *detector.ClientWindow) {
 	select {
 	case w.queue <- cw:
 	default:
-		w.dropped.Add(cw.Requests())
+		w.dropped.Add(cw.Requests() + cw.Dropped()) // its own count of earlier drops too
 	}
 }
 
@@ -305,7 +307,7 @@ func (w *Watcher) deliver(ctx context.Context, reps []detector.Report) {
 		if n := len(w.done) - maxKept; n > 0 {
 			// Nobody is reading them: keep the newest, count the rest.
 			for _, r := range w.done[:n] {
-				w.dropped.Add(r.Requests)
+				w.dropped.Add(r.Requests + r.Dropped)
 			}
 			w.done = slices.Delete(w.done, 0, n)
 		}

@@ -385,3 +385,6 @@ func (c Config) withClientDefaults() Config {
 
 // Requests returns the calls counted in the window.
 func (w *ClientWindow) Requests() uint64 { return w.requests }
+
+// Dropped returns the calls counted as dropped in the window.
+func (w *ClientWindow) Dropped() uint64 { return w.dropped }
