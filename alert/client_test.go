@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hotkeys-dev/hotkeys/alert/fakecloudwatch"
 	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
 	"github.com/hotkeys-dev/hotkeys/record"
 )
 

@@ -64,8 +64,8 @@ func DefaultOptions() Options {
 	return Options{Detector: detector.DefaultConfig(), Queue: 2}
 }
 
-// ErrOptions is wrapped by every error New returns.
-var ErrOptions = errors.New("clientwatch: invalid options")
+// ErrConfig is wrapped by every error New returns.
+var ErrConfig = errors.New("clientwatch: invalid configuration")
 
 // Watcher records what a DynamoDB client's calls cost, per partition key.
 // Its methods are safe for concurrent use. Recording takes one short lock
@@ -91,13 +91,13 @@ type Watcher struct {
 	doneMu  sync.Mutex
 }
 
-// New returns a Watcher, or an error wrapping ErrOptions.
+// New returns a Watcher, or an error wrapping ErrConfig.
 func New(opts Options) (*Watcher, error) {
 	if err := opts.Detector.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if opts.Queue < 0 || opts.Queue > 1024 {
-		return nil, fmt.Errorf("%w: queue %d: want 0 to 1024 (0: the default, 2)", ErrOptions, opts.Queue)
+		return nil, fmt.Errorf("%w: queue %d: want 0 to 1024 (0: the default, 2)", ErrConfig, opts.Queue)
 	}
 	if opts.Queue == 0 {
 		opts.Queue = 2
@@ -117,7 +117,7 @@ func New(opts Options) (*Watcher, error) {
 	}
 	for t, pk := range opts.PartitionKeys {
 		if t == "" || pk == "" {
-			return nil, fmt.Errorf("%w: partition key %q of table %q: want both", ErrOptions, pk, t)
+			return nil, fmt.Errorf("%w: partition key %q of table %q: want both", ErrConfig, pk, t)
 		}
 		w.schemas[t] = pk
 	}

@@ -116,8 +116,8 @@ func TestNewRejects(t *testing.T) {
 		{Detector: detector.DefaultConfig(), Queue: -1},
 		{Detector: detector.DefaultConfig(), PartitionKeys: map[string]string{"Users": ""}},
 	} {
-		if _, err := clientwatch.New(opts); !errors.Is(err, clientwatch.ErrOptions) {
-			t.Errorf("New(%+v): %v, want ErrOptions", opts, err)
+		if _, err := clientwatch.New(opts); !errors.Is(err, clientwatch.ErrConfig) {
+			t.Errorf("New(%+v): %v, want ErrConfig", opts, err)
 		}
 	}
 }
