@@ -121,3 +121,34 @@ func TestNewRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentCalls: calls from many goroutines are all counted, exactly
+// (run it with -race).
+func TestConcurrentCalls(t *testing.T) {
+	srv := instantServer(t)
+	opts := clientwatch.DefaultOptions()
+	opts.PartitionKeys = map[string]string{"Users": "pk"}
+	opts.Now = (&fakeClock{t: t0, step: time.Microsecond}).Now
+	w, err := clientwatch.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(srv.URL, w, srv.Client())
+	var wg sync.WaitGroup
+	table := "Users"
+	for range 8 {
+		wg.Go(func() {
+			for range 100 {
+				if _, err := c.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &table, Key: map[string]types.AttributeValue{"pk": s("user#1")}}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	reps := w.Reports()
+	if len(reps) != 1 || reps[0].Requests != 800 || reps[0].RCU != 400 || len(reps[0].TopKeys) != 1 || reps[0].TopKeys[0].RCU != 400 {
+		t.Errorf("reports %+v", reps)
+	}
+}
