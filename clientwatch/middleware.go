@@ -181,10 +181,12 @@ func throttled(err error) (reasons []types.ThrottlingReason, ok bool) {
 	return nil, false
 }
 
-// attemptErrors returns the errors of the call's attempts, in order.
+// retryResult is one attempt's outcome as the retry middleware recorded it.
 type retryResult = retry.AttemptResult
 
-func attemptErrors(md middleware.Metadata, _ error) []retryResult {
+// attempts returns the outcomes of the call's attempts, in order: the
+// retry middleware records every one, throttled and retried ones included.
+func attempts(md middleware.Metadata) []retryResult {
 	if res, ok := retry.GetAttemptResults(md); ok {
 		return res.Results
 	}

@@ -16,8 +16,8 @@ import (
 // record charges one finished call to its keys. It runs under w.mu.
 func (r *recorder) record(w *Watcher, params, result any, md middleware.Metadata, callErr error, start, end time.Time) {
 	r.buf, r.parts, r.caps = r.buf[:0], r.parts[:0], r.caps[:0]
-	attempts := attemptErrors(md, callErr)
-	if len(attempts) == 0 && result == nil {
+	tries := attempts(md)
+	if len(tries) == 0 && result == nil {
 		return // refused before it was sent (validation): DynamoDB saw nothing
 	}
 	table := "" // the call's table, for what no key can be charged with
@@ -169,7 +169,7 @@ func (r *recorder) record(w *Watcher, params, result any, md middleware.Metadata
 	if table == "" && len(r.parts) > 0 {
 		table = r.parts[0].table
 	}
-	r.charge(w, attempts, callErr, start, end, table)
+	r.charge(w, tries, callErr, start, end, table)
 }
 
 func (r *recorder) addStatementKey(w *Watcher, st statement, params []types.AttributeValue, idx int) {
