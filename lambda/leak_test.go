@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/redact"
 )
 
@@ -29,15 +30,39 @@ type output struct {
 
 // producer runs one part of hotkeys over a sample, with the key-redaction
 // secret when redacted is true, and returns what each of its outputs got.
+// A producer that makes its own workload (ownKeys not nil) runs once, with
+// no sample, and ownKeys are the keys it writes.
 type producer struct {
-	name string
-	run  func(t *testing.T, s *sample, redacted bool) []output
+	name    string
+	run     func(t *testing.T, s *sample, redacted bool) []output
+	ownKeys []string
 }
 
 var producers = []producer{
-	{"the Lambda function (HOTKEYS_METRICS=both)", lambdaOutputs},
-	{"hotkeys replay --format table", replayOutputs("table")},
-	{"hotkeys replay --format json", replayOutputs("json")},
+	{"the Lambda function (HOTKEYS_METRICS=both)", lambdaOutputs, nil},
+	{"hotkeys replay --format table", replayOutputs("table"), nil},
+	{"hotkeys replay --format json", replayOutputs("json"), nil},
+	{"hotkeys client-demo (the client-side detector, against DynamoDB Local)", clientDemoOutputs,
+		[]string{"PROFILE#celebrity", "COUNTER#page-views", "USER#"}},
+}
+
+// clientDemoOutputs runs the built CLI's client-demo, which reports what
+// an instrumented DynamoDB client saw, against DynamoDB Local.
+func clientDemoOutputs(t *testing.T, _ *sample, redacted bool) []output {
+	args := []string{"client-demo", "--endpoint", dynamodblocal.Endpoint(t), "--calls", "400", "--format", "json"}
+	secret := ""
+	if redacted {
+		args = append(args, "--key-redaction", "hash")
+		secret = testSecret
+	}
+	stdout, stderr, err := runCLI(t, secret, nil, args...)
+	if err != nil || stdout == "" {
+		t.Fatalf("hotkeys %v: %v, no report; stderr: %s", args, err, stderr)
+	}
+	return []output{
+		{"report (diagnoses included)", true, stdout},
+		{"stderr", false, stderr},
+	}
 }
 
 // lambdaOutputs runs the bootstrap with metrics both as EMF and through
@@ -126,15 +151,23 @@ func TestNoRawKeyOrSecretInAnyOutput(t *testing.T) {
 			// key: the malformed one only counts.)
 			showedKey, showedStandIn := map[string]bool{}, map[string]bool{}
 			keysShown := map[string]bool{}
-			for _, file := range []string{"hot-key-ops-log.json", "uneven-shards.json", "malformed-record.json"} {
-				s := sampleByFile(file)
-				tr, err := analyse(s.PKName, readSample(t, s.File))
-				if err != nil {
-					t.Fatal(err)
-				}
-				keys := tr.keysOf()
-				if file == "uneven-shards.json" {
-					keys = append(keys, "ORDERS") // BASE of ORDERS#<shard>
+			inputs := []string{"hot-key-ops-log.json", "uneven-shards.json", "malformed-record.json"}
+			if p.ownKeys != nil {
+				inputs = []string{"its own workload"}
+			}
+			for _, file := range inputs {
+				var s *sample
+				keys := p.ownKeys
+				if p.ownKeys == nil {
+					s = sampleByFile(file)
+					tr, err := analyse(s.PKName, readSample(t, s.File))
+					if err != nil {
+						t.Fatal(err)
+					}
+					keys = tr.keysOf()
+					if file == "uneven-shards.json" {
+						keys = append(keys, "ORDERS") // BASE of ORDERS#<shard>
+					}
 				}
 				plain, redacted := p.run(t, s, false), p.run(t, s, true)
 				if len(plain) != len(redacted) {

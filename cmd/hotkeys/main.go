@@ -5,6 +5,7 @@
 //	hotkeys replay [flags] FILE...|-  analyse captured Lambda stream events
 //	hotkeys watch  [flags] --table T  analyse a table's stream live
 //	hotkeys hash-key [flags] KEY...   a key's redacted form, to match it in the outputs
+//	hotkeys client-demo --endpoint U  the client-side detector on a skewed workload
 //
 // Exit status: 0 clean, 1 the input had errors (malformed records, a file
 // that is not JSON, data lost from the stream), 2 usage or configuration.
@@ -38,6 +39,8 @@ Usage:
   hotkeys replay [flags] FILE... | -     analyse captured Lambda DynamoDB stream events
   hotkeys watch  [flags] --table NAME    analyse a table's stream live (Ctrl-C to stop)
   hotkeys hash-key [flags] KEY...        print each KEY as --key-redaction hash shows it
+  hotkeys client-demo --endpoint URL     the client-side detector (reads, throttles, latency per key)
+                                         on a skewed workload against DynamoDB Local
 
 Run 'hotkeys COMMAND -h' for a command's flags.
 
@@ -67,6 +70,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = runWatch(ctx, args[1:], stdout, stderr)
 	case "hash-key":
 		err = runHashKey(args[1:], stdout, stderr)
+	case "client-demo":
+		err = runClientDemo(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
