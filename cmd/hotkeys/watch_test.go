@@ -136,6 +136,9 @@ func TestWatchFindsTheHotKey(t *testing.T) {
 	}
 	for _, line := range lines {
 		for _, w := range decodeReport(t, line).Windows {
+			if start := watchAt.Truncate(15 * time.Minute); !w.Start.Equal(start) {
+				t.Errorf("window starts at %v, want %v: the records' times were not the test's", w.Start, start)
+			}
 			records += w.Records
 			wcu += w.WCU
 			for _, k := range w.TopKeys {
