@@ -23,7 +23,7 @@ func emfPublisher(t *testing.T, cfg Config) (*Publisher, *syncBuffer) {
 	t.Helper()
 	cfg.Mode = ModeEMF
 	out := &syncBuffer{}
-	p, err := NewPublisher(cfg, nil, out)
+	p, err := newTestPublisher(cfg, nil, out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
+
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
 )
@@ -20,7 +22,7 @@ import (
 func newAPIPublisher(t *testing.T, cfg Config, srv *fakecloudwatch.Server, attempts int) (*Publisher, *syncBuffer) {
 	t.Helper()
 	out := &syncBuffer{}
-	p, err := NewPublisher(cfg, srv.Client(fakecloudwatch.FastRetries(attempts)), out)
+	p, err := newTestPublisher(cfg, srv.Client(fakecloudwatch.FastRetries(attempts)), out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +37,7 @@ func noRejections(t *testing.T, srv *fakecloudwatch.Server) {
 }
 
 func TestPublishAPIWireFormat(t *testing.T) {
-	srv := fakecloudwatch.New()
+	srv := newServer()
 	defer srv.Close()
 	cfg := DefaultConfig()
 	cfg.Namespace = "Team/HotKeys"
@@ -83,7 +85,7 @@ func TestPublishAPIWireFormat(t *testing.T) {
 // Every value published must be one the catalogue declares, with the
 // catalogue's unit and dimensions: the template tests rely on it.
 func TestPublishedMetricsAreCatalogued(t *testing.T) {
-	srv := fakecloudwatch.New()
+	srv := newServer()
 	defer srv.Close()
 	p, _ := newAPIPublisher(t, DefaultConfig(), srv, 1)
 	if _, err := p.Publish(context.Background(), []detector.Report{sampleReport("Orders", recentStart())}); err != nil {
@@ -113,7 +115,7 @@ func TestPublishedMetricsAreCatalogued(t *testing.T) {
 }
 
 func TestPublishSplitsAtThousandData(t *testing.T) {
-	srv := fakecloudwatch.New()
+	srv := newServer()
 	defer srv.Close()
 	p, _ := newAPIPublisher(t, DefaultConfig(), srv, 1)
 	start := recentStart()
@@ -140,7 +142,7 @@ func TestPublishSplitsAtThousandData(t *testing.T) {
 }
 
 func TestPublishSplitsAtOneMegabyte(t *testing.T) {
-	srv := fakecloudwatch.New()
+	srv := newServer()
 	defer srv.Close()
 	cfg := DefaultConfig()
 	cfg.Top = MaxTop
@@ -190,7 +192,7 @@ func TestPublishSplitsAtOneMegabyte(t *testing.T) {
 }
 
 func TestPublishTopKeysMostSevereFirst(t *testing.T) {
-	srv := fakecloudwatch.New()
+	srv := newServer()
 	defer srv.Close()
 	cfg := DefaultConfig()
 	cfg.Top = 2
@@ -238,7 +240,7 @@ func TestPublishFallsBackToEMF(t *testing.T) {
 		{"400 not retried", fakecloudwatch.Failure{Status: http.StatusBadRequest, Code: "InvalidParameterValueException", Message: "no"}, 1, "InvalidParameterValue"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := fakecloudwatch.New()
+			srv := newServer()
 			defer srv.Close()
 			srv.FailAll(tc.failure)
 			p, out := newAPIPublisher(t, DefaultConfig(), srv, 3)
@@ -271,7 +273,7 @@ func TestPublishFallsBackToEMF(t *testing.T) {
 // CloudWatch failing mid-publish: what was accepted is not repeated, the
 // rest goes out as EMF, and together they are exactly the full set.
 func TestPublishPartialFallback(t *testing.T) {
-	srv := fakecloudwatch.New()
+	srv := newServer()
 	defer srv.Close()
 	srv.FailAfter(1, fakecloudwatch.InternalError)
 	p, out := newAPIPublisher(t, DefaultConfig(), srv, 2)
@@ -295,26 +297,92 @@ func TestPublishPartialFallback(t *testing.T) {
 	sameObs(t, "API then EMF", append(api, emfObs(emf)...), want)
 }
 
-// A CloudWatch that hangs must not take the invocation's deadline with it.
+// reserveBounds returns the earliest and latest deadline apiContext can give
+// the API, for a caller's deadline d, if it read the clock between before
+// and after: the reserve is a fifth of the time left, at most
+// maxFallbackReserve and never negative, so it is monotone in the time left.
+func reserveBounds(d, before, after time.Time) (lo, hi time.Time) {
+	reserve := func(left time.Duration) time.Duration { return max(min(left/5, maxFallbackReserve), 0) }
+	return d.Add(-reserve(d.Sub(before))), d.Add(-reserve(d.Sub(after)))
+}
+
+// The API's deadline is bracketed by the clock readings around the call, so
+// the checks hold however long the call takes.
+func TestAPIContext(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		left time.Duration
+	}{
+		{"a fifth of a second left", time.Second},
+		{"at most 500 ms", time.Hour},
+		{"none once the deadline has passed", -time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := time.Now()
+			parent, cancel := context.WithDeadline(context.Background(), before.Add(tc.left))
+			defer cancel()
+			ctx, cancel2 := apiContext(parent)
+			after := time.Now()
+			defer cancel2()
+			d, _ := parent.Deadline()
+			got, ok := ctx.Deadline()
+			if lo, hi := reserveBounds(d, before, after); !ok || got.Before(lo) || got.After(hi) {
+				t.Errorf("API deadline %v before the caller's; want between %v and %v", d.Sub(got), d.Sub(hi), d.Sub(lo))
+			}
+		})
+	}
+	before := time.Now()
+	ctx, cancel := apiContext(context.Background())
+	after := time.Now()
+	defer cancel()
+	if got, ok := ctx.Deadline(); !ok || got.Before(before.Add(defaultAPITimeout)) || got.After(after.Add(defaultAPITimeout)) {
+		t.Errorf("without a caller's deadline: API deadline %v, %v; want %v from the call", got, ok, defaultAPITimeout)
+	}
+}
+
+// deadlineSeen records the deadline of every PutMetricData call's context.
+type deadlineSeen struct {
+	MetricPutter
+	mu        sync.Mutex
+	deadlines []time.Time
+}
+
+func (d *deadlineSeen) PutMetricData(ctx context.Context, in *cloudwatch.PutMetricDataInput, optFns ...func(*cloudwatch.Options)) (*cloudwatch.PutMetricDataOutput, error) {
+	dl, _ := ctx.Deadline()
+	d.mu.Lock()
+	d.deadlines = append(d.deadlines, dl)
+	d.mu.Unlock()
+	return d.MetricPutter.PutMetricData(ctx, in, optFns...)
+}
+
+// A CloudWatch that hangs must not take the invocation's deadline with it:
+// the API is cut off a fifth of the time left before the caller's deadline
+// (at most 500 ms), and the values then go out as EMF. The test checks the
+// API's deadline and the fallback, not the wall clock at return, which
+// would depend on the machine's load.
 func TestPublishKeepsToTheDeadline(t *testing.T) {
-	srv := fakecloudwatch.New()
+	srv := newServer()
 	defer srv.Close()
 	srv.FailAll(fakecloudwatch.Failure{Stall: true})
 	out := &syncBuffer{}
-	p, err := NewPublisher(DefaultConfig(), srv.Client(), out) // the SDK's default retryer
+	api := &deadlineSeen{MetricPutter: srv.Client()} // the SDK's default retryer
+	p, err := newTestPublisher(DefaultConfig(), api, out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := sampleReport("Orders", recentStart())
+	before := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	deadline, _ := ctx.Deadline()
 	res, err := p.Publish(ctx, []detector.Report{r})
+	after := time.Now()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if time.Now().After(deadline) {
-		t.Errorf("Publish returned after the caller's deadline")
+	deadline, _ := ctx.Deadline()
+	lo, hi := reserveBounds(deadline, before, after)
+	if len(api.deadlines) != 1 || api.deadlines[0].Before(lo) || api.deadlines[0].After(hi) {
+		t.Errorf("PutMetricData deadlines %v; want one, between %v and %v", api.deadlines, lo, hi)
 	}
 	if !res.FellBackToEMF || !errors.Is(res.APIError, context.DeadlineExceeded) {
 		t.Errorf("result %+v; want a fallback on the deadline", res)
@@ -340,7 +408,7 @@ func TestPublishModes(t *testing.T) {
 		{ModeBoth, true, false, true, false, true},
 	} {
 		t.Run(fmt.Sprintf("%s/fail=%v", tc.mode, tc.fail), func(t *testing.T) {
-			srv := fakecloudwatch.New()
+			srv := newServer()
 			defer srv.Close()
 			if tc.fail {
 				srv.FailAll(fakecloudwatch.InternalError)
@@ -377,7 +445,7 @@ func TestPublishModes(t *testing.T) {
 }
 
 func TestPublishLeavesOutWhatCloudWatchRejects(t *testing.T) {
-	srv := fakecloudwatch.New()
+	srv := newServer()
 	defer srv.Close()
 	p, out := newAPIPublisher(t, DefaultConfig(), srv, 1)
 	fresh := sampleReport("Orders", recentStart())
@@ -414,7 +482,7 @@ func TestPublishLeavesOutWhatCloudWatchRejects(t *testing.T) {
 }
 
 func TestPublishInvalidReport(t *testing.T) {
-	srv := fakecloudwatch.New()
+	srv := newServer()
 	defer srv.Close()
 	p, _ := newAPIPublisher(t, DefaultConfig(), srv, 1)
 	good := sampleReport("Orders", recentStart())
@@ -433,7 +501,7 @@ func TestPublishInvalidReport(t *testing.T) {
 }
 
 func TestNewPublisherChecks(t *testing.T) {
-	srv := fakecloudwatch.New()
+	srv := newServer()
 	defer srv.Close()
 	for _, tc := range []struct {
 		name string
@@ -460,7 +528,7 @@ func TestNewPublisherChecks(t *testing.T) {
 }
 
 func TestPublishReportsWriteErrors(t *testing.T) {
-	p, err := NewPublisher(Config{Namespace: "N", Mode: ModeEMF, Top: 10, StorageResolution: 60}, nil, failingWriter{})
+	p, err := newTestPublisher(Config{Namespace: "N", Mode: ModeEMF, Top: 10, StorageResolution: 60}, nil, failingWriter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,7 +541,7 @@ func TestPublishReportsWriteErrors(t *testing.T) {
 // Concurrent publishers share stdout line by line, never mid-line.
 func TestPublishConcurrentLinesStayWhole(t *testing.T) {
 	out := &syncBuffer{}
-	p, err := NewPublisher(Config{Namespace: "N", Mode: ModeEMF, Top: 10, StorageResolution: 60}, nil, out)
+	p, err := newTestPublisher(Config{Namespace: "N", Mode: ModeEMF, Top: 10, StorageResolution: 60}, nil, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,7 +560,7 @@ func TestPublishConcurrentLinesStayWhole(t *testing.T) {
 
 // A context already over means no API call at all: straight to EMF.
 func TestPublishWithContextAlreadyDone(t *testing.T) {
-	srv := fakecloudwatch.New()
+	srv := newServer()
 	defer srv.Close()
 	p, out := newAPIPublisher(t, DefaultConfig(), srv, 3)
 	ctx, cancel := context.WithCancel(context.Background())

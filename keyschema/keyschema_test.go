@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -197,14 +196,18 @@ func TestCacheLooksUpOnce(t *testing.T) {
 	}
 }
 
-// blockingAPI answers only once release is closed.
+// blockingAPI answers only once release is closed. called is closed when
+// the first call arrives.
 type blockingAPI struct {
 	release chan struct{}
+	called  chan struct{}
+	once    sync.Once
 	calls   atomic.Int64
 }
 
 func (b *blockingAPI) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
 	b.calls.Add(1)
+	b.once.Do(func() { close(b.called) })
 	<-b.release
 	return &dynamodb.DescribeTableOutput{Table: &types.TableDescription{
 		TableName: in.TableName,
@@ -213,17 +216,14 @@ func (b *blockingAPI) DescribeTable(ctx context.Context, in *dynamodb.DescribeTa
 }
 
 func TestCacheWaiterHonoursContext(t *testing.T) {
-	api := &blockingAPI{release: make(chan struct{})}
+	api := &blockingAPI{release: make(chan struct{}), called: make(chan struct{})}
 	cache := keyschema.NewCache(api)
 	first := make(chan error)
 	go func() {
 		_, err := cache.Lookup(context.Background(), "Orders")
 		first <- err
 	}()
-	for api.calls.Load() == 0 {
-		// wait for the first lookup to be in flight
-		runtime.Gosched()
-	}
+	<-api.called // the first lookup is in flight
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := cache.Lookup(ctx, "Orders"); !errors.Is(err, context.Canceled) {

@@ -175,17 +175,25 @@ func TestMalformedNeverFailsTheBatch(t *testing.T) {
 // twice counts once in its window, which is published when record time
 // moves past it.
 func TestPlainBatchRedelivered(t *testing.T) {
-	w := time.Now().UTC().Truncate(time.Minute).Add(-time.Minute)
-	a := &sample{Table: "Orders", PKName: "PK", SKName: "SK", Shape: plainBatch, Window: w, records: func(g *gen) {
+	// The function closes a plain batch's window by its own clock too, once
+	// the clock is a window and twice the lateness (4 min by default) past
+	// the window's end. Here only record time may close it, whenever the
+	// test runs: the batches, made at t0, are moved by whole minutes to an
+	// hour past the clock's minute. CloudWatch takes datapoints up to two
+	// hours ahead, and the clock cannot reach the window before the test
+	// times out.
+	shift := time.Now().UTC().Truncate(time.Minute).Add(time.Hour).Sub(t0)
+	w := t0.Add(shift)
+	a := &sample{Table: "Orders", PKName: "PK", SKName: "SK", Shape: plainBatch, Window: t0, records: func(g *gen) {
 		for i := range 120 {
 			g.insert(10, "OPS_LOG", g.logSK(10, i), 1)
 		}
 		g.customerTail(50, 0, 0, 50, 0, 59, 10)
 	}}
-	later := &sample{Table: "Orders", PKName: "PK", SKName: "SK", Shape: plainBatch, Window: w.Add(4 * time.Minute), records: func(g *gen) {
+	later := &sample{Table: "Orders", PKName: "PK", SKName: "SK", Shape: plainBatch, Window: t0.Add(4 * time.Minute), records: func(g *gen) {
 		g.customerTail(10, 0, 0, 10, 0, 9, -1)
 	}}
-	batchA, batchB := a.render(), later.render()
+	batchA, batchB := shiftEvent(a.render(), shift), shiftEvent(later.render(), shift)
 	tr, err := analyse("PK", batchA)
 	if err != nil {
 		t.Fatal(err)

@@ -84,7 +84,8 @@ var tableSeq atomic.Uint64
 
 // TableName returns a name no other test, in this process or another one
 // sharing the same DynamoDB Local, uses. DynamoDB Local wants at least 3
-// characters.
+// characters. The clock only tells processes that reuse a pid apart: no
+// outcome depends on the name.
 func TableName(prefix string) string {
 	if prefix == "" {
 		prefix = "hotkeys"
@@ -148,7 +149,9 @@ func CreateTable(t testing.TB, ddb *dynamodb.Client, spec TableSpec) (tableName,
 	})
 	desc := out.TableDescription
 	// dynamodb.TableExistsWaiter waits 20 s before its first retry; DynamoDB
-	// Local is usually ACTIVE at once, so poll briefly instead.
+	// Local is usually ACTIVE at once, so poll briefly instead. DynamoDB has
+	// no event for a table becoming ACTIVE: polling its state is the wait,
+	// and only how long it takes depends on the machine, not the outcome.
 	for desc == nil || desc.TableStatus != types.TableStatusActive {
 		select {
 		case <-ctx.Done():
