@@ -2,12 +2,15 @@ package detector
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/hotkeys-dev/hotkeys/record"
 )
@@ -351,8 +354,14 @@ func TestMergeMatchesSingleWindow(t *testing.T) {
 		}
 	}
 	mr, wr := merged.Report(cfg), whole.Report(cfg)
-	if mr.WCU != wr.WCU || mr.WCU != o.total || mr.Records != o.records {
-		t.Errorf("merged WCU %d, single %d, truth %d", mr.WCU, wr.WCU, o.total)
+	if mr.WCU != wr.WCU || mr.WCU != o.total || mr.Records != o.records || wr.Records != o.records {
+		t.Errorf("merged WCU %d records %d, single %d and %d, truth %d and %d", mr.WCU, mr.Records, wr.WCU, wr.Records, o.total, o.records)
+	}
+	if e := relErr(mr.DistinctKeys, uint64(len(o.wcu))); e > 0.02 {
+		t.Errorf("merged distinct keys %d, truth %d: error %.2f%% > 2%%", mr.DistinctKeys, len(o.wcu), e*100)
+	}
+	if len(mr.TopKeys) != cfg.Top {
+		t.Fatalf("merged report has %d top keys, want %d", len(mr.TopKeys), cfg.Top)
 	}
 	for _, k := range mr.TopKeys {
 		if truth := o.wcu[k.Key]; k.WCULower > truth || truth > k.WCUUpper {
@@ -366,8 +375,12 @@ func TestMergeMatchesSingleWindow(t *testing.T) {
 		t.Errorf("HOT (400 WCU/s, ~%0.f%% share) not flagged after merge", 100*float64(o.wcu["HOT"])/float64(o.total))
 	}
 	other, _ := NewWindow(cfg.Sketch, "Other", t0, t0.Add(time.Minute))
-	if err := merged.Merge(other); err == nil {
-		t.Error("merging windows of different tables succeeded")
+	before := merged.Report(cfg)
+	if err := merged.Merge(other); err == nil || !strings.Contains(err.Error(), "cannot merge") {
+		t.Errorf("merging windows of different tables: %v, want an error", err)
+	}
+	if diff := cmp.Diff(before, merged.Report(cfg)); diff != "" {
+		t.Errorf("a refused merge changed the window (-before +after):\n%s", diff)
 	}
 }
 
@@ -423,8 +436,11 @@ func TestConfigValidateNamesTheFlag(t *testing.T) {
 		c := DefaultConfig()
 		tt.mut(&c)
 		err := c.Validate()
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("Validate() = %v, want an error naming %q", err, tt.want)
+		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Validate() = %v, want ErrConfig naming %q", err, tt.want)
+		}
+		if _, err := New(c); !errors.Is(err, ErrConfig) {
+			t.Errorf("New() = %v, want ErrConfig", err)
 		}
 	}
 	if err := DefaultConfig().Validate(); err != nil {
