@@ -7,6 +7,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 )
@@ -42,14 +46,34 @@ func TestReplayFindsTheHotKey(t *testing.T) {
 		t.Fatalf("%d windows, want 1", len(r.Windows))
 	}
 	w := r.Windows[0]
-	// testdata/hot.json: 3 s of OPS_LOG at 120 writes/s and 20 tail keys/s,
-	// every item under 1 KB: 1 WCU each.
-	if w.Table != "Orders" || w.Records != 420 || w.WCU != 420 || w.Malformed != 0 || w.WCUIsLowerBound {
-		t.Errorf("window %+v, want table Orders, 420 records, 420 WCU", w)
+	// testdata/hot.json: 3 s of OPS_LOG at 120 writes/s and 20 tail keys/s
+	// (60 distinct), every item under 1 KB: 1 WCU each. 61 keys fit the
+	// sketch's counters, so every figure is exact.
+	want := detector.Report{
+		Table: "Orders", Start: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), End: time.Date(2026, 11, 22, 10, 1, 0, 0, time.UTC),
+		Records: 420, WCU: 420, DistinctKeys: 61,
+		HotKeys: []detector.KeyReport{{
+			Key: "OPS_LOG", Type: "S", WCU: 360, WCULower: 360, WCUUpper: 360,
+			Share: 360.0 / 420, AvgWCUPerSecond: 6, PeakWCUPerSecond: 120,
+			Severity: detector.Warning, Pattern: detector.PatternSingleItem, RecommendedShards: 2,
+		}},
+		Shards: []detector.ShardReport{},
 	}
-	if len(w.HotKeys) != 1 || w.HotKeys[0].Key != "OPS_LOG" || w.HotKeys[0].WCU != 360 ||
-		w.HotKeys[0].PeakWCUPerSecond != 120 || w.HotKeys[0].Severity != detector.Warning {
-		t.Errorf("hot keys %+v, want OPS_LOG 360 WCU, peak 120, warning", w.HotKeys)
+	if diff := cmp.Diff(want, w, cmpopts.IgnoreFields(detector.Report{}, "TopKeys"),
+		cmpopts.IgnoreFields(detector.KeyReport{}, "Diagnosis")); diff != "" {
+		t.Errorf("window (-want +got):\n%s", diff)
+	}
+	if len(w.HotKeys) == 1 && !strings.Contains(w.HotKeys[0].Diagnosis, "86%") {
+		t.Errorf("diagnosis %q does not give the key's share", w.HotKeys[0].Diagnosis)
+	}
+	// The top keys: OPS_LOG, then nine tail keys of 1 WCU each, exactly.
+	if len(w.TopKeys) != 10 || (len(w.HotKeys) == 1 && !cmp.Equal(w.TopKeys[0], w.HotKeys[0])) {
+		t.Fatalf("top keys %+v, want 10 led by the hot key", w.TopKeys)
+	}
+	for _, k := range w.TopKeys[1:] {
+		if k.WCU != 1 || k.WCULower != 1 || k.WCUUpper != 1 || k.Severity != detector.None {
+			t.Errorf("tail key %+v, want exactly 1 WCU and not flagged", k)
+		}
 	}
 	// The documented shape, field by field.
 	var raw struct {
