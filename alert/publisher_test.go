@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
 )
@@ -31,6 +34,15 @@ func noRejections(t *testing.T, srv *fakecloudwatch.Server) {
 	t.Helper()
 	if r := srv.Rejected(); len(r) > 0 {
 		t.Fatalf("CloudWatch would have rejected %d requests, first: %s", len(r), r[0])
+	}
+}
+
+// sameResult compares a Result whole. Errors match when errors.Is says so:
+// want.APIError names the error expected, or is cmpopts.AnyError.
+func sameResult(t *testing.T, want, got Result) {
+	t.Helper()
+	if diff := cmp.Diff(want, got, cmpopts.EquateErrors()); diff != "" {
+		t.Errorf("result (-want +got):\n%s", diff)
 	}
 }
 
@@ -56,9 +68,10 @@ func TestPublishAPIWireFormat(t *testing.T) {
 	}
 	sameObs(t, "PutMetricData", apiObs(srv.Data()), want)
 
+	sameResult(t, Result{MetricsSent: len(want), Requests: 1, FindingsLogged: 5}, res)
 	reqs := srv.Requests()
-	if len(reqs) != 1 || res.Requests != 1 || res.MetricsSent != len(want) {
-		t.Errorf("%d requests (result %d), %d sent; want 1 request of %d", len(reqs), res.Requests, res.MetricsSent, len(want))
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
 	}
 	if reqs[0].ContentEncoding != "gzip" || reqs[0].Namespace != "Team/HotKeys" {
 		t.Errorf("request: encoding %q, namespace %q", reqs[0].ContentEncoding, reqs[0].Namespace)
@@ -71,12 +84,9 @@ func TestPublishAPIWireFormat(t *testing.T) {
 			t.Fatalf("%s: timestamp %v is not its window's start", d.MetricName, d.Timestamp)
 		}
 	}
-	if res.FellBackToEMF || res.APIError != nil || res.MetricsEMF != 0 || res.NonFinite != 0 || res.WriteError != nil {
-		t.Errorf("unexpected result %+v", res)
-	}
 	emf, logs := splitOutput(t, out.Bytes())
-	if len(emf) != 0 || len(logs) != 5 || res.FindingsLogged != 5 {
-		t.Errorf("%d EMF lines and %d log lines (result %d); want 0 and 5", len(emf), len(logs), res.FindingsLogged)
+	if len(emf) != 0 || len(logs) != 5 {
+		t.Errorf("%d EMF lines and %d log lines; want 0 and 5", len(emf), len(logs))
 	}
 }
 
@@ -246,12 +256,10 @@ func TestPublishFallsBackToEMF(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Publish failed the invocation: %v", err)
 			}
-			if srv.Attempts() != tc.attempts || res.Requests != 1 {
-				t.Errorf("server saw %d attempts for %d Publish-level requests; want %d and 1", srv.Attempts(), res.Requests, tc.attempts)
+			if srv.Attempts() != tc.attempts {
+				t.Errorf("server saw %d attempts; want %d", srv.Attempts(), tc.attempts)
 			}
-			if !res.FellBackToEMF || res.APIError == nil || res.MetricsSent != 0 || res.MetricsEMF != len(want) {
-				t.Errorf("result %+v; want a fallback of %d values", res, len(want))
-			}
+			sameResult(t, Result{Requests: 1, MetricsEMF: len(want), FellBackToEMF: true, APIError: cmpopts.AnyError, FindingsLogged: 6}, res)
 			if got := errorCode(res.APIError); !strings.HasPrefix(got, tc.code) {
 				t.Errorf("error code %q, want %q", got, tc.code)
 			}
@@ -289,9 +297,10 @@ func TestPublishPartialFallback(t *testing.T) {
 	}
 	emf, _ := splitOutput(t, out.Bytes())
 	api := apiObs(srv.Data())
-	if res.MetricsSent != 1000 || len(api) != 1000 || res.MetricsEMF != len(want)-1000 || !res.FellBackToEMF || res.Requests != 2 {
-		t.Fatalf("result %+v with %d values at the API", res, len(api))
-	}
+	sameResult(t, Result{
+		MetricsSent: 1000, Requests: 2, MetricsEMF: len(want) - 1000, FellBackToEMF: true,
+		APIError: cmpopts.AnyError, FindingsLogged: 3 * len(reports),
+	}, res)
 	sameObs(t, "API then EMF", append(api, emfObs(emf)...), want)
 }
 
@@ -316,11 +325,10 @@ func TestPublishKeepsToTheDeadline(t *testing.T) {
 	if time.Now().After(deadline) {
 		t.Errorf("Publish returned after the caller's deadline")
 	}
-	if !res.FellBackToEMF || !errors.Is(res.APIError, context.DeadlineExceeded) {
-		t.Errorf("result %+v; want a fallback on the deadline", res)
-	}
+	want := expectedObs(r, r.HotKeys)
+	sameResult(t, Result{Requests: 1, MetricsEMF: len(want), FellBackToEMF: true, APIError: context.DeadlineExceeded, FindingsLogged: 3}, res)
 	emf, _ := splitOutput(t, out.Bytes())
-	sameObs(t, "EMF fallback", emfObs(emf), expectedObs(r, r.HotKeys))
+	sameObs(t, "EMF fallback", emfObs(emf), want)
 }
 
 func TestPublishModes(t *testing.T) {
@@ -395,15 +403,11 @@ func TestPublishLeavesOutWhatCloudWatchRejects(t *testing.T) {
 	want := expectedObs(fresh, fresh.HotKeys)
 	sameObs(t, "PutMetricData", apiObs(srv.Data()), want)
 	staleN := len(expectedObs(stale, stale.HotKeys)) + len(expectedObs(future, future.HotKeys))
-	if res.NonFinite != 2 || res.OutsideTimeRange != staleN || res.FellBackToEMF {
-		t.Errorf("result %+v; want 2 non-finite and %d outside the time range", res, staleN)
-	}
+	// Every value outside the time range goes out as EMF instead.
+	sameResult(t, Result{MetricsSent: len(want), Requests: 1, MetricsEMF: staleN, NonFinite: 2, OutsideTimeRange: staleN, FindingsLogged: 9}, res)
 	// The findings are logged all the same, with valid JSON for the NaN,
 	// and the values the API would refuse for their age go out as EMF.
 	emf, logs := splitOutput(t, out.Bytes())
-	if res.MetricsEMF != staleN {
-		t.Errorf("%d values written as EMF, want the %d outside the time range", res.MetricsEMF, staleN)
-	}
 	sameObs(t, "EMF", emfObs(emf), append(expectedObs(stale, stale.HotKeys), expectedObs(future, future.HotKeys)...))
 	if len(logs) != 9 {
 		t.Errorf("%d log lines, want 9", len(logs))
