@@ -142,9 +142,26 @@ func FuzzUnmarshalWindow(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, err := UnmarshalWindow(data, cfg.Sketch)
 		if err != nil {
+			if !errors.Is(err, ErrCorruptWindow) {
+				t.Fatalf("rejected with %v, which does not wrap ErrCorruptWindow", err)
+			}
 			return
 		}
-		// Anything accepted must be usable.
+		// Anything accepted encodes again to the same window, and is usable.
+		again, err := w.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w2, err := UnmarshalWindow(again, cfg.Sketch)
+		if err != nil {
+			t.Fatalf("an accepted window re-encodes to state that is refused: %v", err)
+		}
+		if diff := cmp.Diff(w, w2, windowState); diff != "" {
+			t.Fatalf("re-encoding changed the window (-first +second):\n%s", diff)
+		}
+		if diff := cmp.Diff(summaryView(w.summary), summaryView(w2.summary)); diff != "" {
+			t.Fatalf("re-encoding changed the summary (-first +second):\n%s", diff)
+		}
 		w.Add(rec("T", "k", "", 1, t0))
 		_ = w.Report(cfg)
 		if _, err := w.MarshalBinary(); err != nil {
