@@ -171,6 +171,46 @@ func TestDecodeTimeWindowEvent(t *testing.T) {
 	}
 }
 
+// TestDecodeEventsDoNotLeak: nothing of one event's envelope carries over
+// to the next event, in the same payload or the next one.
+func TestDecodeEventsDoNotLeak(t *testing.T) {
+	full := `{"isFinalInvokeForWindow":true,"isWindowTerminatedEarly":true,"eventSourceARN":"arn:aws:dynamodb:eu-west-1:1:table/T/stream/x",` +
+		`"window":{"start":"2026-11-22T10:00:00Z","end":"2026-11-22T10:01:00Z"},"state":{"k":"v"},"shardId":"s-1","Records":[` + minimal("A", "") + `]}`
+	plain := `{"Records":[` + minimal("B", "") + `]}`
+	fullEv := Event{
+		WindowStart: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), WindowEnd: time.Date(2026, 11, 22, 10, 1, 0, 0, time.UTC),
+		State: map[string]string{"k": "v"}, ShardID: "s-1", EventSourceARN: "arn:aws:dynamodb:eu-west-1:1:table/T/stream/x",
+		IsFinalInvokeForWindow: true, IsWindowTerminatedEarly: true, TimeWindow: true,
+	}
+	d, err := NewDecoder(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		payload string
+		events  []Event
+		shards  []string
+	}{
+		{full + "\n" + plain, []Event{fullEv, {}}, []string{"s-1", ""}},
+		{plain, []Event{{}}, []string{""}}, // the same decoder, a new payload
+	} {
+		var g got
+		if err := d.Decode([]byte(tc.payload), g.visitor()); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.events, g.events); diff != "" {
+			t.Errorf("events (-want +got):\n%s", diff)
+		}
+		var shards []string
+		for _, r := range g.records {
+			shards = append(shards, r.Shard)
+		}
+		if diff := cmp.Diff(tc.shards, shards); diff != "" {
+			t.Errorf("records' shards (-want +got):\n%s", diff)
+		}
+	}
+}
+
 // minimal is a small well-formed INSERT record of partition key pk.
 func minimal(pk, extra string) string {
 	return `{"eventName":"INSERT","dynamodb":{"Keys":{"pk":{"S":"` + pk + `"}},"NewImage":{"pk":{"S":"` + pk +
