@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -199,6 +200,10 @@ func TestNumberAgainstReference(t *testing.T) {
 	}
 }
 
+// plainShape is what plainDecimal must size itself when the number is
+// valid: an optional '-', digits with at most one '.', an optional exponent.
+var plainShape = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+
 // checkNumber compares NumberSize and CanonicalNumber with the reference.
 func checkNumber(t *testing.T, s string) {
 	t.Helper()
@@ -213,8 +218,12 @@ func checkNumber(t *testing.T, s string) {
 	if strings.ContainsAny(s, `"\`) {
 		q = nil // not the text of a JSON string
 	}
-	if end, n := plainDecimal(q, 0); end >= 0 && (end != len(q) || refErr != nil || n != ref) {
+	end, n := plainDecimal(q, 0)
+	if end >= 0 && (end != len(q) || refErr != nil || n != ref) {
 		t.Fatalf("plainDecimal(%s) = %d, %d; reference %d, %v", q, end, n, ref, refErr)
+	}
+	if end < 0 && refErr == nil && plainShape.MatchString(s) {
+		t.Fatalf("plainDecimal(%s) declined a plain decimal", q)
 	}
 	if end, n := fastNumber(q, 0); q != nil && (end >= 0) != (refErr == nil) || (end >= 0 && n != ref) {
 		t.Fatalf("fastNumber(%s) = %d, %d; reference %d, %v", q, end, n, ref, refErr)
