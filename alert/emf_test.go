@@ -46,9 +46,7 @@ func TestEMFMatchesSpecAndReport(t *testing.T) {
 			t.Fatalf("%d EMF lines: want one for the table and one per key", len(emf))
 		}
 		sameObs(t, "EMF", emfObs(emf), expectedObs(r, r.HotKeys))
-		if result.MetricsEMF != len(expectedObs(r, r.HotKeys)) {
-			t.Errorf("MetricsEMF %d", result.MetricsEMF)
-		}
+		sameResult(t, Result{MetricsEMF: len(expectedObs(r, r.HotKeys)), FindingsLogged: len(r.HotKeys)}, result)
 		for i, l := range emf {
 			wantDims := []string{"TableName"}
 			if i > 0 {

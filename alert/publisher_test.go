@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
@@ -33,6 +35,15 @@ func noRejections(t *testing.T, srv *fakecloudwatch.Server) {
 	t.Helper()
 	if r := srv.Rejected(); len(r) > 0 {
 		t.Fatalf("CloudWatch would have rejected %d requests, first: %s", len(r), r[0])
+	}
+}
+
+// sameResult compares a Result whole. Errors match when errors.Is says so:
+// want.APIError names the error expected, or is cmpopts.AnyError.
+func sameResult(t *testing.T, want, got Result) {
+	t.Helper()
+	if diff := cmp.Diff(want, got, cmpopts.EquateErrors()); diff != "" {
+		t.Errorf("result (-want +got):\n%s", diff)
 	}
 }
 
@@ -58,9 +69,10 @@ func TestPublishAPIWireFormat(t *testing.T) {
 	}
 	sameObs(t, "PutMetricData", apiObs(srv.Data()), want)
 
+	sameResult(t, Result{MetricsSent: len(want), Requests: 1, FindingsLogged: 5}, res)
 	reqs := srv.Requests()
-	if len(reqs) != 1 || res.Requests != 1 || res.MetricsSent != len(want) {
-		t.Errorf("%d requests (result %d), %d sent; want 1 request of %d", len(reqs), res.Requests, res.MetricsSent, len(want))
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
 	}
 	if reqs[0].ContentEncoding != "gzip" || reqs[0].Namespace != "Team/HotKeys" {
 		t.Errorf("request: encoding %q, namespace %q", reqs[0].ContentEncoding, reqs[0].Namespace)
@@ -73,12 +85,9 @@ func TestPublishAPIWireFormat(t *testing.T) {
 			t.Fatalf("%s: timestamp %v is not its window's start", d.MetricName, d.Timestamp)
 		}
 	}
-	if res.FellBackToEMF || res.APIError != nil || res.MetricsEMF != 0 || res.NonFinite != 0 || res.WriteError != nil {
-		t.Errorf("unexpected result %+v", res)
-	}
 	emf, logs := splitOutput(t, out.Bytes())
-	if len(emf) != 0 || len(logs) != 5 || res.FindingsLogged != 5 {
-		t.Errorf("%d EMF lines and %d log lines (result %d); want 0 and 5", len(emf), len(logs), res.FindingsLogged)
+	if len(emf) != 0 || len(logs) != 5 {
+		t.Errorf("%d EMF lines and %d log lines; want 0 and 5", len(emf), len(logs))
 	}
 }
 
@@ -135,9 +144,10 @@ func TestPublishSplitsAtThousandData(t *testing.T) {
 	if len(want) <= 1000 || len(want) > 2000 {
 		t.Fatalf("the test needs 1001-2000 values, has %d", len(want))
 	}
-	if len(reqs) != 2 || len(reqs[0].Data) != 1000 || len(reqs[1].Data) != len(want)-1000 || res.Requests != 2 {
-		t.Fatalf("%d values in %d requests (result %d); want %d as 1000 + %d", len(want), len(reqs), res.Requests, len(want), len(want)-1000)
+	if len(reqs) != 2 || len(reqs[0].Data) != 1000 || len(reqs[1].Data) != len(want)-1000 {
+		t.Fatalf("%d values in %d requests; want %d as 1000 + %d", len(want), len(reqs), len(want), len(want)-1000)
 	}
+	sameResult(t, Result{MetricsSent: len(want), Requests: 2, FindingsLogged: 3 * len(reports)}, res)
 	sameObs(t, "PutMetricData", apiObs(srv.Data()), want)
 }
 
@@ -248,12 +258,10 @@ func TestPublishFallsBackToEMF(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Publish failed the invocation: %v", err)
 			}
-			if srv.Attempts() != tc.attempts || res.Requests != 1 {
-				t.Errorf("server saw %d attempts for %d Publish-level requests; want %d and 1", srv.Attempts(), res.Requests, tc.attempts)
+			if srv.Attempts() != tc.attempts {
+				t.Errorf("server saw %d attempts; want %d", srv.Attempts(), tc.attempts)
 			}
-			if !res.FellBackToEMF || res.APIError == nil || res.MetricsSent != 0 || res.MetricsEMF != len(want) {
-				t.Errorf("result %+v; want a fallback of %d values", res, len(want))
-			}
+			sameResult(t, Result{Requests: 1, MetricsEMF: len(want), FellBackToEMF: true, APIError: cmpopts.AnyError, FindingsLogged: 6}, res)
 			if got := errorCode(res.APIError); !strings.HasPrefix(got, tc.code) {
 				t.Errorf("error code %q, want %q", got, tc.code)
 			}
@@ -291,9 +299,10 @@ func TestPublishPartialFallback(t *testing.T) {
 	}
 	emf, _ := splitOutput(t, out.Bytes())
 	api := apiObs(srv.Data())
-	if res.MetricsSent != 1000 || len(api) != 1000 || res.MetricsEMF != len(want)-1000 || !res.FellBackToEMF || res.Requests != 2 {
-		t.Fatalf("result %+v with %d values at the API", res, len(api))
-	}
+	sameResult(t, Result{
+		MetricsSent: 1000, Requests: 2, MetricsEMF: len(want) - 1000, FellBackToEMF: true,
+		APIError: cmpopts.AnyError, FindingsLogged: 3 * len(reports),
+	}, res)
 	sameObs(t, "API then EMF", append(api, emfObs(emf)...), want)
 }
 
@@ -384,11 +393,10 @@ func TestPublishKeepsToTheDeadline(t *testing.T) {
 	if len(api.deadlines) != 1 || api.deadlines[0].Before(lo) || api.deadlines[0].After(hi) {
 		t.Errorf("PutMetricData deadlines %v; want one, between %v and %v", api.deadlines, lo, hi)
 	}
-	if !res.FellBackToEMF || !errors.Is(res.APIError, context.DeadlineExceeded) {
-		t.Errorf("result %+v; want a fallback on the deadline", res)
-	}
+	want := expectedObs(r, r.HotKeys)
+	sameResult(t, Result{Requests: 1, MetricsEMF: len(want), FellBackToEMF: true, APIError: context.DeadlineExceeded, FindingsLogged: 3}, res)
 	emf, _ := splitOutput(t, out.Bytes())
-	sameObs(t, "EMF fallback", emfObs(emf), expectedObs(r, r.HotKeys))
+	sameObs(t, "EMF fallback", emfObs(emf), want)
 }
 
 func TestPublishModes(t *testing.T) {
@@ -431,11 +439,25 @@ func TestPublishModes(t *testing.T) {
 			} else if len(emf) != 0 {
 				t.Errorf("%d EMF lines", len(emf))
 			}
-			if (srv.Attempts() > 0) != tc.wantAttempted || res.FellBackToEMF != tc.wantFellBack || (res.APIError != nil) != tc.fail {
-				t.Errorf("attempts %d, result %+v", srv.Attempts(), res)
+			if (srv.Attempts() > 0) != tc.wantAttempted {
+				t.Errorf("%d attempts", srv.Attempts())
 			}
-			if res.FindingsLogged != 3 || !slices.ContainsFunc(logs, func(l map[string]any) bool { return l["key"] == "OPS_LOG" }) {
-				t.Errorf("findings must be logged in every mode: %d lines", res.FindingsLogged)
+			// Findings are logged in every mode.
+			wantRes := Result{FellBackToEMF: tc.wantFellBack, FindingsLogged: len(r.HotKeys)}
+			if tc.wantEMF {
+				wantRes.MetricsEMF = len(want)
+			}
+			if tc.wantAttempted {
+				wantRes.Requests = 1
+				if tc.fail {
+					wantRes.APIError = cmpopts.AnyError
+				} else {
+					wantRes.MetricsSent = len(want)
+				}
+			}
+			sameResult(t, wantRes, res)
+			if !slices.ContainsFunc(logs, func(l map[string]any) bool { return l["key"] == "OPS_LOG" }) {
+				t.Errorf("OPS_LOG's finding is not logged")
 			}
 		})
 	}
@@ -463,15 +485,11 @@ func TestPublishLeavesOutWhatCloudWatchRejects(t *testing.T) {
 	want := expectedObs(fresh, fresh.HotKeys)
 	sameObs(t, "PutMetricData", apiObs(srv.Data()), want)
 	staleN := len(expectedObs(stale, stale.HotKeys)) + len(expectedObs(future, future.HotKeys))
-	if res.NonFinite != 2 || res.OutsideTimeRange != staleN || res.FellBackToEMF {
-		t.Errorf("result %+v; want 2 non-finite and %d outside the time range", res, staleN)
-	}
+	// Every value outside the time range goes out as EMF instead.
+	sameResult(t, Result{MetricsSent: len(want), Requests: 1, MetricsEMF: staleN, NonFinite: 2, OutsideTimeRange: staleN, FindingsLogged: 9}, res)
 	// The findings are logged all the same, with valid JSON for the NaN,
 	// and the values the API would refuse for their age go out as EMF.
 	emf, logs := splitOutput(t, out.Bytes())
-	if res.MetricsEMF != staleN {
-		t.Errorf("%d values written as EMF, want the %d outside the time range", res.MetricsEMF, staleN)
-	}
 	sameObs(t, "EMF", emfObs(emf), append(expectedObs(stale, stale.HotKeys), expectedObs(future, future.HotKeys)...))
 	if len(logs) != 9 {
 		t.Errorf("%d log lines, want 9", len(logs))
@@ -533,9 +551,11 @@ func TestPublishReportsWriteErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := p.Publish(context.Background(), []detector.Report{sampleReport("Orders", recentStart())})
-	if err != nil || !errors.Is(res.WriteError, io.ErrClosedPipe) || res.MetricsEMF != 0 {
-		t.Errorf("err %v, result %+v; want the write error reported and nothing counted as written", err, res)
+	if err != nil {
+		t.Fatal(err)
 	}
+	// The write error reported, nothing counted as written.
+	sameResult(t, Result{WriteError: io.ErrClosedPipe}, res)
 }
 
 // Concurrent publishers share stdout line by line, never mid-line.
@@ -570,9 +590,11 @@ func TestPublishWithContextAlreadyDone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if srv.Attempts() != 0 || res.Requests != 0 || !res.FellBackToEMF || !errors.Is(res.APIError, context.Canceled) {
-		t.Errorf("attempts %d, result %+v", srv.Attempts(), res)
+	if srv.Attempts() != 0 {
+		t.Errorf("%d attempts", srv.Attempts())
 	}
+	want := expectedObs(r, r.HotKeys)
+	sameResult(t, Result{MetricsEMF: len(want), FellBackToEMF: true, APIError: context.Canceled, FindingsLogged: len(r.HotKeys)}, res)
 	emf, _ := splitOutput(t, out.Bytes())
-	sameObs(t, "EMF", emfObs(emf), expectedObs(r, r.HotKeys))
+	sameObs(t, "EMF", emfObs(emf), want)
 }

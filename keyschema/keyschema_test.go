@@ -96,8 +96,9 @@ func TestLookupFromStreamARN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Table != name || got.PartitionKey != "k" || got.StreamARN != arn {
-		t.Errorf("Lookup(TableFromARN(%s)) = %+v, want table %s, key k", arn, got, name)
+	want := keyschema.Schema{Table: name, StreamARN: arn, PartitionKey: "k", PartitionKeyType: "S", StreamViewType: "NEW_AND_OLD_IMAGES"}
+	if got != want {
+		t.Errorf("Lookup(TableFromARN(%s))\n got  %+v\n want %+v", arn, got, want)
 	}
 }
 
@@ -116,8 +117,10 @@ func TestLookupDisabledStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.StreamARN != "" || !errors.Is(got.RequireStream(), keyschema.ErrNoStream) {
-		t.Errorf("after disabling the stream: %+v, RequireStream() = %v; want no stream", got, got.RequireStream())
+	// A disabled stream is reported as no stream at all: no ARN, no view type.
+	want := keyschema.Schema{Table: name, PartitionKey: "pk", PartitionKeyType: "S"}
+	if got != want || !errors.Is(got.RequireStream(), keyschema.ErrNoStream) {
+		t.Errorf("after disabling the stream:\n got  %+v, RequireStream() = %v\n want %+v and ErrNoStream", got, got.RequireStream(), want)
 	}
 }
 
@@ -233,7 +236,7 @@ func TestCacheWaiterHonoursContext(t *testing.T) {
 	if err := <-first; err != nil {
 		t.Fatal(err)
 	}
-	if s, err := cache.Lookup(context.Background(), "Orders"); err != nil || s.PartitionKey != "pk" {
+	if s, err := cache.Lookup(context.Background(), "Orders"); err != nil || s != (keyschema.Schema{Table: "Orders", PartitionKey: "pk"}) {
 		t.Errorf("after release: %+v, %v", s, err)
 	}
 	if n := api.calls.Load(); n != 1 {

@@ -164,8 +164,8 @@ func TestInjectedFailures(t *testing.T) {
 	if _, err := c.PutMetricData(context.Background(), in); err != nil {
 		t.Fatalf("first request after FailAfter(1): %v", err)
 	}
-	if _, err := c.PutMetricData(context.Background(), in); err == nil {
-		t.Fatalf("second request after FailAfter(1) succeeded")
+	if _, err := c.PutMetricData(context.Background(), in); !errors.As(err, &fault) {
+		t.Fatalf("second request after FailAfter(1): err = %v, want the modelled InternalServiceFault", err)
 	}
 
 	s.Reset()
