@@ -12,6 +12,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/redact"
 )
 
 // clientReport is a client-side window's report: a read-hot, throttled key
@@ -34,7 +35,11 @@ func clientReport(t *testing.T, start time.Time) detector.Report {
 		}
 	}
 	cfg := detector.DefaultConfig()
-	cfg.Redaction, cfg.RedactionSalt = detector.RedactHash, "s"
+	h, err := redact.New([]byte("sixteen bytes or more"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Redactor = h
 	return w.Report(cfg)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/redact"
 )
 
 func skey(s string) record.Key { return record.Key{Type: record.String, Value: []byte(s)} }
@@ -83,13 +84,17 @@ func TestClientReportRedacted(t *testing.T) {
 		w.AddThrottle(skey("alice@example.com"), t0, []string{"TableReadKeyRangeThroughputExceeded"})
 	}
 	cfg := DefaultConfig()
-	cfg.Redaction, cfg.RedactionSalt = RedactHash, "pepper"
+	h, err := redact.New([]byte("pepper, sixteen bytes or more"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Redactor = h
 	rep := w.Report(cfg)
 	b, err := json.Marshal(rep)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(b), "alice") || len(rep.HotKeys) != 1 || !strings.HasPrefix(rep.HotKeys[0].Key, "h:") {
+	if strings.Contains(string(b), "alice") || len(rep.HotKeys) != 1 || rep.HotKeys[0].Key != h.Key('S', []byte("alice@example.com")) {
 		t.Errorf("redacted report: %s", b)
 	}
 	if got := rep.HotKeys[0].HotFor; !cmp.Equal(got, []string{CauseReads, CauseWrites, CauseThrottling}) {

@@ -5,31 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/redact"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
-
-// Redaction says how partition keys appear in reports.
-type Redaction string
-
-// Redaction modes. Partition keys are often user ids or e-mail addresses;
-// with RedactHash every key in every output (table, JSON, metrics, logs) is
-// replaced by a stable short hash, because redaction happens here, where
-// reports are built, and nothing downstream ever sees the raw key.
-const (
-	RedactNone Redaction = "none"
-	RedactHash Redaction = "hash"
-)
-
-// ParseRedaction reads a redaction mode as the CLI and the Lambda spell it.
-func ParseRedaction(s string) (Redaction, error) {
-	switch Redaction(s) {
-	case RedactNone, "":
-		return RedactNone, nil
-	case RedactHash:
-		return RedactHash, nil
-	}
-	return "", fmt.Errorf("detector: key redaction %q: want none or hash", s)
-}
 
 // Config holds the detector's thresholds. The CLI flags and the Lambda's
 // environment variables are named after its fields (--share-threshold,
@@ -64,10 +42,12 @@ type Config struct {
 	// Detector waits for stragglers before it closes the window.
 	Lateness time.Duration
 
-	Redaction Redaction
-	// RedactionSalt keys the redaction hash, so that a hashed key cannot be
-	// matched against a list of candidate e-mail addresses without it.
-	RedactionSalt string
+	// Redactor, when not nil, replaces every key in every report with its
+	// keyed hash. Partition keys are often user ids or e-mail addresses;
+	// redaction happens here, where reports are built, so nothing
+	// downstream (table, JSON, metrics, logs, alarms) ever sees a raw key.
+	// redact.New refuses to build one without a secret.
+	Redactor *redact.Hasher
 
 	Sketch sketch.Config
 }
@@ -93,7 +73,6 @@ func DefaultConfig() Config {
 		PartitionLimit:       DefaultPartitionLimit,
 		Top:                  DefaultTop,
 		Lateness:             DefaultWindow,
-		Redaction:            RedactNone,
 		Sketch:               sketch.DefaultConfig(),
 	}
 }
@@ -129,9 +108,6 @@ func (c Config) Validate() error {
 		return bad("top %d: want 0 to 1000", c.Top)
 	case c.Lateness < 0 || c.Lateness > time.Hour:
 		return bad("lateness %s: want 0 to 1h", c.Lateness)
-	}
-	if _, err := ParseRedaction(string(c.Redaction)); err != nil {
-		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	if err := c.Sketch.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", ErrConfig, err)

@@ -2,10 +2,7 @@ package detector
 
 import (
 	"cmp"
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"slices"
@@ -144,20 +141,13 @@ func (j judge) explain(k *KeyReport, e sketch.Entry) {
 // decimal, B as standard base64; or, with redaction, a keyed hash of the
 // typed key, so the same key always gets the same stand-in.
 func (j judge) display(typ record.KeyType, value []byte) string {
-	if j.cfg.Redaction == RedactHash {
-		return redact(j.cfg.RedactionSalt, typ, value)
+	if j.cfg.Redactor != nil {
+		return j.cfg.Redactor.Key(byte(typ), value)
 	}
 	if typ == record.Binary {
 		return base64.StdEncoding.EncodeToString(value)
 	}
 	return string(value)
-}
-
-func redact(salt string, typ record.KeyType, value []byte) string {
-	m := hmac.New(sha256.New, []byte(salt))
-	m.Write([]byte{byte(typ)})
-	m.Write(value)
-	return "h:" + hex.EncodeToString(m.Sum(nil)[:8])
 }
 
 // shardGroup is the shards of one logical key found among the candidates.
@@ -295,8 +285,8 @@ func (j judge) logical(g *shardGroup, shards int, entries []sketch.Entry, keys [
 }
 
 func (j judge) logicalName(base string) string {
-	if j.cfg.Redaction == RedactHash {
-		base = redact(j.cfg.RedactionSalt, record.String, []byte(base))
+	if j.cfg.Redactor != nil {
+		base = j.cfg.Redactor.Key(byte(record.String), []byte(base))
 	}
 	return base + "#<shard>"
 }

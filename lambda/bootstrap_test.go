@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
+	"github.com/hotkeys-dev/hotkeys/internal/fakesecretsmanager"
 	"github.com/hotkeys-dev/hotkeys/internal/runtimeapi"
 )
 
@@ -71,10 +72,11 @@ func bootstrapPath(t testing.TB) string {
 }
 
 // function is one execution environment: the bootstrap process, its
-// Runtime API, its CloudWatch, and its captured output.
+// Runtime API, its CloudWatch, its Secrets Manager, and its captured output.
 type function struct {
 	rt     *runtimeapi.Server
 	cw     *fakecloudwatch.Server
+	sm     *fakesecretsmanager.Server
 	cmd    *exec.Cmd
 	stdout *os.File // files, not pipes: once the function has answered,
 	stderr *os.File // everything it wrote before is there to read
@@ -88,7 +90,7 @@ type function struct {
 func startFunction(t testing.TB, env map[string]string) *function {
 	t.Helper()
 	bin := bootstrapPath(t)
-	f := &function{rt: runtimeapi.New(), cw: fakecloudwatch.New(), exited: make(chan struct{})}
+	f := &function{rt: runtimeapi.New(), cw: fakecloudwatch.New(), sm: newSecretsManager(), exited: make(chan struct{})}
 	home := t.TempDir()
 	vars := map[string]string{
 		"PATH":                            os.Getenv("PATH"),
@@ -115,6 +117,9 @@ func startFunction(t testing.TB, env map[string]string) *function {
 		"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(home, "no-credentials"),
 		"AWS_EC2_METADATA_DISABLED":   "true",
 		"AWS_ENDPOINT_URL_CLOUDWATCH": f.cw.URL,
+		// The SDK's standard variable for the service whose ID is
+		// "Secrets Manager".
+		"AWS_ENDPOINT_URL_SECRETS_MANAGER": f.sm.URL,
 		// DynamoDB is never reachable unless a test says so: a DescribeTable
 		// the sample did not plan for fails fast instead of going out.
 		"AWS_ENDPOINT_URL_DYNAMODB": "http://127.0.0.1:9",
@@ -155,6 +160,7 @@ func startFunction(t testing.TB, env map[string]string) *function {
 		}
 		f.rt.Close()
 		f.cw.Close()
+		f.sm.Close()
 		if strings.Contains(f.readStderr(), "WARNING: DATA RACE") {
 			t.Errorf("the race detector found a data race in the function")
 		}

@@ -50,7 +50,7 @@ func TestCloudWatchDown(t *testing.T) {
 // batch appears in stdout, stderr or anything sent to CloudWatch, and the
 // stand-ins are stable from one cold start to the next.
 func TestKeyRedaction(t *testing.T) {
-	env := map[string]string{"HOTKEYS_KEY_REDACTION": "hash", "HOTKEYS_KEY_REDACTION_SALT": "pepper"}
+	env := redactionEnv
 	dims := map[string][]string{}
 	for _, file := range []string{"uneven-shards.json", "hot-key-ops-log.json", "malformed-record.json", "hot-key-ops-log.json"} {
 		s := sampleByFile(file)
@@ -69,7 +69,7 @@ func TestKeyRedaction(t *testing.T) {
 				}
 			}
 			out := f.readStdout() + f.readStderr() + sent.String()
-			for _, key := range append(w.truth.keysOf(), "ORDERS") {
+			for _, key := range append(w.truth.keysOf(), "ORDERS", testSecret) {
 				if strings.Contains(out, key) {
 					t.Errorf("partition key %q appears in the output", key)
 				}

@@ -45,8 +45,6 @@ func TestConfigFromEnvSettings(t *testing.T) {
 		"HOTKEYS_TOP", "3",
 		"HOTKEYS_NAMESPACE", "Team/HotKeys",
 		"HOTKEYS_METRICS", "both",
-		"HOTKEYS_KEY_REDACTION", "hash",
-		"HOTKEYS_KEY_REDACTION_SALT", "s3cret",
 	))
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +53,7 @@ func TestConfigFromEnvSettings(t *testing.T) {
 	want := detector.DefaultConfig()
 	want.Window, want.Lateness = 5*time.Minute, 5*time.Minute
 	want.ShareThreshold, want.MinWCUPerSecond, want.CriticalWCUPerSecond, want.PartitionLimit = 0.25, 50, 900, 1500
-	want.Top, want.Redaction, want.RedactionSalt = 3, detector.RedactHash, "s3cret"
+	want.Top = 3
 	if diff := cmp.Diff(want, cfg); diff != "" {
 		t.Errorf("detector config (-want +got):\n%s", diff)
 	}
@@ -94,7 +92,6 @@ func TestConfigFromEnvErrors(t *testing.T) {
 		{[]string{"HOTKEYS_TOP", "-1"}, "HOTKEYS_TOP"},
 		{[]string{"HOTKEYS_TOP", "500"}, "HOTKEYS_TOP"},
 		{[]string{"HOTKEYS_METRICS", "cloudwatch"}, "HOTKEYS_METRICS"},
-		{[]string{"HOTKEYS_KEY_REDACTION", "sha1"}, "HOTKEYS_KEY_REDACTION"},
 		{[]string{"HOTKEYS_NAMESPACE", "AWS/DynamoDB"}, "HOTKEYS_NAMESPACE"},
 		{[]string{"HOTKEYS_NAMESPACE", strings.Repeat("n", 256)}, "HOTKEYS_NAMESPACE"},
 	} {
@@ -105,6 +102,37 @@ func TestConfigFromEnvErrors(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), tc.name) {
 			t.Errorf("%s=%q: error %q does not name %s", tc.kv[0], tc.kv[1], err, tc.name)
+		}
+	}
+}
+
+// TestRedactionFromEnv: hash needs a secret's ARN, and the function offers
+// no unkeyed hash.
+func TestRedactionFromEnv(t *testing.T) {
+	const arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:hotkeys-AbCdEf"
+	for _, tc := range []struct {
+		kv      []string
+		wantArn string
+		wantErr []string // all in the error; nil: no error
+	}{
+		{nil, "", nil},
+		{[]string{"HOTKEYS_KEY_REDACTION", "none"}, "", nil},
+		{[]string{"HOTKEYS_KEY_REDACTION", "none", "HOTKEYS_KEY_REDACTION_SECRET_ARN", arn}, "", nil},
+		{[]string{"HOTKEYS_KEY_REDACTION", "hash", "HOTKEYS_KEY_REDACTION_SECRET_ARN", arn}, arn, nil},
+		{[]string{"HOTKEYS_KEY_REDACTION", "hash"}, "", []string{"HOTKEYS_KEY_REDACTION_SECRET_ARN", "dictionary"}},
+		{[]string{"HOTKEYS_KEY_REDACTION", "hash", "HOTKEYS_KEY_REDACTION_SECRET_ARN", "pepper"}, "", []string{"HOTKEYS_KEY_REDACTION_SECRET_ARN", "secret ARN"}},
+		{[]string{"HOTKEYS_KEY_REDACTION", "hash-unsalted"}, "", []string{"HOTKEYS_KEY_REDACTION", "want none or hash"}},
+		{[]string{"HOTKEYS_KEY_REDACTION", "sha1"}, "", []string{"HOTKEYS_KEY_REDACTION", "want none or hash"}},
+	} {
+		got, err := redactionFromEnv(env(tc.kv...))
+		if got != tc.wantArn || (err == nil) != (tc.wantErr == nil) {
+			t.Errorf("%v: %q, %v; want %q and error %v", tc.kv, got, err, tc.wantArn, tc.wantErr)
+			continue
+		}
+		for _, w := range tc.wantErr {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: error %q does not say %q", tc.kv, err, w)
+			}
 		}
 	}
 }
@@ -172,10 +200,14 @@ func TestVarsNamedIn(t *testing.T) {
 }
 
 // TestEnvVarsListed: envVars, which README and the template follow, lists
-// exactly the variables configFromEnv reads.
+// exactly the variables configFromEnv and redactionFromEnv read.
 func TestEnvVarsListed(t *testing.T) {
 	read := map[string]bool{}
-	if _, _, _, err := configFromEnv(func(k string) string { read[k] = true; return "" }); err != nil {
+	getenv := func(k string) string { read[k] = true; return "" }
+	if _, _, _, err := configFromEnv(getenv); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := redactionFromEnv(getenv); err != nil {
 		t.Fatal(err)
 	}
 	for _, v := range envVars {

@@ -20,26 +20,28 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
+	"github.com/hotkeys-dev/hotkeys/redact"
 )
 
 // envVars lists every variable the function reads, with what it means. The
 // template tests check that template.yaml sets only these.
 var envVars = []string{
-	"HOTKEYS_WINDOW",                  // window length for plain batches: 60s, 5m or seconds (tumbling windows follow the event source)
-	"HOTKEYS_SHARE_THRESHOLD",         // fraction of the window's WCU that flags a key (0.10)
-	"HOTKEYS_MIN_WCU_PER_SECOND",      // peak WCU/s a key needs to be flagged (100)
-	"HOTKEYS_CRITICAL_WCU_PER_SECOND", // peak WCU/s that makes a key critical (800)
-	"HOTKEYS_PARTITION_LIMIT",         // per-partition limit, WCU/s (1000)
-	"HOTKEYS_PARTITION_KEY",           // partition-key attribute; empty = DescribeTable
-	"HOTKEYS_TOP",                     // keys listed and published per window (10)
-	"HOTKEYS_NAMESPACE",               // CloudWatch namespace (HotKeyDetector)
-	"HOTKEYS_METRICS",                 // api, emf, both or off (api)
-	"HOTKEYS_KEY_REDACTION",           // none or hash (none)
-	"HOTKEYS_KEY_REDACTION_SALT",      // secret salt of the redaction hash (optional)
+	"HOTKEYS_WINDOW",                   // window length for plain batches: 60s, 5m or seconds (tumbling windows follow the event source)
+	"HOTKEYS_SHARE_THRESHOLD",          // fraction of the window's WCU that flags a key (0.10)
+	"HOTKEYS_MIN_WCU_PER_SECOND",       // peak WCU/s a key needs to be flagged (100)
+	"HOTKEYS_CRITICAL_WCU_PER_SECOND",  // peak WCU/s that makes a key critical (800)
+	"HOTKEYS_PARTITION_LIMIT",          // per-partition limit, WCU/s (1000)
+	"HOTKEYS_PARTITION_KEY",            // partition-key attribute; empty = DescribeTable
+	"HOTKEYS_TOP",                      // keys listed and published per window (10)
+	"HOTKEYS_NAMESPACE",                // CloudWatch namespace (HotKeyDetector)
+	"HOTKEYS_METRICS",                  // api, emf, both or off (api)
+	"HOTKEYS_KEY_REDACTION",            // none or hash (none)
+	"HOTKEYS_KEY_REDACTION_SECRET_ARN", // Secrets Manager secret that keys the hash; needed by hash
 }
 
 func main() {
@@ -60,9 +62,20 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
+	secretArn, err := redactionFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
 	awsCfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("loading AWS configuration: %w", err)
+	}
+	if secretArn != "" {
+		// Once per container: the secret keys every stand-in this
+		// environment publishes.
+		if cfg.Redactor, err = loadRedactor(ctx, secretsmanager.NewFromConfig(awsCfg), secretArn); err != nil {
+			return nil, err
+		}
 	}
 	var api alert.MetricPutter
 	if acfg.Mode == alert.ModeAPI || acfg.Mode == alert.ModeBoth {
@@ -115,14 +128,6 @@ func configFromEnv(getenv func(string) string) (detector.Config, alert.Config, s
 		}
 		cfg.Top, acfg.Top = n, n
 	}
-	if v := getenv("HOTKEYS_KEY_REDACTION"); v != "" {
-		r, err := detector.ParseRedaction(v)
-		if err != nil {
-			return cfg, acfg, "", bad("HOTKEYS_KEY_REDACTION", v, err)
-		}
-		cfg.Redaction = r
-	}
-	cfg.RedactionSalt = getenv("HOTKEYS_KEY_REDACTION_SALT")
 	if err := cfg.Validate(); err != nil {
 		return cfg, acfg, "", fmt.Errorf("%s: %w", varsNamedIn(err), err)
 	}
@@ -143,6 +148,29 @@ func configFromEnv(getenv func(string) string) (detector.Config, alert.Config, s
 		return cfg, acfg, "", fmt.Errorf("HOTKEYS_NAMESPACE or HOTKEYS_METRICS: %w", err)
 	}
 	return cfg, acfg, getenv("HOTKEYS_PARTITION_KEY"), nil
+}
+
+// redactionFromEnv returns the ARN of the secret that keys the redaction
+// hash, or "" when keys are not redacted. The function offers none and
+// hash only: hash-unsalted, which a dictionary reverses, is a CLI mode, and
+// the secret itself is never an environment variable (anyone with
+// lambda:GetFunctionConfiguration could read it).
+func redactionFromEnv(getenv func(string) string) (string, error) {
+	v := getenv("HOTKEYS_KEY_REDACTION")
+	mode, err := redact.ParseMode(v)
+	if err != nil || mode == redact.HashUnsalted {
+		return "", fmt.Errorf("HOTKEYS_KEY_REDACTION=%q: want none or hash", v)
+	}
+	arn := getenv("HOTKEYS_KEY_REDACTION_SECRET_ARN")
+	switch {
+	case mode == redact.None:
+		return "", nil
+	case arn == "":
+		return "", fmt.Errorf("HOTKEYS_KEY_REDACTION=hash needs HOTKEYS_KEY_REDACTION_SECRET_ARN, the ARN of the Secrets Manager secret that keys the hash (the template creates one); without it anyone could reverse the hashes with a dictionary")
+	case !strings.HasPrefix(arn, "arn:") || !strings.Contains(arn, ":secretsmanager:"):
+		return "", fmt.Errorf("HOTKEYS_KEY_REDACTION_SECRET_ARN=%q: want a Secrets Manager secret ARN, arn:aws:secretsmanager:REGION:ACCOUNT:secret:NAME-SUFFIX", arn)
+	}
+	return arn, nil
 }
 
 // settingVars maps the detector's names for its settings, as its

@@ -6,8 +6,6 @@ import (
 	"io"
 	"strconv"
 	"time"
-
-	"github.com/hotkeys-dev/hotkeys/detector"
 )
 
 const demoAbout = `Runs simulated traffic through the same pipeline as replay and the Lambda:
@@ -53,7 +51,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	for i, ph := range demoPhases {
 		if o.format == "table" {
 			name := ph.name
-			if o.cfg.Redaction != detector.RedactNone {
+			if o.cfg.Redactor != nil {
 				name = "(names the keys: hidden by --key-redaction)"
 			}
 			fmt.Fprintf(stderr, "hotkeys demo: minute %d: %s\n", i+1, name)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/redact"
 )
 
 var errHelp = flag.ErrHelp
@@ -20,7 +21,7 @@ type options struct {
 	cfg          detector.Config
 	partitionKey string
 	format       string
-	redaction    string
+	redaction    redactionFlags
 }
 
 func newFlagSet(name, synopsis, about string, stderr io.Writer) (*flag.FlagSet, *options) {
@@ -40,7 +41,7 @@ func newFlagSet(name, synopsis, about string, stderr io.Writer) (*flag.FlagSet, 
 	fs.IntVar(&c.Top, "top", c.Top, "list the `n` heaviest keys of each window, whatever the thresholds")
 	fs.StringVar(&o.partitionKey, "partition-key", "", "`name` of the partition-key attribute (needed when the table also has a sort key)")
 	fs.StringVar(&o.format, "format", "table", "output `format`: table or json")
-	fs.StringVar(&o.redaction, "key-redaction", "none", "`mode` none, or hash: print every key as a stable keyed hash (salt from $HOTKEYS_KEY_REDACTION_SALT)")
+	o.redaction.register(fs, redact.None)
 	return fs, o
 }
 
@@ -57,12 +58,14 @@ func (o *options) parse(fs *flag.FlagSet, args []string) error {
 	default:
 		return usageError{fmt.Errorf("--format %q: want table or json", o.format)}
 	}
-	red, err := detector.ParseRedaction(o.redaction)
+	h, err := o.redaction.hasher(os.Getenv)
 	if err != nil {
-		return usageError{fmt.Errorf("--key-redaction: %v", err)}
+		return err
 	}
-	o.cfg.Redaction = red
-	o.cfg.RedactionSalt = os.Getenv("HOTKEYS_KEY_REDACTION_SALT")
+	o.cfg.Redactor = h
+	if h.Unsalted() {
+		fmt.Fprintln(fs.Output(), unsaltedNote)
+	}
 	o.cfg.Lateness = o.cfg.Window
 	if err := o.cfg.Validate(); err != nil {
 		return usageError{flagError(err)}

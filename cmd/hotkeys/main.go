@@ -4,6 +4,7 @@
 //	hotkeys demo                      simulated traffic with every anti-pattern; no AWS needed
 //	hotkeys replay [flags] FILE...|-  analyse captured Lambda stream events
 //	hotkeys watch  [flags] --table T  analyse a table's stream live
+//	hotkeys hash-key [flags] KEY...   a key's redacted form, to match it in the outputs
 //	hotkeys client-demo --endpoint U  the client-side detector on a skewed workload
 //
 // Exit status: 0 clean, 1 the input had errors (malformed records, a file
@@ -37,6 +38,7 @@ Usage:
   hotkeys demo   [flags]                 simulated traffic showing every anti-pattern (no AWS needed)
   hotkeys replay [flags] FILE... | -     analyse captured Lambda DynamoDB stream events
   hotkeys watch  [flags] --table NAME    analyse a table's stream live (Ctrl-C to stop)
+  hotkeys hash-key [flags] KEY...        print each KEY as --key-redaction hash shows it
   hotkeys client-demo --endpoint URL     the client-side detector (reads, throttles, latency per key)
                                          on a skewed workload against DynamoDB Local
 
@@ -66,6 +68,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = runReplay(ctx, args[1:], stdin, stdout, stderr)
 	case "watch":
 		err = runWatch(ctx, args[1:], stdout, stderr)
+	case "hash-key":
+		err = runHashKey(args[1:], stdout, stderr)
 	case "client-demo":
 		err = runClientDemo(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":

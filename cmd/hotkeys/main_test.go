@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/redact"
 )
 
 // hotkeys runs the command in-process and returns its exit status and output.
@@ -243,6 +245,7 @@ func TestDemoShowsEveryAntiPattern(t *testing.T) {
 }
 
 func TestDemoRedactsEveryKey(t *testing.T) {
+	t.Setenv(secretEnv, testSecret)
 	for _, format := range []string{"table", "json"} {
 		code, out, errs := hotkeys(t, "", "demo", "--key-redaction", "hash", "--format", format)
 		if code != exitOK {
@@ -256,6 +259,140 @@ func TestDemoRedactsEveryKey(t *testing.T) {
 		if !strings.Contains(out, "h:") {
 			t.Errorf("--format %s: no redacted keys in output", format)
 		}
+	}
+}
+
+const testSecret = "correct horse battery staple"
+
+// TestKeyRedactionNeedsASecret: hash without a secret is a usage error that
+// says how to give one, never a silent unkeyed hash; so is every other way
+// of getting the secret wrong.
+func TestKeyRedactionNeedsASecret(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, content string) string {
+		p := dir + "/" + name
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good, short, empty := file("good", testSecret+"\n"), file("short", "pepper\n"), file("empty", "")
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want []string // all in stderr
+	}{
+		{"no secret", nil, []string{"--key-redaction", "hash"}, []string{secretEnv, "--key-redaction-secret-file FILE", "dictionary"}},
+		{"empty file", nil, []string{"--key-redaction", "hash", "--key-redaction-secret-file", empty}, []string{secretEnv, "--key-redaction-secret-file FILE"}},
+		{"short file", nil, []string{"--key-redaction", "hash", "--key-redaction-secret-file", short}, []string{"6 bytes", "at least 16"}},
+		{"short env", map[string]string{secretEnv: "pepper"}, []string{"--key-redaction", "hash"}, []string{"6 bytes", "at least 16"}},
+		{"missing file", nil, []string{"--key-redaction", "hash", "--key-redaction-secret-file", dir + "/nope"}, []string{"--key-redaction-secret-file", "nope"}},
+		{"two sources", map[string]string{secretEnv: testSecret}, []string{"--key-redaction", "hash", "--key-redaction-secret-file", good}, []string{"given twice", secretEnv}},
+		{"old variable", map[string]string{oldSaltEnv: testSecret}, []string{"--key-redaction", "hash"}, []string{oldSaltEnv, "no longer read", secretEnv}},
+		{"file without hash", nil, []string{"--key-redaction-secret-file", good}, []string{"did you mean --key-redaction hash"}},
+		{"unknown mode", nil, []string{"--key-redaction", "rot13"}, []string{"--key-redaction", "hash-unsalted"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(secretEnv, "")
+			t.Setenv(oldSaltEnv, "")
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			for _, cmd := range [][]string{{"replay"}, {"demo"}, {"watch", "--table", "Orders"}} {
+				args := append(append(append([]string{}, cmd...), tc.args...), "testdata/hot.json")
+				if cmd[0] != "replay" {
+					args = args[:len(args)-1]
+				}
+				code, out, errs := hotkeys(t, "", args...)
+				if code != exitUsage || out != "" {
+					t.Errorf("hotkeys %v: exit %d, stdout %q; want 2 and nothing analysed", args, code, out)
+				}
+				for _, w := range tc.want {
+					if !strings.Contains(errs, w) {
+						t.Errorf("hotkeys %v: stderr %q does not say %q", args, errs, w)
+					}
+				}
+				if strings.Contains(errs, testSecret) {
+					t.Errorf("hotkeys %v: stderr prints the secret: %q", args, errs)
+				}
+			}
+		})
+	}
+	// The secret from a file, with its trailing newline, is the same secret.
+	t.Setenv(secretEnv, "")
+	code, fromFile, errs := hotkeys(t, "", "replay", "--format", "json", "--key-redaction", "hash", "--key-redaction-secret-file", good, "testdata/hot.json")
+	if code != exitOK {
+		t.Fatalf("secret file: exit %d: %s", code, errs)
+	}
+	t.Setenv(secretEnv, testSecret)
+	_, fromEnv, _ := hotkeys(t, "", "replay", "--format", "json", "--key-redaction", "hash", "testdata/hot.json")
+	if fromFile != fromEnv || !strings.Contains(fromEnv, `"h:`) {
+		t.Errorf("the same secret from a file and from $%s gives different reports:\n%s\n%s", secretEnv, fromFile, fromEnv)
+	}
+}
+
+// TestHashKeyMatchesTheReports: hash-key prints what the reports show for
+// the same key and secret, for S, N in any spelling, and B.
+func TestHashKeyMatchesTheReports(t *testing.T) {
+	t.Setenv(secretEnv, testSecret)
+	code, out, errs := hotkeys(t, "", "replay", "--format", "json", "--key-redaction", "hash", "testdata/hot.json")
+	if code != exitOK {
+		t.Fatalf("replay: exit %d: %s", code, errs)
+	}
+	r := decodeReport(t, out)
+	if len(r.Windows) != 1 || len(r.Windows[0].HotKeys) != 1 {
+		t.Fatalf("want one window with one hot key (OPS_LOG): %s", out)
+	}
+	code, got, errs := hotkeys(t, "", "hash-key", "OPS_LOG")
+	if want := r.Windows[0].HotKeys[0].Key + "\n"; code != exitOK || got != want {
+		t.Errorf("hash-key OPS_LOG = %q (exit %d, %s), the report shows %q", got, code, errs, want)
+	}
+
+	_, n, _ := hotkeys(t, "", "hash-key", "--type", "N", "42", "42.0", "4.2e1", "+42")
+	if lines := strings.Split(strings.TrimSpace(n), "\n"); len(lines) != 4 || lines[0] != lines[1] || lines[0] != lines[2] || lines[0] != lines[3] {
+		t.Errorf("the spellings of N 42 hash differently: %q", n)
+	}
+	_, s, _ := hotkeys(t, "", "hash-key", "42")
+	if s == n[:len(s)] {
+		t.Error("S 42 and N 42 hash alike")
+	}
+	_, b, _ := hotkeys(t, "", "hash-key", "--type", "B", "T1BTX0xPRw==")
+	// B keys hash their decoded bytes (as the decoder keeps them) and
+	// their type.
+	h, err := redact.New([]byte(testSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := h.Key('B', []byte("OPS_LOG")) + "\n"; b != want || b == got {
+		t.Errorf("hash-key --type B base64(OPS_LOG) = %q, want %q (and not S OPS_LOG's %q)", b, want, got)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"hash-key"}, "KEY"},
+		{[]string{"hash-key", "--type", "X", "k"}, "--type"},
+		{[]string{"hash-key", "--type", "N", "abc"}, "--type N"},
+		{[]string{"hash-key", "--type", "B", "%%%"}, "base64"},
+		{[]string{"hash-key", "--key-redaction", "none", "k"}, "hashes nothing"},
+	} {
+		if code, _, errs := hotkeys(t, "", tc.args...); code != exitUsage || !strings.Contains(errs, tc.want) {
+			t.Errorf("hotkeys %v: exit %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+	t.Setenv(secretEnv, "")
+	if code, out, errs := hotkeys(t, "", "hash-key", "OPS_LOG"); code != exitUsage || out != "" || !strings.Contains(errs, secretEnv) {
+		t.Errorf("hash-key without a secret: exit %d, %q, %q; want 2, nothing printed, and how to give one", code, out, errs)
+	}
+	if code, out, errs := hotkeys(t, "", "hash-key", "--key-redaction", "hash-unsalted", "OPS_LOG"); code != exitOK || out == got || !strings.HasPrefix(out, "h:") || !strings.Contains(errs, unsaltedNote) {
+		t.Errorf("hash-key --key-redaction hash-unsalted: exit %d, %q, stderr %q; want a stand-in and the note that it is reversible", code, out, errs)
+	}
+	// Every command says so on stderr when it hashes without a secret.
+	code, out, errs = hotkeys(t, "", "replay", "--key-redaction", "hash-unsalted", "testdata/hot.json")
+	if code != exitOK || strings.Contains(out, "OPS_LOG") || !strings.Contains(errs, unsaltedNote) {
+		t.Errorf("replay --key-redaction hash-unsalted: exit %d, stderr %q; want the report redacted and the note", code, errs)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/cfn"
+	"github.com/hotkeys-dev/hotkeys/redact"
 )
 
 // lambdaEnvironment is every environment variable the Lambda reads
@@ -34,7 +35,7 @@ var lambdaEnvironment = []string{
 	"HOTKEYS_NAMESPACE",
 	"HOTKEYS_METRICS",
 	"HOTKEYS_KEY_REDACTION",
-	"HOTKEYS_KEY_REDACTION_SALT",
+	"HOTKEYS_KEY_REDACTION_SECRET_ARN",
 }
 
 var envName = regexp.MustCompile(`^HOTKEYS_[A-Z0-9_]+$`)
@@ -108,10 +109,13 @@ func TestTemplateEnvironmentIsWhatTheLambdaReads(t *testing.T) {
 	// With every parameter at its default, a deployment behaves like the
 	// code's documented defaults.
 	dcfg, acfg, pk := configFromEnvironment(t, env)
+	if env["HOTKEYS_KEY_REDACTION"] != string(redact.None) || env["HOTKEYS_KEY_REDACTION_SECRET_ARN"] != "" {
+		t.Errorf("default deployment redacts keys: %q, secret %q", env["HOTKEYS_KEY_REDACTION"], env["HOTKEYS_KEY_REDACTION_SECRET_ARN"])
+	}
 	dd, ad := detector.DefaultConfig(), alert.DefaultConfig()
 	if dcfg.Window != dd.Window || dcfg.ShareThreshold != dd.ShareThreshold || dcfg.MinWCUPerSecond != dd.MinWCUPerSecond ||
 		dcfg.CriticalWCUPerSecond != dd.CriticalWCUPerSecond || dcfg.PartitionLimit != dd.PartitionLimit ||
-		dcfg.Top != dd.Top || dcfg.Redaction != dd.Redaction {
+		dcfg.Top != dd.Top || dcfg.Redactor != nil {
 		t.Errorf("default deployment gives detector config %+v, the code's default is %+v", dcfg, dd)
 	}
 	if acfg.Namespace != ad.Namespace || acfg.Mode != ad.Mode || acfg.Top != ad.Top {
@@ -127,7 +131,7 @@ func TestTemplateEnvironmentIsWhatTheLambdaReads(t *testing.T) {
 		return cfn.ScalarString(params[name].(map[string]any)[bound])
 	}
 	for _, bound := range []string{"MinValue", "MaxValue"} {
-		values := map[string]string{"PartitionKeyName": "pk", "KeyRedaction": "hash", "KeyRedactionSalt": "s3cret", "MetricsMode": "both"}
+		values := map[string]string{"PartitionKeyName": "pk", "KeyRedaction": "hash", "MetricsMode": "both"}
 		for _, name := range []string{"WindowSeconds", "ShareThreshold", "TopKeys", "BatchSize"} {
 			values[name] = limit(name, bound)
 		}
@@ -144,8 +148,8 @@ func TestTemplateEnvironmentIsWhatTheLambdaReads(t *testing.T) {
 		if err := acfg.Validate(); err != nil {
 			t.Errorf("parameters at %s: %v", bound, err)
 		}
-		if pk != "pk" || dcfg.RedactionSalt != "s3cret" {
-			t.Errorf("parameters at %s: partition key %q, salt %q", bound, pk, dcfg.RedactionSalt)
+		if pk != "pk" || env["HOTKEYS_KEY_REDACTION"] != string(redact.Hash) || env["HOTKEYS_KEY_REDACTION_SECRET_ARN"] != cfn.Ref("KeyRedactionSecret") {
+			t.Errorf("parameters at %s: partition key %q, redaction %q with secret %q", bound, pk, env["HOTKEYS_KEY_REDACTION"], env["HOTKEYS_KEY_REDACTION_SECRET_ARN"])
 		}
 	}
 	if got := toFloat(t, params["WindowSeconds"].(map[string]any)["MaxValue"]); got != detector.MaxWindow.Seconds() {
@@ -159,9 +163,10 @@ func TestTemplateEnvironmentIsWhatTheLambdaReads(t *testing.T) {
 			t.Errorf("MetricsMode allows %v: %v", v, err)
 		}
 	}
+	// The function offers none and hash; hash-unsalted is the CLI's alone.
 	for _, v := range params["KeyRedaction"].(map[string]any)["AllowedValues"].([]any) {
-		if _, err := detector.ParseRedaction(cfn.ScalarString(v)); err != nil {
-			t.Errorf("KeyRedaction allows %v: %v", v, err)
+		if m, err := redact.ParseMode(cfn.ScalarString(v)); err != nil || m == redact.HashUnsalted {
+			t.Errorf("KeyRedaction allows %v (%v): want none or hash", v, err)
 		}
 	}
 }
@@ -190,10 +195,9 @@ func configFromEnvironment(t *testing.T, env map[string]string) (detector.Config
 		t.Fatalf("HOTKEYS_TOP: %v", err)
 	}
 	a.Top = d.Top
-	if d.Redaction, err = detector.ParseRedaction(env["HOTKEYS_KEY_REDACTION"]); err != nil {
+	if _, err = redact.ParseMode(env["HOTKEYS_KEY_REDACTION"]); err != nil {
 		t.Fatal(err)
 	}
-	d.RedactionSalt = env["HOTKEYS_KEY_REDACTION_SALT"]
 	a.Namespace = env["HOTKEYS_NAMESPACE"]
 	if a.Mode, err = alert.ParseMode(env["HOTKEYS_METRICS"]); err != nil {
 		t.Fatal(err)
@@ -238,8 +242,12 @@ func TestTemplateParameters(t *testing.T) {
 			t.Errorf("parameter %s: default %v > MaxValue %v", name, d, hi)
 		}
 	}
-	if p := params["KeyRedactionSalt"].(map[string]any); p["NoEcho"] != true {
-		t.Error("KeyRedactionSalt is not NoEcho")
+	// No parameter carries a secret: NoEcho hides a value from the console
+	// but not from the function's configuration or the stack's history.
+	for name, p := range params {
+		if p.(map[string]any)["NoEcho"] != nil || strings.Contains(strings.ToLower(name), "salt") {
+			t.Errorf("parameter %s looks like a secret; secrets belong in Secrets Manager", name)
+		}
 	}
 
 	// CloudFormation matches AllowedPattern against the whole value.

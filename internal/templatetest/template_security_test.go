@@ -21,8 +21,16 @@ var variants = []struct {
 	{"defaults", nil},
 	{"partition key given, EMF, e-mail", map[string]string{"PartitionKeyName": "pk", "MetricsMode": "emf", "AlarmEmail": "oncall@example.com"}},
 	{"metrics off", map[string]string{"MetricsMode": "off"}},
-	{"both", map[string]string{"MetricsMode": "both", "KeyRedaction": "hash"}},
+	{"both, redaction with a generated secret", map[string]string{"MetricsMode": "both", "KeyRedaction": "hash"}},
+	{"redaction with an existing secret", map[string]string{"KeyRedaction": "hash", "KeyRedactionSecretArn": existingSecretArn}},
+	{"redaction with an existing secret under a customer key", map[string]string{"KeyRedaction": "hash", "KeyRedactionSecretArn": existingSecretArn, "KeyRedactionSecretKmsKeyArn": customerKeyArn}},
+	{"no redaction, secret parameters left over", map[string]string{"KeyRedactionSecretArn": existingSecretArn, "KeyRedactionSecretKmsKeyArn": customerKeyArn}},
 }
+
+const (
+	existingSecretArn = "arn:aws:secretsmanager:" + cfn.Region + ":" + cfn.Account + ":secret:team/hotkeys-key-AbC123"
+	customerKeyArn    = "arn:aws:kms:" + cfn.Region + ":" + cfn.Account + ":key/1234abcd-12ab-34cd-56ef-1234567890ab"
+)
 
 // policyStatement is one evaluated IAM statement and where it comes from.
 type policyStatement struct {
@@ -177,6 +185,18 @@ func checkFunctionRole(t *testing.T, s *cfn.Stack) {
 	if mode == alert.ModeAPI || mode == alert.ModeBoth {
 		want["cloudwatch:PutMetricData"] = []string{"*"}
 	}
+	// The key-redaction secret: that one secret, by its full ARN.
+	if s.Param("KeyRedaction") == "hash" {
+		switch arn := s.Param("KeyRedactionSecretArn"); arn {
+		case "":
+			want["secretsmanager:GetSecretValue"] = []string{cfn.Ref("KeyRedactionSecret")}
+		default:
+			want["secretsmanager:GetSecretValue"] = []string{arn}
+		}
+		if key := s.Param("KeyRedactionSecretKmsKeyArn"); key != "" {
+			want["kms:Decrypt"] = []string{key}
+		}
+	}
 	if !maps.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("the function's role grants\n%v\nwant\n%v", got, want)
 	}
@@ -186,9 +206,20 @@ func checkFunctionRole(t *testing.T, s *cfn.Stack) {
 			t.Errorf("PutMetricData condition %s, want %s", c, w)
 		}
 	}
+	if _, ok := want["kms:Decrypt"]; ok {
+		c := fmt.Sprint(conditions["kms:Decrypt"])
+		if w := fmt.Sprint(map[string]any{"StringEquals": map[string]any{"kms:ViaService": "secretsmanager." + cfn.Region + ".amazonaws.com"}}); c != w {
+			t.Errorf("kms:Decrypt condition %s, want %s: the key only through Secrets Manager", c, w)
+		}
+	}
 	for a := range got {
-		if _, ok := conditions[a]; ok && a != "cloudwatch:PutMetricData" {
+		if _, ok := conditions[a]; ok && a != "cloudwatch:PutMetricData" && a != "kms:Decrypt" {
 			t.Errorf("%s has a condition the test does not expect", a)
+		}
+		for _, r := range got[a] {
+			if strings.Contains(r, "*") && a != "cloudwatch:PutMetricData" && a != "dynamodb:ListStreams" {
+				t.Errorf("%s is granted on %q: a wildcard", a, r)
+			}
 		}
 	}
 }
