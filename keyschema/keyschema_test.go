@@ -50,7 +50,7 @@ func TestLookup(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Lookup(%s): %v", name, err)
 		}
-		if got != want {
+		if !got.Equal(want) {
 			t.Errorf("Lookup(%s)\n got  %+v\n want %+v", name, got, want)
 		}
 		if exact := got.ExactWCU(); exact != (want.StreamViewType == "NEW_AND_OLD_IMAGES") {
