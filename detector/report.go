@@ -17,12 +17,18 @@ const (
 // Report is what the detector concludes about one closed window. Its JSON
 // form is the stable `--format json` shape documented in README.
 type Report struct {
-	Table string    `json:"table"`
+	Table string `json:"table"`
+	// Index names the global secondary index whose write load this window
+	// reports; absent for the table's own windows.
+	Index string    `json:"index,omitempty"`
 	Start time.Time `json:"start"` // RFC 3339 UTC
 	End   time.Time `json:"end"`
 
 	Records    uint64 `json:"records"`     // records analysed (malformed ones excluded)
 	TTLDeletes uint64 `json:"ttl_deletes"` // of which TTL deletes (0 WCU)
+	// TTLWCU is, for an index, the size in WCU of the entries TTL deletes
+	// removed from it: DynamoDB does not bill them, and they are not in WCU.
+	TTLWCU uint64 `json:"ttl_wcu,omitempty"`
 	Malformed  uint64 `json:"malformed"`   // records skipped as malformed
 	Late       uint64 `json:"late"`        // records that came after their window had closed (not in records or wcu)
 
