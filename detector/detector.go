@@ -21,7 +21,7 @@ type Detector struct {
 	open      map[windowKey]*Window
 	watermark int64 // latest record time seen, Unix seconds
 	lastTable string
-	last      *Window // the window the previous record went to: streams are mostly in order
+	last      *Window   // the window the previous record went to: streams are mostly in order
 	lastIdx   []*Window // by position in the record's Indexes, the index windows of last's span
 	late      map[string]uint64
 	malformed map[string]uint64

@@ -28,9 +28,9 @@ type Report struct {
 	TTLDeletes uint64 `json:"ttl_deletes"` // of which TTL deletes (0 WCU)
 	// TTLWCU is, for an index, the size in WCU of the entries TTL deletes
 	// removed from it: DynamoDB does not bill them, and they are not in WCU.
-	TTLWCU uint64 `json:"ttl_wcu,omitempty"`
-	Malformed  uint64 `json:"malformed"`   // records skipped as malformed
-	Late       uint64 `json:"late"`        // records that came after their window had closed (not in records or wcu)
+	TTLWCU    uint64 `json:"ttl_wcu,omitempty"`
+	Malformed uint64 `json:"malformed"` // records skipped as malformed
+	Late      uint64 `json:"late"`      // records that came after their window had closed (not in records or wcu)
 
 	WCU             uint64 `json:"wcu"`                // exact sum of the analysed records' WCU
 	WCUIsLowerBound bool   `json:"wcu_is_lower_bound"` // some record lacked the image needed to size it

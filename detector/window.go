@@ -17,7 +17,7 @@ import (
 type Window struct {
 	table      string
 	index      string // a global secondary index's name; "" for the table itself
-	start, end int64 // Unix seconds, [start, end)
+	start, end int64  // Unix seconds, [start, end)
 
 	records, ttlDeletes, malformed, late uint64
 	wcu                                  uint64

@@ -113,7 +113,7 @@ func TestIndexWrites(t *testing.T) {
 		name: "values spelled differently, attributes reordered: nothing changed", event: "MODIFY",
 		newImg: `,"g1pk":{"S":"A"},"g1sk":{"S":"s"},"m":{"M":{"x":{"N":"1.0"},"y":{"SS":["b","a"]}}},"a":{"S":"\u0041"}, "g3pk":{"S":"P"}`,
 		oldImg: `,"g3pk":{"S":"P"},"a":{"S":"A"},"g1pk":{"S":"A"},"g1sk":{"S":"s"},"m":{"M":{"y":{"SS":["a","b"]},"x":{"N":"1"}}}`,
-		want: func(*testing.T) want { return want{none, none, none} },
+		want:   func(*testing.T) want { return want{none, none, none} },
 	}, {
 		name: "two-attribute key, one attribute before and the other after", event: "MODIFY",
 		newImg: `,"g1sk":{"S":"s"}`, oldImg: `,"g1pk":{"S":"A"}`,
