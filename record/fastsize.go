@@ -13,8 +13,8 @@ import (
 // error if there is one. Both apply the same rules; the tests and the fuzz
 // tests check that they agree wherever the fast one answers.
 //
-// attrs, when not nil, receives the top-level attributes (see attrRef):
-// only a decoder with indexes passes one.
+// attrs, when not nil, receives the top-level attributes whose names the
+// indexes need (see attrRef): only a decoder with indexes passes one.
 func (d *Decoder) sizeFast(i int, attrs *[]attrRef) (end, size int, ok bool) {
 	b := d.data
 	var top attrRef // the top-level attribute being read, when attrs != nil
@@ -36,6 +36,7 @@ func (d *Decoder) sizeFast(i int, attrs *[]attrRef) (end, size int, ok bool) {
 				e = plainString(b, i)
 			}
 			n := e - i - 2
+			plain := e >= 0
 			if e < 0 {
 				if e, n, _ = d.scanString(i); e < 0 {
 					d.syntax = nil
@@ -45,7 +46,7 @@ func (d *Decoder) sizeFast(i int, attrs *[]attrRef) (end, size int, ok bool) {
 			if sp > 0 {
 				size++ // per element of an M
 			} else if attrs != nil {
-				top = attrRef{nameStart: i, nameEnd: e, valStart: e + 1, size: size}
+				top = attrRef{nameStart: i, nameEnd: e, valStart: e + 1, size: size, id: d.attrID(i, e, plain)}
 			}
 			size += n
 			if byteAt(b, e) != ':' {
@@ -147,7 +148,7 @@ func (d *Decoder) sizeFast(i int, attrs *[]attrRef) (end, size int, ok bool) {
 					return 0, 0, false
 				}
 				i++
-				if sp == 0 && attrs != nil {
+				if sp == 0 && attrs != nil && top.id >= 0 {
 					top.valEnd, top.size = i, size-top.size
 					*attrs = append(*attrs, top)
 				}

@@ -137,6 +137,17 @@ type attrRef struct {
 	nameStart, nameEnd int // the name's JSON string, quotes included
 	valStart, valEnd   int // its attribute value object
 	size               int // name + value, by the item-size rules
+	id                 int // the name's id in the indexPlan; -1 for a name no index needs
+}
+
+// attrID returns the indexPlan id of the attribute name whose JSON string
+// is b[q:end], plain when it holds no escape; -1 when no index needs it.
+func (d *Decoder) attrID(q, end int, plain bool) int {
+	if plain {
+		return d.ix.lookup(d.data[q+1 : end-1])
+	}
+	d.is.names[0] = appendString(d.is.names[0][:0], d.data, q, end)
+	return d.ix.lookup(d.is.names[0])
 }
 
 // indexPlan is a decoder's index configuration, compiled.
@@ -237,6 +248,7 @@ type indexState struct {
 	attrs  [2][]attrRef // top-level attributes of NewImage (0) and OldImage (1)
 	at     [2][]int     // per tracked name id, its position in attrs + 1; 0 when absent
 	out    []ixOut      // results of the records waiting in the queue
+	image  [2][2]int    // each image's JSON, [start, end) in the payload
 	names  [2][]byte    // decoded escaped names (attrName)
 	sorted [2][]attrRef // attrs sorted by name (anyAttrChanged)
 	canon  []byte       // a canonical number or decoded binary (canonHash)
@@ -256,8 +268,8 @@ const (
 	sideOld = 1
 )
 
-// itemAttrs sizes the image at i, as item does, and lists its top-level
-// attributes in d.is.attrs[side].
+// itemAttrs sizes the image at i, as item does, and lists in
+// d.is.attrs[side] its top-level attributes whose names the indexes need.
 func (d *Decoder) itemAttrs(i, side int) (int, int) {
 	attrs := &d.is.attrs[side]
 	*attrs = (*attrs)[:0]
@@ -265,6 +277,13 @@ func (d *Decoder) itemAttrs(i, side int) (int, int) {
 		return end, size
 	}
 	*attrs = (*attrs)[:0]
+	return d.walkAttrs(i, attrs, false)
+}
+
+// walkAttrs sizes the item at i with the general scanner and lists its
+// top-level attributes in attrs: all of them, or only those the indexes
+// need.
+func (d *Decoder) walkAttrs(i int, attrs *[]attrRef, all bool) (int, int) {
 	// The general scanner, as sizeMembers at the top level.
 	b := d.data
 	i = skipWS(b, i+1)
@@ -276,12 +295,15 @@ func (d *Decoder) itemAttrs(i, side int) (int, int) {
 		if d.peek(i) != '"' {
 			return d.unexpected(i, "a string key"), 0
 		}
-		a := attrRef{nameStart: i}
+		a := attrRef{nameStart: i, id: -1}
 		var n, v int
 		if i, n, _ = d.scanString(i); i < 0 {
 			return i, 0
 		}
 		a.nameEnd = i
+		if !all {
+			a.id = d.attrID(a.nameStart, a.nameEnd, false)
+		}
 		if i = d.expect(i, ':', "':'"); i < 0 {
 			return i, 0
 		}
@@ -290,7 +312,9 @@ func (d *Decoder) itemAttrs(i, side int) (int, int) {
 			return i, 0
 		}
 		a.valEnd, a.size = i, n+v
-		*attrs = append(*attrs, a)
+		if all || a.id >= 0 {
+			*attrs = append(*attrs, a)
+		}
 		size += n + v
 		i = skipWS(b, i)
 		switch d.peek(i) {
@@ -308,7 +332,9 @@ func (d *Decoder) itemAttrs(i, side int) (int, int) {
 func (d *Decoder) indexImage(i, side int) (int, int) {
 	switch d.peek(i) {
 	case '{':
-		return d.itemAttrs(i, side)
+		end, size := d.itemAttrs(i, side)
+		d.is.image[side] = [2]int{i, end}
+		return end, size
 	case 'n':
 		d.is.attrs[side] = d.is.attrs[side][:0]
 		return d.literal(i, "null"), -1
@@ -343,9 +369,7 @@ func (d *Decoder) chargeIndexes() int32 {
 			continue
 		}
 		for k := range is.attrs[s] {
-			if id := p.lookup(d.attrName(&is.attrs[s][k], 0)); id >= 0 {
-				is.at[s][id] = k + 1
-			}
+			is.at[s][is.attrs[s][k].id] = k + 1
 		}
 	}
 	// The table's key attributes, which every entry holds (KeysSize).
@@ -361,18 +385,12 @@ func (d *Decoder) chargeIndexes() int32 {
 		var o ixOut
 		// in[s]: the image shows the item in the index.
 		var in [2]bool
-		var key [2]keyRef
 		var entry [2]int
 		for s := range 2 {
 			if !have[s] {
 				continue
 			}
-			var skRef keyRef
-			key[s] = d.indexKey(s, p.pk[x])
-			if p.sk[x] >= 0 {
-				skRef = d.indexKey(s, p.sk[x])
-			}
-			in[s] = key[s].typ != 0 && (p.sk[x] < 0 || skRef.typ != 0)
+			in[s] = d.keyType(s, p.pk[x]) != 0 && (p.sk[x] < 0 || d.keyType(s, p.sk[x]) != 0)
 			if !in[s] {
 				continue
 			}
@@ -407,31 +425,30 @@ func (d *Decoder) chargeIndexes() int32 {
 		case ttl:
 			if have[sideOld] && in[sideOld] {
 				o.ttl = units(entry[sideOld])
-				o.delKey = key[sideOld]
 			}
 			o.exact = have[sideOld]
 		case rs.eventName == Insert:
 			if !have[sideNew] {
 				o.exact = false
 			} else if in[sideNew] {
-				o.putKey, o.putWCU = key[sideNew], units(entry[sideNew])
+				o.putWCU = units(entry[sideNew])
 			}
 		case rs.eventName == Remove:
 			if !have[sideOld] {
 				o.exact = false
 			} else if in[sideOld] {
-				o.delKey, o.delWCU = key[sideOld], units(entry[sideOld])
+				o.delWCU = units(entry[sideOld])
 			}
 		case !have[sideNew] || !have[sideOld]:
 			o.exact = false
 		case in[sideOld] && !in[sideNew]:
-			o.delKey, o.delWCU = key[sideOld], units(entry[sideOld])
+			o.delWCU = units(entry[sideOld])
 		case !in[sideOld] && in[sideNew]:
-			o.putKey, o.putWCU = key[sideNew], units(entry[sideNew])
+			o.putWCU = units(entry[sideNew])
 		case !in[sideOld]: // in neither
 		case !d.sameAttr(p.pk[x]) || (p.sk[x] >= 0 && !d.sameAttr(p.sk[x])):
-			o.delKey, o.delWCU = key[sideOld], units(entry[sideOld])
-			o.putKey, o.putWCU = key[sideNew], units(entry[sideNew])
+			o.delWCU = units(entry[sideOld])
+			o.putWCU = units(entry[sideNew])
 		default: // the same key: did a projected attribute change?
 			changed := false
 			switch ix.Projection {
@@ -452,14 +469,55 @@ func (d *Decoder) chargeIndexes() int32 {
 				}
 			}
 			if changed {
-				o.putKey, o.putWCU = key[sideNew], units(max(entry[sideOld], entry[sideNew]))
+				o.putWCU = units(max(entry[sideOld], entry[sideNew]))
 			}
+		}
+		// The key values, canonical, only for the entries written.
+		if o.delWCU > 0 || o.ttl > 0 {
+			o.delKey = d.indexKey(sideOld, p.pk[x])
+		}
+		if o.putWCU > 0 {
+			o.putKey = d.indexKey(sideNew, p.pk[x])
 		}
 		o.delKey.value, o.putKey.value = d.hold(o.delKey.value), d.hold(o.putKey.value)
 		o.wcu = o.delWCU + o.putWCU
 		is.out = append(is.out, o)
 	}
 	return first
+}
+
+// keyType returns the type of attribute id in image side if it is S, N
+// or B, and 0 when the image lacks it or it has another type.
+func (d *Decoder) keyType(side, id int) KeyType {
+	k := d.is.at[side][id]
+	if k == 0 {
+		return 0
+	}
+	b := d.data
+	i := d.is.attrs[side][k-1].valStart
+	if i+4 < len(b) && b[i] == '{' && b[i+1] == '"' && b[i+3] == '"' { // compact {"S":
+		switch b[i+2] {
+		case 'S', 'N', 'B':
+			return KeyType(b[i+2])
+		}
+		return 0
+	}
+	i = skipWS(b, i+1)
+	if d.peek(i) != '"' {
+		return 0
+	}
+	save := d.rs.err
+	_, tag := d.readTag(i)
+	d.rs.err = save
+	switch tag {
+	case tagS:
+		return String
+	case tagN:
+		return Number
+	case tagB:
+		return Binary
+	}
+	return 0
 }
 
 // indexKey returns the canonical value of attribute id in image side as an
@@ -470,6 +528,10 @@ func (d *Decoder) indexKey(side, id int) keyRef {
 		return keyRef{}
 	}
 	a := &d.is.attrs[side][k-1]
+	var ka keyAttr
+	if _, _, ok := d.compactKeyValue(a.valStart, &ka); ok {
+		return keyRef{value: ka.value, typ: ka.typ}
+	}
 	b := d.data
 	i := skipWS(b, a.valStart+1)
 	if d.peek(i) != '"' {
@@ -485,7 +547,6 @@ func (d *Decoder) indexKey(side, id int) keyRef {
 	if d.peek(i) != ':' {
 		return keyRef{}
 	}
-	var ka keyAttr
 	if end, _ := d.keyValue(a.valStart, &ka); end < 0 || d.rs.err != nil || ka.typ == 0 {
 		return keyRef{}
 	}
@@ -522,8 +583,24 @@ func (d *Decoder) sameValue(a, b *attrRef) bool {
 // Stream records are written only for writes that change the item, so
 // this is nearly always true; it is computed anyway, for replayed files.
 func (d *Decoder) anyAttrChanged() bool {
-	an, ao := d.is.attrs[sideNew], d.is.attrs[sideOld]
-	if len(an) != len(ao) || d.rs.newSize != d.rs.oldSize {
+	if d.rs.newSize != d.rs.oldSize {
+		return true
+	}
+	in, io := d.is.image[sideNew], d.is.image[sideOld]
+	if string(d.data[in[0]:in[1]]) == string(d.data[io[0]:io[1]]) {
+		return false
+	}
+	// Spelled differently: compare attribute by attribute.
+	var lists [2][]attrRef
+	for s, im := range [2][2]int{in, io} {
+		lists[s] = d.is.sorted[s][:0]
+		if end, _ := d.walkAttrs(im[0], &lists[s], true); end < 0 {
+			return true
+		}
+		d.is.sorted[s] = lists[s]
+	}
+	an, ao := lists[sideNew], lists[sideOld]
+	if len(an) != len(ao) {
 		return true
 	}
 	// Most often the attributes come in the same order.
@@ -543,10 +620,6 @@ func (d *Decoder) anyAttrChanged() bool {
 	byName := func(x, y attrRef) int {
 		return bytesCompare(d.attrName(&x, 0), d.attrName(&y, 1))
 	}
-	// Sorted copies: is.at holds positions in the originals.
-	an = append(d.is.sorted[sideNew][:0], an...)
-	ao = append(d.is.sorted[sideOld][:0], ao...)
-	d.is.sorted = [2][]attrRef{an, ao}
 	slices.SortFunc(an, byName)
 	slices.SortFunc(ao, byName)
 	for k := range an {
