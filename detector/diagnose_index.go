@@ -40,9 +40,9 @@ func diagnoseIndex(index string, p Pattern, k *KeyReport, limit float64) string 
 		fix = fmt.Sprintf(" Write-shard the bucket in the index key (…#SHARD#0 to …#SHARD#%d, picked by a hash of the item id) and query the %d shards in parallel.", r-1, r)
 	case PatternLowCardinality:
 		what = "low-cardinality attribute indexed directly: every item with this value shares one partition of the index, "
-		fix = fmt.Sprintf(" Write-shard the index key (for example STATUS#ACTIVE#SHARD#n, n from 0 to %d picked by a hash of the item id) and query the %d shards in parallel.", r-1, r)
+		fix = fmt.Sprintf(" Write-shard the index key (VALUE#SHARD#n, n from 0 to %d picked by a hash of the item id) and query the %d shards in parallel.", r-1, r)
 	default:
-		what = "constant or near-constant index key (the same value written on every item, such as GSI1PK = \"OPS_LOG\"): it puts the writes on one partition of the index, "
+		what = "constant or near-constant index key (the same value written on every item, as a cross-day key added to daily-bucketed items): it puts the writes on one partition of the index, "
 		fix = fmt.Sprintf(" Write-shard the index key (VALUE#SHARD#n, n from 0 to %d picked by a hash of the item id) and query the %d shards in parallel, or index a higher-cardinality attribute.", r-1, r)
 	}
 	return "Index " + index + ": " + what + head + backPressure + fix

@@ -69,7 +69,8 @@ func (w *Window) Index() string { return w.index }
 // AddIndex counts what record r cost this window's index (iw, one of
 // r.Indexes): each write goes to the index key it wrote, so a key change
 // charges the old key its delete and the new key its put. A record that
-// did not touch the index is not counted.
+// did not touch the index is not counted. Stream shards are not tracked:
+// they follow the table's partitions, not the index's.
 func (w *Window) AddIndex(r *record.Record, iw *record.IndexWrite) {
 	if iw.WCU == 0 && iw.TTLWCU == 0 && iw.Exact {
 		return
@@ -94,9 +95,7 @@ func (w *Window) AddIndex(r *record.Record, iw *record.IndexWrite) {
 		w.keyBuf = appendTypedKey(w.keyBuf[:0], e.Key)
 		w.summary.Add(w.keyBuf, e.WCU, tick, 0)
 	}
-	if r.Shard != "" {
-		w.shard(r.Shard).add(tick, iw.WCU)
-	}
+	// No stream shards: they are the table's partitions, not the index's.
 }
 
 // Table returns the window's table name.
