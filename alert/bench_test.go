@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hotkeys-dev/hotkeys/alert/fakecloudwatch"
 	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
 )
 
 // One window of the sample table (11 table values, 3 keys): the work of one

@@ -30,7 +30,10 @@ type Report struct {
 	// removed from it: DynamoDB does not bill them, and they are not in WCU.
 	TTLWCU    uint64 `json:"ttl_wcu,omitempty"`
 	Malformed uint64 `json:"malformed"` // records skipped as malformed
-	Late      uint64 `json:"late"`      // records that came after their window had closed (not in records or wcu)
+	// InternalErrors counts records lost to a bug in hotkeys (a panic
+	// recovered while handling them), never the input's fault.
+	InternalErrors uint64 `json:"internal_errors"`
+	Late           uint64 `json:"late"` // records that came after their window had closed (not in records or wcu)
 
 	WCU             uint64 `json:"wcu"`                // exact sum of the analysed records' WCU
 	WCUIsLowerBound bool   `json:"wcu_is_lower_bound"` // some record lacked the image needed to size it

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/alert/fakecloudwatch"
+	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
 	"github.com/hotkeys-dev/hotkeys/internal/runtimeapi"
 )
 

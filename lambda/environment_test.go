@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/alert/fakecloudwatch"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
 )
 
 // TestEMFMode: HOTKEYS_METRICS=emf writes the same metrics as EMF lines on

@@ -15,7 +15,7 @@ import (
 // DynamoDB Streams event, written from AWS's documentation and sharing no
 // code with record/, sketch/ or detector/. It decodes with encoding/json,
 // sizes items by the documented rules (numbers by DynamoDB Local's rule,
-// see BRIEF §3), and counts every key exactly, so the function's figures
+// see docs/record.md), and counts every key exactly, so the function's figures
 // are checked against truth, never against the function's own output.
 
 // oracleEvent is the JSON of events.DynamoDBEvent and

@@ -57,8 +57,8 @@ func (d *Decoder) finishRecord(offset int) error {
 		}
 		if d.queueing {
 			d.enqueue(pending{bad: m})
-		} else if d.v.Malformed != nil {
-			d.v.Malformed(m)
+		} else {
+			d.malformed(m)
 		}
 		return nil
 	}
@@ -127,7 +127,7 @@ func (d *Decoder) enqueue(p pending) {
 
 // deliver hands a checked record to the visitor as a Record.
 func (d *Decoder) deliver(p *pending, shard string) {
-	if d.v.Record == nil {
+	if d.v.Record == nil || d.vErr != nil {
 		return
 	}
 	r := &d.rec
@@ -153,7 +153,7 @@ func (d *Decoder) deliver(p *pending, shard string) {
 	if d.ix != nil {
 		d.deliverIndexes(r, p.ix)
 	}
-	d.v.Record(r)
+	d.vErr = d.v.Record(r)
 }
 
 // keyAt returns key attribute k of the current record; k < 0 is none.

@@ -136,9 +136,9 @@ func checkIndexed(t *testing.T, pk string, payload []byte, plain *got, plainErr 
 	var writes [][]IndexWrite
 	v := g.visitor()
 	rec := v.Record
-	v.Record = func(r *Record) {
-		rec(r)
+	v.Record = func(r *Record) error {
 		writes = append(writes, slices.Clone(r.Indexes))
+		return rec(r)
 	}
 	err = d.Decode(payload, v)
 	if (err == nil) != (plainErr == nil) || strings.Join(g.calls, "") != strings.Join(plain.calls, "") {
@@ -242,7 +242,7 @@ func TestDecodeAllocs(t *testing.T) {
 	}
 	d, _ := NewDecoder(Config{PartitionKey: "pk"})
 	var wcu uint64
-	v := Visitor{Record: func(r *Record) { wcu += r.WCU }}
+	v := Visitor{Record: func(r *Record) error { wcu += r.WCU; return nil }}
 	run := func(payload []byte) float64 {
 		if err := d.Decode(payload, v); err != nil { // warm up
 			t.Fatal(err)

@@ -156,7 +156,7 @@ func decodeIndexes(t *testing.T, rec string) []record.IndexWrite {
 	}
 	var out [][]record.IndexWrite
 	v := record.Visitor{
-		Record: func(r *record.Record) {
+		Record: func(r *record.Record) error {
 			var c []record.IndexWrite
 			for _, w := range r.Indexes {
 				w.Put.Key.Value = clone(w.Put.Key.Value)
@@ -164,8 +164,9 @@ func decodeIndexes(t *testing.T, rec string) []record.IndexWrite {
 				c = append(c, w)
 			}
 			out = append(out, c)
+			return nil
 		},
-		Malformed: func(m *record.Malformed) { t.Fatalf("malformed: %v", m.Err) },
+		Malformed: func(m *record.Malformed) error { t.Fatalf("malformed: %v", m.Err); return nil },
 	}
 	if err := d.Decode([]byte(rec), v); err != nil {
 		t.Fatal(err)

@@ -439,19 +439,19 @@ func (o *gsiOracle) verify(streamARN string, dec *record.Decoder) {
 	fail := func(format string, args ...any) { failures = append(failures, fmt.Sprintf(format, args...)) }
 	all := make(chan struct{})
 	visit := record.Visitor{
-		Record: func(rec *record.Record) {
+		Record: func(rec *record.Record) error {
 			seen++
 			k := string(rec.PartitionKey.Value) + "|" + string(rec.SortKey.Value)
 			q := o.pending[k]
 			if len(q) == 0 {
 				fail("stream record %s for %s matches no write", rec.SequenceNumber, k)
-				return
+				return nil
 			}
 			w := q[0]
 			o.pending[k] = q[1:]
 			if len(rec.Indexes) != len(gsiNames) {
 				fail("%v: %d index results", w, len(rec.Indexes))
-				return
+				return nil
 			}
 			for _, iw := range rec.Indexes {
 				if !iw.Exact || float64(iw.WCU) != w.charged[iw.Index] {
@@ -465,8 +465,12 @@ func (o *gsiOracle) verify(streamARN string, dec *record.Decoder) {
 			if seen == len(o.writes) {
 				close(all)
 			}
+			return nil
 		},
-		Malformed: func(m *record.Malformed) { fail("malformed stream record %s: %v", m.SequenceNumber, m.Err) },
+		Malformed: func(m *record.Malformed) error {
+			fail("malformed stream record %s: %v", m.SequenceNumber, m.Err)
+			return nil
+		},
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -1,4 +1,4 @@
-package hotkeys_test
+package templatetest
 
 import (
 	"go/ast"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/internal/cfn"
 )
 
 // lambdaEnvironment is every environment variable the Lambda reads
@@ -42,7 +43,7 @@ var envName = regexp.MustCompile(`^HOTKEYS_[A-Z0-9_]+$`)
 // literals of their own in the Lambda's non-test sources.
 func lambdaSourceEnvironment(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("lambda", "*.go"))
+	files, err := filepath.Glob(filepath.Join(repoRoot, "lambda", "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,14 +72,14 @@ func lambdaSourceEnvironment(t *testing.T) []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
-func functionEnvironment(t *testing.T, s *cfnStack) map[string]string {
+func functionEnvironment(t *testing.T, s *cfn.Stack) map[string]string {
 	t.Helper()
 	fn := properties(mustResource(t, s, functionID))
 	env, _ := fn["Environment"].(map[string]any)
 	vars, _ := env["Variables"].(map[string]any)
 	out := map[string]string{}
 	for k, v := range vars {
-		out[k] = scalarString(v)
+		out[k] = cfn.ScalarString(v)
 	}
 	return out
 }
@@ -123,7 +124,7 @@ func TestTemplateEnvironmentIsWhatTheLambdaReads(t *testing.T) {
 	// At the parameters' limits the function still starts.
 	params := tmpl["Parameters"].(map[string]any)
 	limit := func(name, bound string) string {
-		return scalarString(params[name].(map[string]any)[bound])
+		return cfn.ScalarString(params[name].(map[string]any)[bound])
 	}
 	for _, bound := range []string{"MinValue", "MaxValue"} {
 		values := map[string]string{"PartitionKeyName": "pk", "KeyRedaction": "hash", "KeyRedactionSalt": "s3cret", "MetricsMode": "both"}
@@ -147,19 +148,19 @@ func TestTemplateEnvironmentIsWhatTheLambdaReads(t *testing.T) {
 			t.Errorf("parameters at %s: partition key %q, salt %q", bound, pk, dcfg.RedactionSalt)
 		}
 	}
-	if got := toFloat(params["WindowSeconds"].(map[string]any)["MaxValue"]); got != detector.MaxWindow.Seconds() {
+	if got := toFloat(t, params["WindowSeconds"].(map[string]any)["MaxValue"]); got != detector.MaxWindow.Seconds() {
 		t.Errorf("WindowSeconds allows up to %v s, the detector %v", got, detector.MaxWindow)
 	}
-	if got := toFloat(params["TopKeys"].(map[string]any)["MaxValue"]); got != alert.MaxTop {
+	if got := toFloat(t, params["TopKeys"].(map[string]any)["MaxValue"]); got != alert.MaxTop {
 		t.Errorf("TopKeys allows up to %v, the alert package %d", got, alert.MaxTop)
 	}
 	for _, v := range params["MetricsMode"].(map[string]any)["AllowedValues"].([]any) {
-		if _, err := alert.ParseMode(scalarString(v)); err != nil {
+		if _, err := alert.ParseMode(cfn.ScalarString(v)); err != nil {
 			t.Errorf("MetricsMode allows %v: %v", v, err)
 		}
 	}
 	for _, v := range params["KeyRedaction"].(map[string]any)["AllowedValues"].([]any) {
-		if _, err := detector.ParseRedaction(scalarString(v)); err != nil {
+		if _, err := detector.ParseRedaction(cfn.ScalarString(v)); err != nil {
 			t.Errorf("KeyRedaction allows %v: %v", v, err)
 		}
 	}
@@ -223,17 +224,17 @@ func TestTemplateParameters(t *testing.T) {
 			}
 			continue
 		}
-		def := scalarString(d)
-		if allowed, ok := p["AllowedValues"].([]any); ok && !slices.ContainsFunc(allowed, func(v any) bool { return scalarString(v) == def }) {
+		def := cfn.ScalarString(d)
+		if allowed, ok := p["AllowedValues"].([]any); ok && !slices.ContainsFunc(allowed, func(v any) bool { return cfn.ScalarString(v) == def }) {
 			t.Errorf("parameter %s: default %q is not among %v", name, def, allowed)
 		}
 		if pat, ok := p["AllowedPattern"].(string); ok && !regexp.MustCompile("^(?:"+pat+")$").MatchString(def) {
 			t.Errorf("parameter %s: default %q does not match %s", name, def, pat)
 		}
-		if lo, ok := p["MinValue"]; ok && toFloat(d) < toFloat(lo) {
+		if lo, ok := p["MinValue"]; ok && toFloat(t, d) < toFloat(t, lo) {
 			t.Errorf("parameter %s: default %v < MinValue %v", name, d, lo)
 		}
-		if hi, ok := p["MaxValue"]; ok && toFloat(d) > toFloat(hi) {
+		if hi, ok := p["MaxValue"]; ok && toFloat(t, d) > toFloat(t, hi) {
 			t.Errorf("parameter %s: default %v > MaxValue %v", name, d, hi)
 		}
 	}
@@ -254,7 +255,7 @@ func TestTemplateParameters(t *testing.T) {
 			continue
 		}
 		s := deploy(t, tmpl, map[string]string{"StreamArn": arn})
-		out, err := s.eval(tmpl["Outputs"].(map[string]any)["TableName"])
+		out, err := s.Eval(tmpl["Outputs"].(map[string]any)["TableName"])
 		if err != nil {
 			t.Fatal(err)
 		}

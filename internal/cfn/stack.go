@@ -1,4 +1,4 @@
-package hotkeys_test
+package cfn
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// cfnStack evaluates the intrinsic functions of a parsed template the way
+// Stack evaluates the intrinsic functions of a parsed template the way
 // CloudFormation would for one set of parameter values, so that tests can
 // check what a deployment actually gets (the table name cut out of the
 // stream ARN, the threshold an alarm compares with, the Metrics Insights
@@ -17,17 +17,18 @@ import (
 //
 // What exists only after deployment stays symbolic: Ref of a resource is
 // "ref(LogicalId)" and Fn::GetAtt is "getatt(LogicalId.Attribute)".
-type cfnStack struct {
+type Stack struct {
 	template   map[string]any
 	params     map[string]string
 	conditions map[string]bool
+	numbers    bool // Ref of a Number parameter yields a number
 }
 
 // Pseudo-parameter values used by evaluations.
 const (
-	testRegion    = "eu-west-1"
-	testAccount   = "123456789012"
-	testStackName = "hotkeys-test"
+	Region    = "eu-west-1"
+	Account   = "123456789012"
+	StackName = "hotkeys-test"
 )
 
 // noValue is what Ref AWS::NoValue evaluates to; evaluation drops it from
@@ -36,13 +37,17 @@ type noValueType struct{}
 
 var noValue = noValueType{}
 
-func ref(id string) string               { return "ref(" + id + ")" }
-func getAtt(id, attribute string) string { return "getatt(" + id + "." + attribute + ")" }
+// Ref is what Ref of a resource evaluates to: a symbol, since the physical
+// id exists only once the stack is deployed.
+func Ref(id string) string { return "ref(" + id + ")" }
 
-// newStack resolves the parameters (defaults overridden by values) and the
+// GetAtt is what Fn::GetAtt evaluates to, for the same reason.
+func GetAtt(id, attribute string) string { return "getatt(" + id + "." + attribute + ")" }
+
+// NewStack resolves the parameters (defaults overridden by values) and the
 // template's conditions.
-func newStack(template map[string]any, values map[string]string) (*cfnStack, error) {
-	s := &cfnStack{template: template, params: map[string]string{}, conditions: map[string]bool{}}
+func NewStack(template map[string]any, values map[string]string) (*Stack, error) {
+	s := &Stack{template: template, params: map[string]string{}, conditions: map[string]bool{}}
 	params, _ := template["Parameters"].(map[string]any)
 	for name, p := range params {
 		decl, _ := p.(map[string]any)
@@ -54,7 +59,7 @@ func newStack(template map[string]any, values map[string]string) (*cfnStack, err
 		if !ok {
 			return nil, fmt.Errorf("parameter %s has no default and no value", name)
 		}
-		s.params[name] = scalarString(d)
+		s.params[name] = ScalarString(d)
 	}
 	for name := range values {
 		if _, ok := params[name]; !ok {
@@ -70,9 +75,9 @@ func newStack(template map[string]any, values map[string]string) (*cfnStack, err
 	return s, nil
 }
 
-// scalarString renders a YAML scalar as CloudFormation passes parameter
+// ScalarString renders a YAML scalar as CloudFormation passes parameter
 // values: as a string.
-func scalarString(v any) string {
+func ScalarString(v any) string {
 	switch v := v.(type) {
 	case string:
 		return v
@@ -86,7 +91,7 @@ func scalarString(v any) string {
 	return fmt.Sprint(v)
 }
 
-func (s *cfnStack) condition(name string, seen []string) (bool, error) {
+func (s *Stack) condition(name string, seen []string) (bool, error) {
 	if v, ok := s.conditions[name]; ok {
 		return v, nil
 	}
@@ -106,7 +111,7 @@ func (s *cfnStack) condition(name string, seen []string) (bool, error) {
 	return v, nil
 }
 
-func (s *cfnStack) evalBool(v any, seen []string) (bool, error) {
+func (s *Stack) evalBool(v any, seen []string) (bool, error) {
 	m, ok := v.(map[string]any)
 	if !ok || len(m) != 1 {
 		return false, fmt.Errorf("want a condition function, got %v", v)
@@ -154,8 +159,8 @@ func (s *cfnStack) evalBool(v any, seen []string) (bool, error) {
 	panic("unreachable")
 }
 
-func (s *cfnStack) evalString(v any) (string, error) {
-	e, err := s.eval(v)
+func (s *Stack) evalString(v any) (string, error) {
+	e, err := s.Eval(v)
 	if err != nil {
 		return "", err
 	}
@@ -163,18 +168,18 @@ func (s *cfnStack) evalString(v any) (string, error) {
 	case string:
 		return e, nil
 	case int64, float64, bool:
-		return scalarString(e), nil
+		return ScalarString(e), nil
 	}
 	return "", fmt.Errorf("want a string, got %T %v", e, e)
 }
 
-// eval returns v with every intrinsic function evaluated.
-func (s *cfnStack) eval(v any) (any, error) {
+// Eval returns v with every intrinsic function evaluated.
+func (s *Stack) Eval(v any) (any, error) {
 	switch v := v.(type) {
 	case []any:
 		out := make([]any, 0, len(v))
 		for _, e := range v {
-			ev, err := s.eval(e)
+			ev, err := s.Eval(e)
 			if err != nil {
 				return nil, err
 			}
@@ -197,7 +202,7 @@ func (s *cfnStack) eval(v any) (any, error) {
 		}
 		out := make(map[string]any, len(v))
 		for k, e := range v {
-			ev, err := s.eval(e)
+			ev, err := s.Eval(e)
 			if err != nil {
 				return nil, fmt.Errorf("%s.%w", k, err)
 			}
@@ -210,7 +215,7 @@ func (s *cfnStack) eval(v any) (any, error) {
 	return v, nil
 }
 
-func (s *cfnStack) intrinsic(fn string, arg any) (any, error) {
+func (s *Stack) intrinsic(fn string, arg any) (any, error) {
 	args, _ := arg.([]any)
 	switch fn {
 	case "Ref":
@@ -222,17 +227,17 @@ func (s *cfnStack) intrinsic(fn string, arg any) (any, error) {
 		}
 		id, _ := args[0].(string)
 		attribute, _ := args[1].(string)
-		if !s.hasResource(id) {
+		if !s.HasResource(id) {
 			return nil, fmt.Errorf("no resource %s", id)
 		}
-		return getAtt(id, attribute), nil
+		return GetAtt(id, attribute), nil
 	case "Fn::Sub":
 		return s.sub(arg)
 	case "Fn::Join":
 		if len(args) != 2 {
 			return nil, fmt.Errorf("want [delimiter, list]")
 		}
-		list, err := s.eval(args[1])
+		list, err := s.Eval(args[1])
 		if err != nil {
 			return nil, err
 		}
@@ -246,7 +251,11 @@ func (s *cfnStack) intrinsic(fn string, arg any) (any, error) {
 				return nil, err
 			}
 		}
-		return strings.Join(parts, args[0].(string)), nil
+		sep, ok := args[0].(string)
+		if !ok {
+			return nil, fmt.Errorf("want a string delimiter, got %T", args[0])
+		}
+		return strings.Join(parts, sep), nil
 	case "Fn::Split":
 		if len(args) != 2 {
 			return nil, fmt.Errorf("want [delimiter, string]")
@@ -255,8 +264,12 @@ func (s *cfnStack) intrinsic(fn string, arg any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		sep, ok := args[0].(string)
+		if !ok || sep == "" {
+			return nil, fmt.Errorf("want a non-empty string delimiter, got %v", args[0])
+		}
 		var out []any
-		for _, p := range strings.Split(str, args[0].(string)) {
+		for _, p := range strings.Split(str, sep) {
 			out = append(out, p)
 		}
 		return out, nil
@@ -272,7 +285,7 @@ func (s *cfnStack) intrinsic(fn string, arg any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		list, err := s.eval(args[1])
+		list, err := s.Eval(args[1])
 		if err != nil {
 			return nil, err
 		}
@@ -291,46 +304,55 @@ func (s *cfnStack) intrinsic(fn string, arg any) (any, error) {
 			return nil, err
 		}
 		if c {
-			return s.eval(args[1])
+			return s.Eval(args[1])
 		}
-		return s.eval(args[2])
+		return s.Eval(args[2])
 	}
 	return nil, fmt.Errorf("not supported by the test evaluator")
 }
 
-func (s *cfnStack) hasResource(id string) bool {
+// HasResource reports whether the template declares a resource id, whatever
+// its condition.
+func (s *Stack) HasResource(id string) bool {
 	res, _ := s.template["Resources"].(map[string]any)
 	_, ok := res[id]
 	return ok
 }
 
-func (s *cfnStack) ref(name string) (any, error) {
+func (s *Stack) ref(name string) (any, error) {
 	switch name {
 	case "AWS::Region":
-		return testRegion, nil
+		return Region, nil
 	case "AWS::AccountId":
-		return testAccount, nil
+		return Account, nil
 	case "AWS::Partition":
 		return "aws", nil
 	case "AWS::StackName":
-		return testStackName, nil
+		return StackName, nil
 	case "AWS::URLSuffix":
 		return "amazonaws.com", nil
 	case "AWS::NoValue":
 		return noValue, nil
 	}
 	if v, ok := s.params[name]; ok {
+		if s.numbers && s.paramType(name) == "Number" {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				return n, nil
+			}
+			return strconv.ParseFloat(v, 64)
+		}
 		return v, nil
 	}
-	if s.hasResource(name) {
-		return ref(name), nil
+	if s.HasResource(name) {
+		return Ref(name), nil
 	}
 	return nil, fmt.Errorf("%s is neither a parameter nor a resource", name)
 }
 
-var subVariable = regexp.MustCompile(`\$\{([^}]*)\}`)
+// SubVariable matches a ${...} reference in an Fn::Sub string.
+var SubVariable = regexp.MustCompile(`\$\{([^}]*)\}`)
 
-func (s *cfnStack) sub(arg any) (any, error) {
+func (s *Stack) sub(arg any) (any, error) {
 	var text string
 	vars := map[string]string{}
 	switch a := arg.(type) {
@@ -353,7 +375,7 @@ func (s *cfnStack) sub(arg any) (any, error) {
 		return nil, fmt.Errorf("want string or [string, variables]")
 	}
 	var firstErr error
-	out := subVariable.ReplaceAllStringFunc(text, func(m string) string {
+	out := SubVariable.ReplaceAllStringFunc(text, func(m string) string {
 		name := m[2 : len(m)-1]
 		if strings.HasPrefix(name, "!") {
 			return "${" + name[1:] + "}"
@@ -361,8 +383,8 @@ func (s *cfnStack) sub(arg any) (any, error) {
 		if v, ok := vars[name]; ok {
 			return v
 		}
-		if id, attribute, ok := strings.Cut(name, "."); ok && s.hasResource(id) {
-			return getAtt(id, attribute)
+		if id, attribute, ok := strings.Cut(name, "."); ok && s.HasResource(id) {
+			return GetAtt(id, attribute)
 		}
 		v, err := s.ref(name)
 		if err == nil {
@@ -379,8 +401,8 @@ func (s *cfnStack) sub(arg any) (any, error) {
 	return out, firstErr
 }
 
-// resources returns the logical IDs of the resources of a type, sorted.
-func (s *cfnStack) resources(typ string) []string {
+// Resources returns the logical IDs of the resources of a type, sorted.
+func (s *Stack) Resources(typ string) []string {
 	res, _ := s.template["Resources"].(map[string]any)
 	var ids []string
 	for id, r := range res {
@@ -392,9 +414,9 @@ func (s *cfnStack) resources(typ string) []string {
 	return ids
 }
 
-// resource returns a resource with its properties evaluated, or nil when it
+// Resource returns a resource with its properties evaluated, or nil when it
 // has a condition that is false.
-func (s *cfnStack) resource(id string) (map[string]any, error) {
+func (s *Stack) Resource(id string) (map[string]any, error) {
 	res, _ := s.template["Resources"].(map[string]any)
 	r, ok := res[id].(map[string]any)
 	if !ok {
@@ -405,9 +427,33 @@ func (s *cfnStack) resource(id string) (map[string]any, error) {
 			return nil, err
 		}
 	}
-	e, err := s.eval(r)
+	e, err := s.Eval(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
 	return e.(map[string]any), nil
+}
+
+// Template returns the parsed template the stack evaluates, unevaluated.
+func (s *Stack) Template() map[string]any { return s.template }
+
+// Param returns a parameter's value for this stack: the value given to
+// NewStack, or the parameter's default.
+func (s *Stack) Param(name string) string { return s.params[name] }
+
+// TypedNumbers returns a copy of s in which Ref of a parameter of Type
+// Number yields an int64 or a float64, as a resource property that takes a
+// number receives it, rather than the string CloudFormation passes around.
+// Schema validation needs it; tests that compare rendered values need not.
+func (s *Stack) TypedNumbers() *Stack {
+	c := *s
+	c.numbers = true
+	return &c
+}
+
+func (s *Stack) paramType(name string) string {
+	params, _ := s.template["Parameters"].(map[string]any)
+	decl, _ := params[name].(map[string]any)
+	t, _ := decl["Type"].(string)
+	return t
 }

@@ -1,4 +1,4 @@
-package hotkeys_test
+package templatetest
 
 import (
 	"debug/buildinfo"
@@ -41,7 +41,7 @@ func TestBuildHotKeysFunction(t *testing.T) {
 
 	artifacts := t.TempDir()
 	cmd := exec.Command(makePath, "build-"+functionID, "ARTIFACTS_DIR="+artifacts)
-	cmd.Dir = codeURI
+	cmd.Dir = filepath.Join(repoRoot, codeURI)
 	// sam passes its own environment; a developer's cross-compilation
 	// settings must not leak into what the template promises.
 	for _, kv := range os.Environ() {

@@ -1,4 +1,4 @@
-package hotkeys_test
+package templatetest
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hotkeys-dev/hotkeys/alert"
+	"github.com/hotkeys-dev/hotkeys/internal/cfn"
 )
 
 // variants are parameter sets that switch the template's conditions.
@@ -85,10 +86,10 @@ func TestTemplateIAMIsLeastPrivilege(t *testing.T) {
 	}
 }
 
-func checkNoWildcardAllows(t *testing.T, s *cfnStack) {
+func checkNoWildcardAllows(t *testing.T, s *cfn.Stack) {
 	t.Helper()
-	for _, id := range slices.Sorted(maps.Keys(s.template["Resources"].(map[string]any))) {
-		r, err := s.resource(id)
+	for _, id := range slices.Sorted(maps.Keys(s.Template()["Resources"].(map[string]any))) {
+		r, err := s.Resource(id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,12 +114,12 @@ func checkNoWildcardAllows(t *testing.T, s *cfnStack) {
 
 // checkFunctionRole compares the function role's grants, action by action,
 // with what the function needs for the parameters of s.
-func checkFunctionRole(t *testing.T, s *cfnStack) {
+func checkFunctionRole(t *testing.T, s *cfn.Stack) {
 	t.Helper()
 	fn := properties(mustResource(t, s, functionID))
 	// With no Role, SAM would create one and attach
 	// AWSLambdaDynamoDBExecutionRole: the stream actions on "*".
-	if fn["Role"] != getAtt("HotKeysFunctionRole", "Arn") {
+	if fn["Role"] != cfn.GetAtt("HotKeysFunctionRole", "Arn") {
 		t.Errorf("function Role = %v, want the template's own role", fn["Role"])
 	}
 	for _, k := range []string{"Policies", "PermissionsBoundary"} {
@@ -126,7 +127,7 @@ func checkFunctionRole(t *testing.T, s *cfnStack) {
 			t.Errorf("function sets %s: SAM would add policies to the role", k)
 		}
 	}
-	if lc, _ := fn["LoggingConfig"].(map[string]any); lc["LogGroup"] != ref("HotKeysLogGroup") {
+	if lc, _ := fn["LoggingConfig"].(map[string]any); lc["LogGroup"] != cfn.Ref("HotKeysLogGroup") {
 		t.Errorf("function logs to %v, not to the log group its role may write", lc["LogGroup"])
 	}
 
@@ -162,14 +163,14 @@ func checkFunctionRole(t *testing.T, s *cfnStack) {
 		"dynamodb:GetShardIterator": {testStreamArn},
 		// No resource-level permissions exist for ListStreams.
 		"dynamodb:ListStreams": {"*"},
-		"sqs:SendMessage":      {getAtt("DeadLetterQueue", "Arn")},
-		"logs:CreateLogStream": {getAtt("HotKeysLogGroup", "Arn")},
-		"logs:PutLogEvents":    {getAtt("HotKeysLogGroup", "Arn")},
+		"sqs:SendMessage":      {cfn.GetAtt("DeadLetterQueue", "Arn")},
+		"logs:CreateLogStream": {cfn.GetAtt("HotKeysLogGroup", "Arn")},
+		"logs:PutLogEvents":    {cfn.GetAtt("HotKeysLogGroup", "Arn")},
 	}
-	if s.params["PartitionKeyName"] == "" {
-		want["dynamodb:DescribeTable"] = []string{"arn:aws:dynamodb:" + testRegion + ":" + testAccount + ":table/" + testTable}
+	if s.Param("PartitionKeyName") == "" {
+		want["dynamodb:DescribeTable"] = []string{"arn:aws:dynamodb:" + cfn.Region + ":" + cfn.Account + ":table/" + testTable}
 	}
-	mode, err := alert.ParseMode(s.params["MetricsMode"])
+	mode, err := alert.ParseMode(s.Param("MetricsMode"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,13 +196,13 @@ func checkFunctionRole(t *testing.T, s *cfnStack) {
 // checkAlarmTopicKey checks that the alarm topic is encrypted with a key
 // CloudWatch may use for that topic only, and that the key's administrators
 // cannot read with it.
-func checkAlarmTopicKey(t *testing.T, s *cfnStack) {
+func checkAlarmTopicKey(t *testing.T, s *cfn.Stack) {
 	t.Helper()
 	topic := properties(mustResource(t, s, "AlarmTopic"))
-	if topic["KmsMasterKeyId"] != ref("AlarmTopicKey") {
+	if topic["KmsMasterKeyId"] != cfn.Ref("AlarmTopicKey") {
 		t.Errorf("alarm topic KmsMasterKeyId = %v, want the template's key (CloudWatch cannot use alias/aws/sns)", topic["KmsMasterKeyId"])
 	}
-	topicArn := "arn:aws:sns:" + testRegion + ":" + testAccount + ":" + topic["TopicName"].(string)
+	topicArn := "arn:aws:sns:" + cfn.Region + ":" + cfn.Account + ":" + topic["TopicName"].(string)
 	key := properties(mustResource(t, s, "AlarmTopicKey"))
 	if key["EnableKeyRotation"] != true {
 		t.Error("alarm topic key rotation is off")
@@ -219,7 +220,7 @@ func checkAlarmTopicKey(t *testing.T, s *cfnStack) {
 			if w := fmt.Sprint(map[string]any{"StringEquals": map[string]any{"kms:EncryptionContext:aws:sns:topicArn": topicArn}}); c != w {
 				t.Errorf("%s: condition %s, want %s", st.where, c, w)
 			}
-		case "map[AWS:arn:aws:iam::" + testAccount + ":root]":
+		case "map[AWS:arn:aws:iam::" + cfn.Account + ":root]":
 			for _, a := range st.list("Action") {
 				if slices.Contains([]string{"kms:Decrypt", "kms:Encrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*"}, a) || a == "kms:*" {
 					t.Errorf("%s: the account's administrators may %s", st.where, a)
@@ -253,7 +254,7 @@ func TestTemplateEventSourceMapping(t *testing.T) {
 	}
 	num := func(k string) int {
 		t.Helper()
-		n, err := strconv.Atoi(scalarString(esm[k]))
+		n, err := strconv.Atoi(cfn.ScalarString(esm[k]))
 		if err != nil {
 			t.Fatalf("%s = %v: %v", k, esm[k], err)
 		}
@@ -272,7 +273,7 @@ func TestTemplateEventSourceMapping(t *testing.T) {
 		{"MaximumRecordAgeInSeconds finite, within the stream's 24 h", num("MaximumRecordAgeInSeconds") >= 60 && num("MaximumRecordAgeInSeconds") <= 86400},
 		{"BisectBatchOnFunctionError true", esm["BisectBatchOnFunctionError"] == true},
 		{"ReportBatchItemFailures", slices.Contains(esm["FunctionResponseTypes"].([]any), any("ReportBatchItemFailures"))},
-		{"OnFailure is the template's queue", fmt.Sprint(esm["DestinationConfig"]) == fmt.Sprint(map[string]any{"OnFailure": map[string]any{"Destination": getAtt("DeadLetterQueue", "Arn")}})},
+		{"OnFailure is the template's queue", fmt.Sprint(esm["DestinationConfig"]) == fmt.Sprint(map[string]any{"OnFailure": map[string]any{"Destination": cfn.GetAtt("DeadLetterQueue", "Arn")}})},
 	}
 	for _, c := range checks {
 		if !c.ok {
@@ -283,7 +284,7 @@ func TestTemplateEventSourceMapping(t *testing.T) {
 	params := tmpl["Parameters"].(map[string]any)
 	for name, limit := range map[string][2]float64{"BatchSize": {1, 10000}, "WindowSeconds": {1, 900}} {
 		p := params[name].(map[string]any)
-		if lo, hi := toFloat(p["MinValue"]), toFloat(p["MaxValue"]); lo < limit[0] || hi > limit[1] {
+		if lo, hi := toFloat(t, p["MinValue"]), toFloat(t, p["MaxValue"]); lo < limit[0] || hi > limit[1] {
 			t.Errorf("parameter %s allows %v to %v, the mapping %v to %v", name, lo, hi, limit[0], limit[1])
 		}
 	}
@@ -292,15 +293,18 @@ func TestTemplateEventSourceMapping(t *testing.T) {
 	if q["SqsManagedSseEnabled"] != true && q["KmsMasterKeyId"] == nil {
 		t.Error("the dead-letter queue is not encrypted")
 	}
-	if scalarString(q["MessageRetentionPeriod"]) != "1209600" {
+	if cfn.ScalarString(q["MessageRetentionPeriod"]) != "1209600" {
 		t.Errorf("dead-letter queue retention %v s, want 14 days", q["MessageRetentionPeriod"])
 	}
 }
 
-func toFloat(v any) float64 {
-	f, err := strconv.ParseFloat(scalarString(v), 64)
+// toFloat reads a number from the template, and fails the test when it is
+// not one: a missing or misspelt bound must not pass a range check.
+func toFloat(t *testing.T, v any) float64 {
+	t.Helper()
+	f, err := strconv.ParseFloat(cfn.ScalarString(v), 64)
 	if err != nil {
-		return -1
+		t.Fatalf("want a number, got %T %v", v, v)
 	}
 	return f
 }
@@ -311,17 +315,18 @@ func toFloat(v any) float64 {
 func TestTemplateAlarms(t *testing.T) {
 	tmpl := readTemplate(t)
 	s := deploy(t, tmpl, map[string]string{"CriticalWCUPerSecond": "750", "ShareThreshold": "0.25"})
-	maxWindow := toFloat(tmpl["Parameters"].(map[string]any)["WindowSeconds"].(map[string]any)["MaxValue"])
+	maxWindow := toFloat(t, tmpl["Parameters"].(map[string]any)["WindowSeconds"].(map[string]any)["MaxValue"])
 	thresholds := map[string]string{
 		"HotKeyCriticalAlarm":   "750",
 		"HotKeyByKeyAlarm":      "750",
 		"HotKeyWarningAlarm":    "0.25",
 		"MalformedRecordsAlarm": "0",
+		"InternalErrorsAlarm":   "0",
 	}
-	for _, id := range s.resources("AWS::CloudWatch::Alarm") {
+	for _, id := range s.Resources("AWS::CloudWatch::Alarm") {
 		p := properties(mustResource(t, s, id))
 		for _, k := range []string{"AlarmActions", "OKActions"} {
-			if a, _ := p[k].([]any); !slices.Equal(a, []any{ref("AlarmTopic")}) {
+			if a, _ := p[k].([]any); !slices.Equal(a, []any{cfn.Ref("AlarmTopic")}) {
 				t.Errorf("%s %s = %v, want the alarm topic", id, k, p[k])
 			}
 		}
@@ -335,11 +340,11 @@ func TestTemplateAlarms(t *testing.T) {
 		if !ours {
 			continue
 		}
-		if got := scalarString(p["Threshold"]); got != want {
+		if got := cfn.ScalarString(p["Threshold"]); got != want {
 			t.Errorf("%s: threshold %s, want %s", id, got, want)
 		}
 		op := "GreaterThanOrEqualToThreshold"
-		if id == "MalformedRecordsAlarm" {
+		if id == "MalformedRecordsAlarm" || id == "InternalErrorsAlarm" {
 			op = "GreaterThanThreshold"
 		}
 		if p["ComparisonOperator"] != op {
@@ -348,26 +353,35 @@ func TestTemplateAlarms(t *testing.T) {
 		// A window publishes one data point, stamped with its start, after
 		// it ends: the range must reach back over the longest window and
 		// its delivery, and one point must be enough.
-		period := toFloat(p["Period"])
-		if ms, ok := p["Metrics"].([]any); ok {
-			for _, m := range ms {
-				m := m.(map[string]any)
-				if v, ok := m["Period"]; ok {
-					period = toFloat(v)
-				} else if st, ok := m["MetricStat"].(map[string]any); ok {
-					period = toFloat(st["Period"])
-				}
+		// A metric-math alarm has its periods in its metrics; judge it by the
+		// shortest of them.
+		var periods []float64
+		if v, ok := p["Period"]; ok {
+			periods = append(periods, toFloat(t, v))
+		}
+		ms, _ := p["Metrics"].([]any)
+		for _, m := range ms {
+			m := m.(map[string]any)
+			if v, ok := m["Period"]; ok {
+				periods = append(periods, toFloat(t, v))
+			} else if st, ok := m["MetricStat"].(map[string]any); ok {
+				periods = append(periods, toFloat(t, st["Period"]))
 			}
 		}
-		if rng := period * toFloat(p["EvaluationPeriods"]); rng < maxWindow+300 {
+		if len(periods) == 0 {
+			t.Errorf("%s: no Period anywhere", id)
+			continue
+		}
+		period := slices.Min(periods)
+		if rng := period * toFloat(t, p["EvaluationPeriods"]); rng < maxWindow+300 {
 			t.Errorf("%s: evaluates %v s of data, want at least the longest window (%v s) plus 5 min", id, rng, maxWindow)
 		}
-		if scalarString(p["DatapointsToAlarm"]) != "1" {
+		if cfn.ScalarString(p["DatapointsToAlarm"]) != "1" {
 			t.Errorf("%s: DatapointsToAlarm %v, want 1", id, p["DatapointsToAlarm"])
 		}
 	}
 	for id := range thresholds {
-		if !s.hasResource(id) {
+		if !s.HasResource(id) {
 			t.Errorf("no alarm %s", id)
 		}
 	}
@@ -377,7 +391,7 @@ func TestTemplateAlarms(t *testing.T) {
 		want  bool
 	}{{"", false}, {"oncall@example.com", true}} {
 		s := deploy(t, tmpl, map[string]string{"AlarmEmail": v.email})
-		sub, err := s.resource("AlarmEmailSubscription")
+		sub, err := s.Resource("AlarmEmailSubscription")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -386,7 +400,7 @@ func TestTemplateAlarms(t *testing.T) {
 		}
 		if sub != nil {
 			p := properties(sub)
-			if p["Endpoint"] != v.email || p["Protocol"] != "email" || p["TopicArn"] != ref("AlarmTopic") {
+			if p["Endpoint"] != v.email || p["Protocol"] != "email" || p["TopicArn"] != cfn.Ref("AlarmTopic") {
 				t.Errorf("subscription %v", p)
 			}
 		}

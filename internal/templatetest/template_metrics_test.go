@@ -1,4 +1,4 @@
-package hotkeys_test
+package templatetest
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/internal/cfn"
 )
 
 // publishedMetric is a metric as it leaves the alert package.
@@ -102,10 +103,10 @@ var awsMetrics = map[string][]string{
 
 // templateMetricRefs returns every metric the template's alarms and
 // dashboard read, evaluated for the test stack, and the dashboard's widgets.
-func templateMetricRefs(t *testing.T, s *cfnStack) (alarmRefs map[string][]metricRef, widgets []dashboardWidget, dashRefs []metricRef) {
+func templateMetricRefs(t *testing.T, s *cfn.Stack) (alarmRefs map[string][]metricRef, widgets []dashboardWidget, dashRefs []metricRef) {
 	t.Helper()
 	alarmRefs = map[string][]metricRef{}
-	for _, id := range s.resources("AWS::CloudWatch::Alarm") {
+	for _, id := range s.Resources("AWS::CloudWatch::Alarm") {
 		refs, err := alarmMetricRefs(id, properties(mustResource(t, s, id)))
 		if err != nil {
 			t.Fatal(err)
@@ -190,8 +191,8 @@ func TestTemplateReadsOnlyPublishedMetrics(t *testing.T) {
 		read[r.name] = true
 	}
 
-	// The dashboard shows every table and key metric the issue lists, and
-	// the alarms watch the three the issue asks for.
+	// The dashboard shows every table and key metric README lists, and
+	// the alarms watch the three README and docs/deploy.md describe.
 	for _, name := range []string{
 		alert.MetricWriteCapacityUnits, alert.MetricStreamRecords, alert.MetricDistinctPartitionKeys,
 		alert.MetricMaxKeyWCUShare, alert.MetricMaxKeyPeakWCUPerSecond, alert.MetricHotKeys,
@@ -207,6 +208,7 @@ func TestTemplateReadsOnlyPublishedMetrics(t *testing.T) {
 		"HotKeyByKeyAlarm":      alert.MetricKeyPeakWCUPerSecond,
 		"HotKeyWarningAlarm":    alert.MetricMaxKeyWCUShare,
 		"MalformedRecordsAlarm": alert.MetricMalformedRecords,
+		"InternalErrorsAlarm":   alert.MetricInternalErrors,
 	} {
 		if !slices.ContainsFunc(alarmRefs[id], func(r metricRef) bool { return r.name == name }) {
 			t.Errorf("alarm %s does not read %s", id, name)
@@ -240,7 +242,7 @@ func TestTemplateDashboardWidgets(t *testing.T) {
 		if w.X < 0 || w.Width < 1 || w.X+w.Width > 24 || w.Y < 0 || w.Height < 1 {
 			t.Errorf("widget %d at (%d,%d) size %dx%d is outside the 24-column grid", i, w.X, w.Y, w.Width, w.Height)
 		}
-		if r, ok := w.Properties["region"]; ok && r != testRegion {
+		if r, ok := w.Properties["region"]; ok && r != cfn.Region {
 			t.Errorf("widget %d: region %v, want the stack's", i, r)
 		}
 		switch w.Type {
@@ -254,8 +256,8 @@ func TestTemplateDashboardWidgets(t *testing.T) {
 		}
 	}
 	var alarms []string
-	for _, id := range s.resources("AWS::CloudWatch::Alarm") {
-		alarms = append(alarms, getAtt(id, "Arn"))
+	for _, id := range s.Resources("AWS::CloudWatch::Alarm") {
+		alarms = append(alarms, cfn.GetAtt(id, "Arn"))
 	}
 	slices.Sort(alarmsShown)
 	if !slices.Equal(alarmsShown, alarms) {
@@ -274,7 +276,7 @@ var (
 
 func checkFindingsQuery(t *testing.T, i int, q string, fields map[string]bool) {
 	t.Helper()
-	if m := logsSource.FindStringSubmatch(q); m == nil || m[1] != ref("HotKeysLogGroup") {
+	if m := logsSource.FindStringSubmatch(q); m == nil || m[1] != cfn.Ref("HotKeysLogGroup") {
 		t.Errorf("log widget %d: query %q does not read the function's log group", i, q)
 	}
 	if m := logsFilter.FindStringSubmatch(q); m == nil || m[1] != alert.MsgHotKey {

@@ -1,28 +1,38 @@
-package hotkeys_test
+// Package cfn reads AWS CloudFormation (and SAM) templates for tests: it
+// parses YAML with CloudFormation's short-form tags into the JSON form
+// CloudFormation works on, and evaluates intrinsic functions for one set of
+// parameter values, so that a test can check what a deployment gets rather
+// than the template's text. It evaluates what template.yaml uses, and
+// returns an error for anything else, never a guess.
+package cfn
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// parseTemplate reads a CloudFormation (SAM) template written in YAML and
+// Parse reads a CloudFormation (SAM) template written in YAML and
 // returns its JSON form: maps, slices, strings, bools, nil, int64 and float64.
 // The short-form tags (!Ref, !GetAtt, !Sub, ...) become the long forms that
-// CloudFormation, the SAM schema and evalCFN know ({"Ref": x},
+// CloudFormation, the schemas and Stack know ({"Ref": x},
 // {"Fn::GetAtt": [resource, attribute]}, {"Fn::Sub": ...}).
 //
 // It refuses what CloudFormation would read differently from yaml.v3: a
 // duplicate key, a merge key, and a plain scalar such as off or yes, which
 // YAML 1.1 parsers (CloudFormation's among them) take for a boolean.
-func parseTemplate(data []byte) (map[string]any, error) {
+func Parse(data []byte) (map[string]any, error) {
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("template: %w", err)
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+	var more yaml.Node
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || dec.Decode(&more) != io.EOF {
 		return nil, fmt.Errorf("template: want one YAML document")
 	}
 	v, err := fromNode(doc.Content[0])

@@ -1,4 +1,4 @@
-package hotkeys_test
+package templatetest
 
 import (
 	"encoding/json"

@@ -1,10 +1,12 @@
-package hotkeys_test
+package templatetest
 
 import (
 	"maps"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hotkeys-dev/hotkeys/internal/cfn"
 )
 
 // getAttributes lists, per resource type, the Fn::GetAtt attributes
@@ -46,7 +48,7 @@ func references(v any, resources map[string]any) []string {
 					if a, ok := e.([]any); ok && len(a) > 0 {
 						text, _ = a[0].(string)
 					}
-					for _, m := range subVariable.FindAllStringSubmatch(text, -1) {
+					for _, m := range cfn.SubVariable.FindAllStringSubmatch(text, -1) {
 						id, _, _ := strings.Cut(m[1], ".")
 						if _, isResource := resources[id]; isResource {
 							out = append(out, m[1])

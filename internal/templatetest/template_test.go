@@ -1,0 +1,116 @@
+// Package templatetest holds the tests of template.yaml, the AWS SAM
+// template users deploy. They check each resource, as CloudFormation would
+// deploy it, against the resource schemas that goformation embeds (schema_test.go),
+// plus stricter checks where those schemas are loose; that its alarms and
+// dashboard read metrics the alert package really publishes; and that its
+// IAM, event source mapping and environment keep the guarantees README
+// promises. The SAM CLI is not needed: internal/cfn parses the template and
+// evaluates its intrinsic functions.
+package templatetest
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/hotkeys-dev/hotkeys/internal/cfn"
+)
+
+const (
+	// repoRoot is the checkout, where template.yaml and the Makefile live.
+	repoRoot     = "../.."
+	templateFile = repoRoot + "/template.yaml"
+	// functionID must match the Makefile's build-HotKeysFunction target,
+	// which `sam build` runs for BuildMethod: makefile.
+	functionID = "HotKeysFunction"
+
+	testTable     = "Orders"
+	testStreamArn = "arn:aws:dynamodb:" + cfn.Region + ":" + cfn.Account + ":table/" + testTable + "/stream/2026-11-22T10:00:00.000"
+)
+
+// readTemplate parses template.yaml.
+func readTemplate(t *testing.T) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(templateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := cfn.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tmpl
+}
+
+// deploy evaluates the template as CloudFormation would with the test
+// stream ARN, the parameters' defaults and the given overrides.
+func deploy(t *testing.T, tmpl map[string]any, overrides map[string]string) *cfn.Stack {
+	t.Helper()
+	values := map[string]string{"StreamArn": testStreamArn}
+	for k, v := range overrides {
+		values[k] = v
+	}
+	s, err := cfn.NewStack(tmpl, values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func mustResource(t *testing.T, s *cfn.Stack, id string) map[string]any {
+	t.Helper()
+	r, err := s.Resource(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r == nil {
+		t.Fatalf("resource %s is not created with these parameters", id)
+	}
+	return r
+}
+
+func properties(r map[string]any) map[string]any {
+	p, _ := r["Properties"].(map[string]any)
+	return p
+}
+
+// --- Outputs -------------------------------------------------------------
+
+func TestTemplateOutputs(t *testing.T) {
+	s := deploy(t, readTemplate(t), nil)
+	outputs, err := s.Eval(s.Template()["Outputs"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"FunctionArn":        cfn.GetAtt(functionID, "Arn"),
+		"AlarmTopicArn":      cfn.Ref("AlarmTopic"),
+		"DeadLetterQueueUrl": cfn.Ref("DeadLetterQueue"),
+		"DashboardName":      cfn.Ref("HotKeysDashboard"),
+		"TableName":          testTable,
+	}
+	for name, w := range want {
+		o, _ := outputs.(map[string]any)[name].(map[string]any)
+		if got := o["Value"]; got != w {
+			t.Errorf("output %s = %v, want %v", name, got, w)
+		}
+	}
+	if ids := s.Resources("AWS::CloudWatch::Dashboard"); len(ids) != 1 || ids[0] != "HotKeysDashboard" {
+		t.Errorf("dashboards %v, want [HotKeysDashboard]", ids)
+	}
+	// The whole set, so that a new output is a decision, not an accident.
+	if got := len(outputs.(map[string]any)); got != len(want) {
+		t.Errorf("%d outputs, want %d: %v", got, len(want), outputs)
+	}
+	// A salt given at deploy time must not come back out of the stack.
+	const salt = "canary-salt-7f3a9c"
+	s = deploy(t, readTemplate(t), map[string]string{"KeyRedaction": "hash", "KeyRedactionSalt": salt})
+	outputs, err = s.Eval(s.Template()["Outputs"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(fmt.Sprint(outputs), salt) {
+		t.Error("an output exposes the redaction salt")
+	}
+}
