@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -155,6 +156,7 @@ type indexPlan struct {
 	defs   []Index
 	names  []string       // the attributes that matter (index keys, INCLUDE attributes), by id
 	short  [32][]int      // ids of those names, by length, for names under 32 bytes
+	words  [9][]nameWord  // names of up to 8 bytes, by length, as little-endian words
 	long   map[string]int // ids of longer names
 	pk, sk []int          // per index, its key attributes' ids; sk -1 without a sort key
 	incl   [][]int        // per index, the ids of INCLUDE's attributes
@@ -173,6 +175,11 @@ func newIndexPlan(defs []Index) (*indexPlan, error) {
 		}
 		k := len(p.names)
 		p.names = append(p.names, name)
+		if len(name) < len(p.words) {
+			var w [8]byte
+			copy(w[:], name)
+			p.words[len(name)] = append(p.words[len(name)], nameWord{binary.LittleEndian.Uint64(w[:]), k})
+		}
 		if len(name) < len(p.short) {
 			p.short[len(name)] = append(p.short[len(name)], k)
 		} else {
@@ -209,6 +216,26 @@ func newIndexPlan(defs []Index) (*indexPlan, error) {
 
 // lookup returns the id of an attribute name, or -1.
 func (p *indexPlan) lookup(name []byte) int {
+	if n := len(name); n < len(p.words) {
+		// Most names are short: one word compare each.
+		var w uint64
+		if cap(name) >= 8 {
+			w = binary.LittleEndian.Uint64(name[:8]) & (1<<(8*n) - 1)
+			if n == 8 {
+				w = binary.LittleEndian.Uint64(name[:8])
+			}
+		} else {
+			var b [8]byte
+			copy(b[:], name)
+			w = binary.LittleEndian.Uint64(b[:])
+		}
+		for _, e := range p.words[n] {
+			if e.word == w {
+				return e.id
+			}
+		}
+		return -1
+	}
 	if len(name) < len(p.short) {
 		for _, k := range p.short[len(name)] {
 			if string(name) == p.names[k] {
@@ -221,6 +248,12 @@ func (p *indexPlan) lookup(name []byte) int {
 		return k
 	}
 	return -1
+}
+
+// nameWord is a name of up to 8 bytes as a little-endian word.
+type nameWord struct {
+	word uint64
+	id   int
 }
 
 // SetIndexes replaces the indexes the decoder charges writes to, as
@@ -245,10 +278,17 @@ func (d *Decoder) Indexes() []Index {
 
 // indexState is the decoder's per-record scratch for index analysis.
 type indexState struct {
-	attrs  [2][]attrRef // top-level attributes of NewImage (0) and OldImage (1)
-	at     [2][]int     // per tracked name id, its position in attrs + 1; 0 when absent
-	out    []ixOut      // results of the records waiting in the queue
-	image  [2][2]int    // each image's JSON, [start, end) in the payload
+	attrs [2][]attrRef // top-level attributes of NewImage (0) and OldImage (1)
+	at    [2][]int     // per tracked name id, its position in attrs + 1; 0 when absent
+	out   []ixOut      // results of the records waiting in the queue
+	image [2][2]int    // each image's JSON, [start, end) in the payload
+	// tableKeys remembers the ids of the last table key names: they are
+	// the same in every record of a table.
+	tableKeys [2]struct {
+		name  string
+		id    int
+		known bool
+	}
 	names  [2][]byte    // decoded escaped names (attrName)
 	sorted [2][]attrRef // attrs sorted by name (anyAttrChanged)
 	canon  []byte       // a canonical number or decoded binary (canonHash)
@@ -375,7 +415,11 @@ func (d *Decoder) chargeIndexes() int32 {
 	// The table's key attributes, which every entry holds (KeysSize).
 	tableKey := [2]int{-1, -1}
 	for k := 0; k < rs.nkeys && k < 2; k++ {
-		tableKey[k] = p.lookup(d.bytesOf(rs.keys[k].name))
+		name := d.bytesOf(rs.keys[k].name)
+		if c := &is.tableKeys[k]; string(name) != c.name || !c.known {
+			c.name, c.id, c.known = string(name), p.lookup(name), true
+		}
+		tableKey[k] = is.tableKeys[k].id
 	}
 	isTableKey := func(id int) bool { return id >= 0 && (id == tableKey[0] || id == tableKey[1]) }
 	ttl := rs.eventName == Remove && rs.ttlType && rs.ttlPrinc
@@ -574,6 +618,9 @@ func (d *Decoder) sameValue(a, b *attrRef) bool {
 	if a.size != b.size { // the names are the same: the values differ in size
 		return false
 	}
+	if plainScalar(ra) && plainScalar(rb) {
+		return false // spelled one way only, and spelled differently
+	}
 	ha, oka := d.canonHash(a.valStart)
 	hb, okb := d.canonHash(b.valStart)
 	return oka && okb && ha == hb
@@ -653,4 +700,36 @@ func (d *Decoder) deliverIndexes(r *Record, first int32) {
 		}
 		r.Indexes = append(r.Indexes, w)
 	}
+}
+
+// plainScalar reports whether raw is an attribute value with a single
+// spelling: a compact {"S":"…"} of ASCII without escapes, or a compact
+// {"N":"…"} integer without sign or leading zero. Two such values that are
+// spelled differently are different values.
+func plainScalar(raw []byte) bool {
+	if len(raw) < 8 || raw[0] != '{' || raw[1] != '"' || raw[3] != '"' || raw[4] != ':' || raw[5] != '"' ||
+		raw[len(raw)-2] != '"' || raw[len(raw)-1] != '}' {
+		return false
+	}
+	v := raw[6 : len(raw)-2]
+	switch raw[2] {
+	case 'S':
+		for _, c := range v {
+			if c == '\\' || c == '"' || c < 0x20 || c >= 0x80 {
+				return false
+			}
+		}
+		return true
+	case 'N':
+		if len(v) == 0 || v[0] == '0' {
+			return false
+		}
+		for _, c := range v {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
