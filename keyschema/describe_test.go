@@ -6,9 +6,12 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/go-cmp/cmp"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
@@ -145,5 +148,122 @@ func TestLookupIndexes(t *testing.T) {
 	other.Indexes[2].NonKeyAttributes = []string{"total"}
 	if got.Equal(other) {
 		t.Error("Equal misses a change of projected attributes")
+	}
+}
+
+// flipAPI answers with the schema in out, and fails while fail is set.
+type flipAPI struct {
+	mu    sync.Mutex
+	out   *dynamodb.DescribeTableOutput
+	fail  bool
+	calls int
+}
+
+func (f *flipAPI) DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	if f.fail {
+		return nil, errors.New("throttled")
+	}
+	return f.out, nil
+}
+
+func describeOutput(indexes ...string) *dynamodb.DescribeTableOutput {
+	d := &types.TableDescription{TableName: aws.String("T"),
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}}
+	for _, name := range indexes {
+		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, types.GlobalSecondaryIndexDescription{
+			IndexName:  aws.String(name),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("a"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+		})
+	}
+	return &dynamodb.DescribeTableOutput{Table: d}
+}
+
+func indexNames(s keyschema.Schema) []string {
+	var n []string
+	for _, ix := range s.Indexes {
+		n = append(n, ix.Name)
+	}
+	return n
+}
+
+// TestRefreshingCache: an index added to the table is seen once the schema
+// is maxAge old, not before; a failing refresh keeps the schema it had and
+// is tried again maxAge later.
+func TestRefreshingCache(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	api := &flipAPI{out: describeOutput()}
+	c := keyschema.NewRefreshingCache(api, 5*time.Minute, clock)
+	ctx := context.Background()
+	step := func(d time.Duration, want []string, wantCalls int) {
+		t.Helper()
+		now = now.Add(d)
+		s, err := c.Lookup(ctx, "T")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, indexNames(s)); diff != "" || api.calls != wantCalls {
+			t.Errorf("at +%v: indexes %v, %d calls; want %v, %d", now.Sub(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)), indexNames(s), api.calls, want, wantCalls)
+		}
+	}
+	step(0, nil, 1)
+	api.out = describeOutput("GSI1") // UpdateTable adds an index
+	step(4*time.Minute+59*time.Second, nil, 1)
+	step(time.Second, []string{"GSI1"}, 2) // 5 minutes old: asked again
+	step(time.Minute, []string{"GSI1"}, 2)
+	api.fail = true
+	step(4*time.Minute, []string{"GSI1"}, 3) // refresh fails: keep GSI1
+	step(time.Minute, []string{"GSI1"}, 3)   // not asked again before another 5 minutes
+	api.fail = false
+	api.out = describeOutput("GSI1", "GSI2")
+	step(4*time.Minute, []string{"GSI1", "GSI2"}, 4)
+	// A plain cache never asks again.
+	plain := keyschema.NewCache(api)
+	for range 3 {
+		if _, err := plain.Lookup(ctx, "T"); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(time.Hour)
+	}
+	if api.calls != 5 {
+		t.Errorf("a plain cache asked %d times", api.calls-4)
+	}
+}
+
+// TestRefreshingCacheSeesUpdateTable: on DynamoDB Local, a GSI added with
+// UpdateTable is in the schema once the cached one is maxAge old.
+func TestRefreshingCacheSeesUpdateTable(t *testing.T) {
+	db, _ := dynamodblocal.Clients(t)
+	name, _ := dynamodblocal.CreateTable(t, db, dynamodblocal.TableSpec{HashKey: "pk"})
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	c := keyschema.NewRefreshingCache(db, time.Minute, func() time.Time { return now })
+	ctx := context.Background()
+	if s, err := c.Lookup(ctx, name); err != nil || len(s.Indexes) != 0 {
+		t.Fatalf("before: %+v, %v", s, err)
+	}
+	_, err := db.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		TableName:            aws.String(name),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("GSI1PK"), AttributeType: types.ScalarAttributeTypeS}},
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+			IndexName:  aws.String("GSI1"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("GSI1PK"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := c.Lookup(ctx, name); len(s.Indexes) != 0 {
+		t.Errorf("the cached schema changed before it was a minute old: %v", indexNames(s))
+	}
+	now = now.Add(time.Minute)
+	s, err := c.Lookup(ctx, name)
+	want := []record.Index{{Name: "GSI1", PartitionKey: "GSI1PK", Projection: record.ProjectAll}}
+	if diff := cmp.Diff(want, s.Indexes); err != nil || diff != "" {
+		t.Errorf("after a minute: %v (-want +got):\n%s", err, diff)
 	}
 }
