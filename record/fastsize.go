@@ -89,6 +89,9 @@ func (d *Decoder) sizeFast(i int, attrs *[]attrRef) (end, size int, ok bool) {
 		case at(b, i+2, `BOOL":`), at(b, i+2, `NULL":`):
 			j, tag = i+8, tagBOOL
 		}
+		if sp == 0 && attrs != nil {
+			top.typ = tagKeyType(tag)
+		}
 		var n int
 		switch tag {
 		case tagS:

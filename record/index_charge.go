@@ -158,19 +158,16 @@ func (d *Decoder) applyRules(x int, have, in [2]bool, entry [2]int, allChanged *
 // keyType returns the type of attribute id in image side if it is S, N
 // or B, and 0 when the image lacks it or it has another type.
 func (d *Decoder) keyType(side, id int) KeyType {
-	k := d.is.at[side][id]
-	if k == 0 {
-		return 0
+	if k := d.is.at[side][id]; k > 0 {
+		return d.is.attrs[side][k-1].typ
 	}
+	return 0
+}
+
+// valueKeyType returns the type of the attribute value object at i if it
+// is S, N or B; 0 otherwise. The value has been checked already.
+func (d *Decoder) valueKeyType(i int) KeyType {
 	b := d.data
-	i := d.is.attrs[side][k-1].valStart
-	if i+4 < len(b) && b[i] == '{' && b[i+1] == '"' && b[i+3] == '"' { // compact {"S":
-		switch b[i+2] {
-		case 'S', 'N', 'B':
-			return KeyType(b[i+2])
-		}
-		return 0
-	}
 	i = skipWS(b, i+1)
 	if d.peek(i) != '"' {
 		return 0
@@ -178,15 +175,7 @@ func (d *Decoder) keyType(side, id int) KeyType {
 	save := d.rs.err
 	_, tag := d.readTag(i)
 	d.rs.err = save
-	switch tag {
-	case tagS:
-		return String
-	case tagN:
-		return Number
-	case tagB:
-		return Binary
-	}
-	return 0
+	return tagKeyType(tag)
 }
 
 // indexKey returns the canonical value of attribute id in image side as an

@@ -13,10 +13,24 @@ import (
 
 // attrRef locates a top-level attribute of an image in the payload.
 type attrRef struct {
-	nameStart, nameEnd int // the name's JSON string, quotes included
-	valStart, valEnd   int // its attribute value object
-	size               int // name + value, by the item-size rules
-	id                 int // the name's id in the indexPlan; -1 for a name no index needs
+	nameStart, nameEnd int     // the name's JSON string, quotes included
+	valStart, valEnd   int     // its attribute value object
+	size               int     // name + value, by the item-size rules
+	id                 int     // the name's id in the indexPlan; -1 for a name no index needs
+	typ                KeyType // its value's type if S, N or B (as a key); 0 otherwise
+}
+
+// tagKeyType is the KeyType of a type tag; 0 for a type no key can have.
+func tagKeyType(tag int) KeyType {
+	switch tag {
+	case tagS:
+		return String
+	case tagN:
+		return Number
+	case tagB:
+		return Binary
+	}
+	return 0
 }
 
 // attrID returns the indexPlan id of the attribute name whose JSON string
@@ -210,6 +224,9 @@ func (d *Decoder) walkAttrs(i int, attrs *[]attrRef, all bool) (int, int) {
 			return i, 0
 		}
 		a.valEnd, a.size = i, n+v
+		if a.id >= 0 {
+			a.typ = d.valueKeyType(a.valStart)
+		}
 		if all || a.id >= 0 {
 			*attrs = append(*attrs, a)
 		}
