@@ -4,6 +4,7 @@
 //	hotkeys demo                      simulated traffic with every anti-pattern; no AWS needed
 //	hotkeys replay [flags] FILE...|-  analyse captured Lambda stream events
 //	hotkeys watch  [flags] --table T  analyse a table's stream live
+//	hotkeys client-demo --endpoint U  the client-side detector on a skewed workload
 //
 // Exit status: 0 clean, 1 the input had errors (malformed records, a file
 // that is not JSON, data lost from the stream), 2 usage or configuration.
@@ -36,6 +37,8 @@ Usage:
   hotkeys demo   [flags]                 simulated traffic showing every anti-pattern (no AWS needed)
   hotkeys replay [flags] FILE... | -     analyse captured Lambda DynamoDB stream events
   hotkeys watch  [flags] --table NAME    analyse a table's stream live (Ctrl-C to stop)
+  hotkeys client-demo --endpoint URL     the client-side detector (reads, throttles, latency per key)
+                                         on a skewed workload against DynamoDB Local
 
 Run 'hotkeys COMMAND -h' for a command's flags.
 
@@ -63,6 +66,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = runReplay(ctx, args[1:], stdin, stdout, stderr)
 	case "watch":
 		err = runWatch(ctx, args[1:], stdout, stderr)
+	case "client-demo":
+		err = runClientDemo(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -100,6 +100,9 @@ func (t *tableWriter) Write(reps []detector.Report) error {
 }
 
 func (t *tableWriter) window(r *detector.Report) error {
+	if r.Source == detector.SourceClient {
+		return t.clientWindow(r)
+	}
 	var b strings.Builder
 	name := printable(r.Table, 60)
 	if r.Index != "" {
