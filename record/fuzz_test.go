@@ -152,6 +152,7 @@ func checkIndexed(t *testing.T, pk string, payload []byte, plain *got, plainErr 
 		t.Fatalf("with indexes: %v %v; without: %v %v", g.calls, err, plain.calls, plainErr)
 	}
 	for k, r := range g.records {
+		r.Indexes = nil // kept apart in writes: the decoder reuses the slice
 		if diff := diffRecord(r, plain.records[k]); diff != "" {
 			t.Fatalf("record %d with indexes: %s", k, diff)
 		}
