@@ -60,6 +60,11 @@ func logFindings(ctx context.Context, log *slog.Logger, reports []detector.Repor
 			}
 			attrs := []slog.Attr{
 				slog.String("table", r.Table),
+			}
+			if r.Index != "" {
+				attrs = append(attrs, slog.String("index", r.Index))
+			}
+			attrs = append(attrs,
 				slog.String("key", key.Key),
 				slog.String("type", key.Type),
 				slog.String("dimension", DimensionValue(key.Key)),
@@ -73,7 +78,7 @@ func logFindings(ctx context.Context, log *slog.Logger, reports []detector.Repor
 				floatAttr("avg_wcu_per_second", key.AvgWCUPerSecond),
 				floatAttr("peak_wcu_per_second", key.PeakWCUPerSecond),
 				slog.Int("recommended_shards", key.RecommendedShards),
-			}
+			)
 			if len(key.Shards) > 0 {
 				wcu := make([]uint64, len(key.Shards))
 				for s := range key.Shards {

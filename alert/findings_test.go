@@ -66,3 +66,32 @@ func TestFindingsLog(t *testing.T) {
 		}
 	}
 }
+
+// TestFindingsLogIndex: an index window's findings name the index; its
+// figures are not published as the table's metrics.
+func TestFindingsLogIndex(t *testing.T) {
+	p, out := emfPublisher(t, Config{Namespace: "N", Top: 0, StorageResolution: 60})
+	r := sampleReport("Orders", recentStart())
+	r.Index = "GSI1"
+	res, err := p.Publish(context.Background(), []detector.Report{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emf, logs := splitOutput(t, out.Bytes())
+	if len(logs) != len(r.HotKeys) || res.MetricsEMF != 0 || len(emf) != 0 {
+		t.Fatalf("%d log lines, %d metrics (%d EMF lines); want %d lines and no metrics", len(logs), res.MetricsEMF, len(emf), len(r.HotKeys))
+	}
+	for _, l := range logs {
+		if l["index"] != "GSI1" || l["table"] != "Orders" {
+			t.Errorf("log line %v", l)
+		}
+	}
+	r.Index = ""
+	p2, out2 := emfPublisher(t, Config{Namespace: "N", Top: 0, StorageResolution: 60})
+	if _, err := p2.Publish(context.Background(), []detector.Report{r}); err != nil {
+		t.Fatal(err)
+	}
+	if _, logs := splitOutput(t, out2.Bytes()); len(logs) == 0 || logs[0]["index"] != nil {
+		t.Errorf("a table window's log line names an index: %v", logs)
+	}
+}

@@ -22,7 +22,8 @@ type Detector struct {
 	open      map[windowKey]*Window
 	watermark int64 // latest record time seen, Unix seconds
 	lastTable string
-	last      *Window // the window the previous record went to: streams are mostly in order
+	last      *Window   // the window the previous record went to: streams are mostly in order
+	lastIdx   []*Window // by position in the record's Indexes, the index windows of last's span
 	// pending holds, per table, what was counted outside any window (late,
 	// malformed and internal-error records) until a window of the table
 	// closes and takes it.
@@ -33,8 +34,8 @@ type Detector struct {
 type counts struct{ late, malformed, internal uint64 }
 
 type windowKey struct {
-	table string
-	start int64
+	table, index string // index "" for the table's own window
+	start        int64
 }
 
 // New returns a Detector, or an error wrapping ErrConfig.
@@ -72,7 +73,7 @@ func (d *Detector) Add(r *record.Record) error {
 	w := d.last
 	if w == nil || t < w.start || t >= w.end || d.lastTable != r.Table {
 		start := d.WindowStart(r.Time).Unix()
-		w = d.open[windowKey{r.Table, start}]
+		w = d.open[windowKey{r.Table, "", start}]
 		if w == nil && start+int64(d.cfg.Window/time.Second)+int64(d.cfg.Lateness/time.Second) <= d.watermark {
 			// Its window has closed (or would have, had Flush been called).
 			d.pendingOf(r.Table).late++
@@ -84,12 +85,44 @@ func (d *Detector) Add(r *record.Record) error {
 			if err != nil {
 				return err
 			}
-			d.open[windowKey{r.Table, start}] = w
+			d.open[windowKey{r.Table, "", start}] = w
 		}
 		d.last, d.lastTable = w, r.Table
+		clear(d.lastIdx)
 	}
 	w.Add(r)
+	for x := range r.Indexes {
+		if err := d.addIndex(w, r, x); err != nil {
+			return err
+		}
+	}
 	d.watermark = max(d.watermark, t)
+	return nil
+}
+
+// addIndex counts what r cost its index x in the index's window of the
+// span of w, the table's window.
+func (d *Detector) addIndex(w *Window, r *record.Record, x int) error {
+	iw := &r.Indexes[x]
+	if iw.WCU == 0 && iw.TTLWCU == 0 && iw.Exact {
+		return nil // the write did not touch the index
+	}
+	if x >= len(d.lastIdx) {
+		d.lastIdx = append(d.lastIdx, make([]*Window, x+1-len(d.lastIdx))...)
+	}
+	iwin := d.lastIdx[x]
+	if iwin == nil || iwin.index != iw.Index {
+		k := windowKey{r.Table, iw.Index, w.start}
+		if iwin = d.open[k]; iwin == nil {
+			var err error
+			if iwin, err = NewIndexWindow(d.cfg.Sketch, r.Table, iw.Index, w.Start(), w.End()); err != nil {
+				return err
+			}
+			d.open[k] = iwin
+		}
+		d.lastIdx[x] = iwin
+	}
+	iwin.AddIndex(r, iw)
 	return nil
 }
 
@@ -171,14 +204,19 @@ func (d *Detector) close(done func(*Window) bool) []Report {
 		}
 	}
 	slices.SortFunc(closing, func(a, b *Window) int {
-		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.table, b.table))
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.table, b.table), cmp.Compare(a.index, b.index))
 	})
+	if len(closing) > 0 {
+		clear(d.lastIdx)
+	}
 	reps := make([]Report, 0, len(closing))
 	for _, w := range closing {
 		if w == d.last {
 			d.last = nil
 		}
-		d.attachCounts(w)
+		if w.index == "" { // malformed and late records are the table's
+			d.attachCounts(w)
+		}
 		reps = append(reps, w.Report(d.cfg))
 	}
 	return reps

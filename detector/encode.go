@@ -12,7 +12,7 @@ import (
 // windowVersion is the first byte of an encoded Window. Bump it on any
 // change of layout: a Lambda deploy can meet state written by the previous
 // version, and must reject it cleanly rather than misread it.
-const windowVersion = 2 // 2: InternalErrors
+const windowVersion = 3 // 2: InternalErrors; 3: the index name and its TTL WCU
 
 // Limits on decoded fields, checked before anything is allocated.
 const (
@@ -30,9 +30,10 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 func (w *Window) MarshalBinary() ([]byte, error) {
 	b := []byte{windowVersion}
 	b = appendString(b, w.table)
+	b = appendString(b, w.index)
 	b = binary.AppendVarint(b, w.start)
 	b = binary.AppendVarint(b, w.end)
-	for _, v := range []uint64{w.records, w.ttlDeletes, w.malformed, w.late, w.wcu, w.internal} {
+	for _, v := range []uint64{w.records, w.ttlDeletes, w.malformed, w.late, w.wcu, w.internal, w.ttlWCU} {
 		b = binary.AppendUvarint(b, v)
 	}
 	var flags byte
@@ -83,9 +84,11 @@ func UnmarshalWindow(data []byte, cfg sketch.Config) (*Window, error) {
 	r := reader{b: body[1:]}
 	w := &Window{}
 	w.table = r.string()
+	w.index = r.string()
 	w.start, w.end = r.varint(), r.varint()
 	w.records, w.ttlDeletes, w.malformed, w.late, w.wcu = r.uvarint(), r.uvarint(), r.uvarint(), r.uvarint(), r.uvarint()
 	w.internal = r.uvarint()
+	w.ttlWCU = r.uvarint()
 	flags := r.byte()
 	w.lowerBound, w.terminatedEarly = flags&1 != 0, flags&2 != 0
 	n := r.uvarint()

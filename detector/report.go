@@ -21,13 +21,19 @@ type Report struct {
 	// client saw (package clientwatch); absent for a stream's report.
 	Source string `json:"source,omitempty"`
 
-	Table string    `json:"table"`
+	Table string `json:"table"`
+	// Index names the global secondary index whose write load this window
+	// reports; absent for the table's own windows.
+	Index string    `json:"index,omitempty"`
 	Start time.Time `json:"start"` // RFC 3339 UTC
 	End   time.Time `json:"end"`
 
 	Records    uint64 `json:"records"`     // records analysed (malformed ones excluded)
 	TTLDeletes uint64 `json:"ttl_deletes"` // of which TTL deletes (0 WCU)
-	Malformed  uint64 `json:"malformed"`   // records skipped as malformed
+	// TTLWCU is, for an index, the size in WCU of the entries TTL deletes
+	// removed from it: DynamoDB does not bill them, and they are not in WCU.
+	TTLWCU    uint64 `json:"ttl_wcu,omitempty"`
+	Malformed uint64 `json:"malformed"` // records skipped as malformed
 	// InternalErrors counts records lost to a bug in hotkeys (a panic
 	// recovered while handling them), never the input's fault.
 	InternalErrors uint64 `json:"internal_errors"`

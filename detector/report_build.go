@@ -18,6 +18,8 @@ import (
 func (w *Window) Report(cfg Config) Report {
 	rep := Report{
 		Table:           w.table,
+		Index:           w.index,
+		TTLWCU:          w.ttlWCU,
 		Start:           w.Start(),
 		End:             w.End(),
 		Records:         w.records,
@@ -37,7 +39,7 @@ func (w *Window) Report(cfg Config) Report {
 		rep.DistinctKeys = 1 // the estimator never says 0 for a non-empty window
 	}
 	seconds := float64(w.end - w.start)
-	j := judge{cfg: cfg, total: w.wcu, seconds: seconds}
+	j := judge{cfg: cfg, total: w.wcu, seconds: seconds, index: w.index}
 
 	entries := w.summary.Top(cfg.Sketch.Counters)
 	keys := make([]KeyReport, len(entries))
@@ -83,6 +85,7 @@ func byWCU(a, b KeyReport) int {
 
 // judge holds what every key is judged against.
 type judge struct {
+	index   string // the index judged; "" for a table
 	cfg     Config
 	total   uint64
 	seconds float64
@@ -126,6 +129,13 @@ func (j judge) physical(e sketch.Entry) KeyReport {
 
 // explain gives a physical key its pattern and, when flagged, its diagnosis.
 func (j judge) explain(k *KeyReport, e sketch.Entry) {
+	if j.index != "" {
+		k.Pattern = classifyIndexKey(string(e.Key[1:]), record.KeyType(e.Key[0]) == record.String)
+		if k.Severity != None {
+			k.Diagnosis = diagnoseIndex(j.index, k.Pattern, k, j.cfg.PartitionLimit)
+		}
+		return
+	}
 	k.Pattern = classify(keyShape{
 		text:      string(e.Key[1:]),
 		isString:  record.KeyType(e.Key[0]) == record.String,
@@ -272,6 +282,9 @@ func (j judge) logical(g *shardGroup, shards int, entries []sketch.Entry, keys [
 		return k, false
 	}
 	k.Diagnosis = diagnose(k.Pattern, &k, j.cfg.PartitionLimit, shardFacts{count: shards, deviation: deviation, combinedPeak: combined})
+	if j.index != "" {
+		k.Diagnosis = "Index " + j.index + ": " + k.Diagnosis + backPressure
+	}
 	for _, i := range g.members {
 		if keys[i].Severity != None {
 			keys[i].Pattern = k.Pattern

@@ -16,11 +16,13 @@ import (
 // A Window is not safe for concurrent use.
 type Window struct {
 	table      string
-	start, end int64 // Unix seconds, [start, end)
+	index      string // a global secondary index's name; "" for the table itself
+	start, end int64  // Unix seconds, [start, end)
 
 	records, ttlDeletes, malformed, late uint64
 	internal                             uint64 // records lost to an InternalError
 	wcu                                  uint64
+	ttlWCU                               uint64 // an index's entries removed by TTL deletes (free)
 	lowerBound, terminatedEarly          bool
 
 	summary *sketch.Summary
@@ -49,6 +51,52 @@ func NewWindow(cfg sketch.Config, table string, start, end time.Time) (*Window, 
 		return nil, fmt.Errorf("detector: %w", err)
 	}
 	return &Window{table: table, start: start.Unix(), end: end.Unix(), summary: s}, nil
+}
+
+// NewIndexWindow returns an empty window for global secondary index index
+// of table: the index's write load, judged like a table's.
+func NewIndexWindow(cfg sketch.Config, table, index string, start, end time.Time) (*Window, error) {
+	w, err := NewWindow(cfg, table, start, end)
+	if err != nil {
+		return nil, err
+	}
+	w.index = index
+	return w, nil
+}
+
+// Index returns the name of the window's index; "" for a table's window.
+func (w *Window) Index() string { return w.index }
+
+// AddIndex counts what record r cost this window's index (iw, one of
+// r.Indexes): each write goes to the index key it wrote, so a key change
+// charges the old key its delete and the new key its put. A record that
+// did not touch the index is not counted. Stream shards are not tracked:
+// they follow the table's partitions, not the index's.
+func (w *Window) AddIndex(r *record.Record, iw *record.IndexWrite) {
+	if iw.WCU == 0 && iw.TTLWCU == 0 && iw.Exact {
+		return
+	}
+	w.records++
+	w.wcu += iw.WCU
+	if iw.TTLWCU > 0 {
+		w.ttlDeletes++
+		w.ttlWCU += iw.TTLWCU
+	}
+	if !iw.Exact {
+		w.lowerBound = true
+	}
+	tick := w.start
+	if !r.Time.IsZero() {
+		tick = r.Time.Unix()
+	}
+	for _, e := range [2]*record.IndexEntry{&iw.Delete, &iw.Put} {
+		if e.WCU == 0 {
+			continue
+		}
+		w.keyBuf = appendTypedKey(w.keyBuf[:0], e.Key)
+		w.summary.Add(w.keyBuf, e.WCU, tick, 0)
+	}
+	// No stream shards: they are the table's partitions, not the index's.
 }
 
 // Table returns the window's table name.
@@ -136,9 +184,9 @@ func (s *shardLoad) add(tick int64, wcu uint64) {
 // totals stay exact, key bounds still bracket the truth, and peaks stay
 // lower bounds.
 func (w *Window) Merge(other *Window) error {
-	if w.table != other.table || w.start != other.start || w.end != other.end {
-		return fmt.Errorf("detector: cannot merge window %s [%d,%d) into %s [%d,%d)",
-			other.table, other.start, other.end, w.table, w.start, w.end)
+	if w.table != other.table || w.index != other.index || w.start != other.start || w.end != other.end {
+		return fmt.Errorf("detector: cannot merge window %s/%s [%d,%d) into %s/%s [%d,%d)",
+			other.table, other.index, other.start, other.end, w.table, w.index, w.start, w.end)
 	}
 	if err := w.summary.Merge(other.summary); err != nil {
 		return fmt.Errorf("detector: %w", err)
@@ -149,6 +197,7 @@ func (w *Window) Merge(other *Window) error {
 	w.internal += other.internal
 	w.late += other.late
 	w.wcu += other.wcu
+	w.ttlWCU += other.ttlWCU
 	w.lowerBound = w.lowerBound || other.lowerBound
 	w.terminatedEarly = w.terminatedEarly || other.terminatedEarly
 	for _, o := range other.shards {

@@ -1,5 +1,7 @@
 // Package keyschema finds out which attribute of a DynamoDB table is its
-// partition key, and where its stream is, with one DescribeTable call.
+// partition key, what its global secondary indexes are, and where its
+// stream is, with one DescribeTable call (Lookup), or from the JSON that
+// `aws dynamodb describe-table` prints (ParseDescribeTable).
 //
 // A stream record's Keys hold the partition key and, when the table has one,
 // the sort key, with nothing to tell them apart. When the user has not named
@@ -11,11 +13,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/hotkeys-dev/hotkeys/record"
 )
 
 // DescribeTableAPI is the part of the DynamoDB API this package uses.
@@ -32,6 +36,9 @@ type Schema struct {
 	PartitionKeyType string // "S", "N" or "B"
 	StreamARN        string // the enabled stream's ARN; "" when the table has no stream enabled
 	StreamViewType   string // KEYS_ONLY, NEW_IMAGE, OLD_IMAGE or NEW_AND_OLD_IMAGES; "" without a stream
+	// Indexes are the table's global secondary indexes, sorted by name;
+	// nil when it has none.
+	Indexes []record.Index
 }
 
 // Sentinel errors, wrapped by the errors this package returns.
@@ -39,6 +46,9 @@ var (
 	ErrTableNotFound = errors.New("keyschema: table not found")
 	ErrNoStream      = errors.New("keyschema: no stream enabled")
 	ErrNoKeySchema   = errors.New("keyschema: no partition key in DescribeTable's answer")
+	// ErrBadIndex: a global secondary index in DescribeTable's answer
+	// cannot be used (no name, no HASH key, an unknown projection).
+	ErrBadIndex = errors.New("keyschema: unusable global secondary index")
 )
 
 // Lookup describes table and returns its schema. table is a name (AWS also
@@ -79,6 +89,25 @@ func fromDescription(d *types.TableDescription, asked string) (Schema, error) {
 	for _, a := range d.AttributeDefinitions {
 		if aws.ToString(a.AttributeName) == s.PartitionKey {
 			s.PartitionKeyType = string(a.AttributeType)
+		}
+	}
+	for _, g := range d.GlobalSecondaryIndexes {
+		ix := record.Index{Name: aws.ToString(g.IndexName)}
+		for _, k := range g.KeySchema {
+			switch k.KeyType {
+			case types.KeyTypeHash:
+				ix.PartitionKey = aws.ToString(k.AttributeName)
+			case types.KeyTypeRange:
+				ix.SortKey = aws.ToString(k.AttributeName)
+			}
+		}
+		var proj string
+		if g.Projection != nil {
+			proj = string(g.Projection.ProjectionType)
+			ix.NonKeyAttributes = g.Projection.NonKeyAttributes
+		}
+		if err := s.addIndex(ix, proj); err != nil {
+			return Schema{}, err
 		}
 	}
 	// LatestStreamArn outlives a disabled stream (its records stay readable
@@ -130,4 +159,47 @@ func TableFromARN(arn string) (string, error) {
 		return "", fmt.Errorf("%w: %q", ErrBadARN, arn)
 	}
 	return name, nil
+}
+
+// addIndex checks ix, whose projection type is proj, and adds it.
+func (s *Schema) addIndex(ix record.Index, proj string) error {
+	p, err := record.ParseProjection(proj)
+	if err != nil {
+		return fmt.Errorf("%w: table %q, index %q: %w", ErrBadIndex, s.Table, ix.Name, err)
+	}
+	ix.Projection = p
+	if p != record.ProjectInclude {
+		ix.NonKeyAttributes = nil
+	}
+	if err := ix.Validate(); err != nil {
+		return fmt.Errorf("%w: table %q: %w", ErrBadIndex, s.Table, err)
+	}
+	for _, o := range s.Indexes {
+		if o.Name == ix.Name {
+			return fmt.Errorf("%w: table %q has two indexes named %q", ErrBadIndex, s.Table, ix.Name)
+		}
+	}
+	// By name: DescribeTable's order is not stable (DynamoDB Local's is
+	// not the creation order), and the Lambda compares answers.
+	at, _ := slices.BinarySearchFunc(s.Indexes, ix.Name, func(o record.Index, name string) int { return strings.Compare(o.Name, name) })
+	s.Indexes = slices.Insert(s.Indexes, at, ix)
+	return nil
+}
+
+// Equal reports whether s and o describe the same table, key schema,
+// indexes and stream: the Lambda compares a fresh DescribeTable with the
+// one it analyses by.
+func (s Schema) Equal(o Schema) bool {
+	if len(s.Indexes) != len(o.Indexes) {
+		return false
+	}
+	for k := range s.Indexes {
+		a, b := s.Indexes[k], o.Indexes[k]
+		if a.Name != b.Name || a.PartitionKey != b.PartitionKey || a.SortKey != b.SortKey ||
+			a.Projection != b.Projection || !slices.Equal(a.NonKeyAttributes, b.NonKeyAttributes) {
+			return false
+		}
+	}
+	return s.Table == o.Table && s.PartitionKey == o.PartitionKey && s.SortKey == o.SortKey &&
+		s.PartitionKeyType == o.PartitionKeyType && s.StreamARN == o.StreamARN && s.StreamViewType == o.StreamViewType
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/go-cmp/cmp"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
 )
@@ -49,7 +50,7 @@ func TestLookup(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Lookup(%s): %v", name, err)
 		}
-		if got != want {
+		if !got.Equal(want) {
 			t.Errorf("Lookup(%s)\n got  %+v\n want %+v", name, got, want)
 		}
 		if exact := got.ExactWCU(); exact != (want.StreamViewType == "NEW_AND_OLD_IMAGES") {
@@ -97,8 +98,8 @@ func TestLookupFromStreamARN(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := keyschema.Schema{Table: name, StreamARN: arn, PartitionKey: "k", PartitionKeyType: "S", StreamViewType: "NEW_AND_OLD_IMAGES"}
-	if got != want {
-		t.Errorf("Lookup(TableFromARN(%s))\n got  %+v\n want %+v", arn, got, want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Lookup(TableFromARN(%s)) (-want +got):\n%s", arn, diff)
 	}
 }
 
@@ -119,7 +120,7 @@ func TestLookupDisabledStream(t *testing.T) {
 	}
 	// A disabled stream is reported as no stream at all: no ARN, no view type.
 	want := keyschema.Schema{Table: name, PartitionKey: "pk", PartitionKeyType: "S"}
-	if got != want || !errors.Is(got.RequireStream(), keyschema.ErrNoStream) {
+	if !got.Equal(want) || !errors.Is(got.RequireStream(), keyschema.ErrNoStream) {
 		t.Errorf("after disabling the stream:\n got  %+v, RequireStream() = %v\n want %+v and ErrNoStream", got, got.RequireStream(), want)
 	}
 }
@@ -236,7 +237,7 @@ func TestCacheWaiterHonoursContext(t *testing.T) {
 	if err := <-first; err != nil {
 		t.Fatal(err)
 	}
-	if s, err := cache.Lookup(context.Background(), "Orders"); err != nil || s != (keyschema.Schema{Table: "Orders", PartitionKey: "pk"}) {
+	if s, err := cache.Lookup(context.Background(), "Orders"); err != nil || !s.Equal(keyschema.Schema{Table: "Orders", PartitionKey: "pk"}) {
 		t.Errorf("after release: %+v, %v", s, err)
 	}
 	if n := api.calls.Load(); n != 1 {

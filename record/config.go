@@ -15,6 +15,10 @@ type Config struct {
 	// when a record's Keys hold exactly one attribute, that is the partition
 	// key; when they hold two, Decode returns *AmbiguousKeyError.
 	PartitionKey string
+	// Indexes are the table's global secondary indexes: every record's
+	// write is then charged to each of them (Record.Indexes). None: no
+	// index analysis, and no work for it.
+	Indexes []Index
 }
 
 // DefaultConfig infers the partition key.
@@ -28,6 +32,9 @@ func (c Config) Validate() error {
 	}
 	if !utf8.ValidString(c.PartitionKey) {
 		return fmt.Errorf("%w: partition key name %q is not UTF-8", ErrConfig, c.PartitionKey)
+	}
+	if _, err := newIndexPlan(c.Indexes); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return nil
 }

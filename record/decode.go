@@ -9,7 +9,9 @@ import (
 // memory between records and between calls, so that decoding allocates
 // nothing per record once warm. It is not safe for concurrent use.
 type Decoder struct {
-	pk string // partition-key attribute name; "" = infer
+	pk string     // partition-key attribute name; "" = infer
+	ix *indexPlan // the indexes writes are charged to; nil: none, and no work for them
+	is indexState
 
 	data   []byte // the payload being decoded
 	v      Visitor
@@ -54,8 +56,13 @@ func NewDecoder(cfg Config) (*Decoder, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	ix, err := newIndexPlan(cfg.Indexes)
+	if err != nil {
+		return nil, err
+	}
 	return &Decoder{
 		pk:      cfg.PartitionKey,
+		ix:      ix,
 		tables:  make(map[string]string),
 		views:   make(map[string]string),
 		scratch: make([]byte, 0, 1024),

@@ -12,8 +12,12 @@ import (
 // sizes the item again with the general scanner, which also names the
 // error if there is one. Both apply the same rules; the tests and the fuzz
 // tests check that they agree wherever the fast one answers.
-func (d *Decoder) sizeFast(i int) (end, size int, ok bool) {
+//
+// attrs, when not nil, receives the top-level attributes whose names the
+// indexes need (see attrRef): only a decoder with indexes passes one.
+func (d *Decoder) sizeFast(i int, attrs *[]attrRef) (end, size int, ok bool) {
 	b := d.data
+	var top attrRef // the top-level attribute being read, when attrs != nil
 	// stack[k] is '{' for a map (the item at 0, then M values) or '[' for
 	// an L value; nesting is bounded as in the general scanner.
 	var stack [maxNesting + 1]byte
@@ -32,16 +36,19 @@ func (d *Decoder) sizeFast(i int) (end, size int, ok bool) {
 				e = plainString(b, i)
 			}
 			n := e - i - 2
+			plain := e >= 0
 			if e < 0 {
 				if e, n, _ = d.scanString(i); e < 0 {
 					d.syntax = nil
 					return 0, 0, false
 				}
 			}
-			size += n
 			if sp > 0 {
 				size++ // per element of an M
+			} else if attrs != nil {
+				top = attrRef{nameStart: i, nameEnd: e, valStart: e + 1, size: size, id: d.attrID(i, e, plain)}
 			}
+			size += n
 			if byteAt(b, e) != ':' {
 				return 0, 0, false
 			}
@@ -81,6 +88,9 @@ func (d *Decoder) sizeFast(i int) (end, size int, ok bool) {
 			}
 		case at(b, i+2, `BOOL":`), at(b, i+2, `NULL":`):
 			j, tag = i+8, tagBOOL
+		}
+		if sp == 0 && attrs != nil {
+			top.typ = tagKeyType(tag)
 		}
 		var n int
 		switch tag {
@@ -141,6 +151,10 @@ func (d *Decoder) sizeFast(i int) (end, size int, ok bool) {
 					return 0, 0, false
 				}
 				i++
+				if sp == 0 && attrs != nil && top.id >= 0 {
+					top.valEnd, top.size = i, size-top.size
+					*attrs = append(*attrs, top)
+				}
 			}
 			empty = false
 			c := byteAt(b, i)

@@ -65,6 +65,7 @@ func (d *Decoder) resetRecord() {
 	d.rs = recState{newSize: -1, oldSize: -1}
 	if !d.queueing { // queued records keep their bytes in scratch
 		d.scratch = d.scratch[:0]
+		d.is.out = d.is.out[:0]
 	}
 	d.where = "record"
 }
@@ -201,11 +202,21 @@ func (d *Decoder) dynamoMember(id, i int) int {
 		return d.skipValue(i)
 	case fNewImage:
 		d.where = "dynamodb.NewImage"
+		if d.ix != nil {
+			end, size := d.indexImage(i, sideNew)
+			d.rs.newSize = size
+			return end
+		}
 		end, size := d.image(i)
 		d.rs.newSize = size
 		return end
 	case fOldImage:
 		d.where = "dynamodb.OldImage"
+		if d.ix != nil {
+			end, size := d.indexImage(i, sideOld)
+			d.rs.oldSize = size
+			return end
+		}
 		end, size := d.image(i)
 		d.rs.oldSize = size
 		return end

@@ -77,6 +77,9 @@ func (d *Decoder) finishRecord(offset int) error {
 		oldSize:   int32(rs.oldSize),
 		sizeBytes: rs.sizeBytes,
 	}
+	if d.ix != nil {
+		p.ix = d.chargeIndexes()
+	}
 	if d.queueing {
 		d.enqueue(p)
 	} else {
@@ -97,6 +100,7 @@ type pending struct {
 	keysSize     int32 // item sizes are at most 400 KB
 	newSize      int32
 	oldSize      int32
+	ix           int32 // its first result in d.is.out, with indexes
 	eventName    EventName
 	ttl          bool
 }
@@ -145,6 +149,10 @@ func (d *Decoder) deliver(p *pending, shard string) {
 	r.SizeBytes = p.sizeBytes
 	r.TTLDelete = p.ttl
 	r.WCU, r.WCUExact = WriteUnits(p.eventName, r.NewImageSize, r.OldImageSize, r.KeysSize, p.ttl)
+	r.Indexes = r.Indexes[:0]
+	if d.ix != nil {
+		d.deliverIndexes(r, p.ix)
+	}
 	d.vErr = d.v.Record(r)
 }
 

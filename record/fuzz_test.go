@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,8 +119,66 @@ func FuzzDecode(f *testing.F) {
 			if diff := cmp.Diff(err, err2, sameErrorText); diff != "" {
 				t.Fatalf("second decode returns another error (-first +second):\n%s", diff)
 			}
+			checkIndexed(t, pk, payload, &g, err)
 		}
 	})
+}
+
+// fuzzIndexes are indexes on attributes the seeds and generators use.
+var fuzzIndexes = []Index{
+	{Name: "all", PartitionKey: "status", SortKey: "price", Projection: ProjectAll},
+	{Name: "keys", PartitionKey: "name", Projection: ProjectKeysOnly},
+	{Name: "inc", PartitionKey: "sk", SortKey: "level", Projection: ProjectInclude, NonKeyAttributes: []string{"msg", "tags", "pk"}},
+}
+
+// checkIndexed decodes payload again with indexes: the records and errors
+// must be the same as without, and every index write must keep the rules'
+// invariants.
+func checkIndexed(t *testing.T, pk string, payload []byte, plain *got, plainErr error) {
+	d, err := NewDecoder(Config{PartitionKey: pk, Indexes: fuzzIndexes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g got
+	var writes [][]IndexWrite
+	v := g.visitor()
+	rec := v.Record
+	v.Record = func(r *Record) error {
+		writes = append(writes, slices.Clone(r.Indexes))
+		return rec(r)
+	}
+	err = d.Decode(payload, v)
+	if (err == nil) != (plainErr == nil) || strings.Join(g.calls, "") != strings.Join(plain.calls, "") {
+		t.Fatalf("with indexes: %v %v; without: %v %v", g.calls, err, plain.calls, plainErr)
+	}
+	for k, r := range g.records {
+		r.Indexes = nil // kept apart in writes: the decoder reuses the slice
+		if diff := diffRecord(r, plain.records[k]); diff != "" {
+			t.Fatalf("record %d with indexes: %s", k, diff)
+		}
+		if len(writes[k]) != len(fuzzIndexes) {
+			t.Fatalf("record %d: %d index writes", k, len(writes[k]))
+		}
+		largest := units(max(r.NewImageSize, r.OldImageSize, 0))
+		for x, w := range writes[k] {
+			switch {
+			case w.Index != fuzzIndexes[x].Name:
+				t.Fatalf("index %d named %q", x, w.Index)
+			case w.WCU != w.Delete.WCU+w.Put.WCU:
+				t.Fatalf("record %d, %s: WCU %d is not delete + put: %+v", k, w.Index, w.WCU, w)
+			case w.WCU > 2*largest:
+				t.Fatalf("record %d, %s: WCU %d beyond two writes of the largest image: %+v", k, w.Index, w.WCU, w)
+			case r.TTLDelete && w.WCU != 0:
+				t.Fatalf("record %d, %s: a TTL delete charged %+v", k, w.Index, w)
+			case w.Put.WCU > 0 && !w.Put.Key.Present(), w.Delete.WCU > 0 && !w.Delete.Key.Present():
+				t.Fatalf("record %d, %s: a write without a key: %+v", k, w.Index, w)
+			case r.EventName == Insert && w.Delete.WCU > 0, r.EventName == Remove && w.Put.WCU > 0:
+				t.Fatalf("record %d, %s: %s charged %+v", k, w.Index, r.EventName, w)
+			case w.Exact && r.EventName == Modify && (r.NewImageSize < 0 || r.OldImageSize < 0):
+				t.Fatalf("record %d, %s: exact without both images: %+v", k, w.Index, w)
+			}
+		}
+	}
 }
 
 func checkDecoded(t *testing.T, payload []byte, g *got, err error) {

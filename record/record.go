@@ -94,4 +94,8 @@ type Record struct {
 	// missing (KEYS_ONLY streams, MODIFY or REMOVE without OldImage, INSERT or
 	// MODIFY without NewImage): WCU is then a lower bound.
 	WCUExact bool
+
+	// Indexes holds what the write cost each of Config.Indexes, in that
+	// order; empty without indexes. Reused between records.
+	Indexes []IndexWrite
 }

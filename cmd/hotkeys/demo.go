@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/hotkeys-dev/hotkeys/record"
 )
 
 const demoAbout = `Runs simulated traffic through the same pipeline as replay and the Lambda:
@@ -13,9 +15,16 @@ raw stream-event JSON, decoded, sized, windowed and judged. The table "Shop"
 has a long tail of USER#<uuid> keys; each minute one anti-pattern erupts on
 top of it: a single key (OPS_LOG), a low-cardinality value (STATUS#ACTIVE), a
 time bucket (DATE#2026-11-22), a counter rewritten in place, uneven write
-shards, and too few write shards. It is seeded: every run prints the same.
-No AWS account or network is needed.
+shards, too few write shards, and a hot global secondary index: OPS_LOG moved
+to daily keys OPS_LOG#<date>, which cures the table, with GSI1PK = "OPS_LOG"
+on every line for cross-day queries, which puts them all on one partition of
+the index GSI1 (GSI1PK, SK; ALL). It is seeded: every run prints the same.
+No AWS account or network is needed. The demo table's indexes can be given
+with --describe-table, or left out with --indexes off.
 `
+
+// demoIndexes is the demo table's one global secondary index.
+var demoIndexes = []record.Index{{Name: "GSI1", PartitionKey: "GSI1PK", SortKey: "SK", Projection: record.ProjectAll}}
 
 // demoPhase is one minute of the scenario: its hot key generator on top of
 // the long tail.
@@ -34,6 +43,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if o.partitionKey == "" {
 		o.partitionKey = "PK"
+	}
+	if o.describeTable == "" && o.indexes != "off" {
+		o.indexDefs = demoIndexes
 	}
 	if *tailRate < 0 || *tailRate > 20000 {
 		return usageError{fmt.Errorf("--tail-rate %d: want 0 to 20000", *tailRate)}
@@ -125,6 +137,12 @@ var demoPhases = []demoPhase{
 			for range g.jitter(850) {
 				g.write("EVENTS#SHARD_"+strconv.Itoa(s), "EVENT#"+g.id(), 400, "INSERT", 0)
 			}
+		}
+	}},
+	{"a hot index: log lines under daily keys OPS_LOG#<date> (30 days, a healthy table), all with GSI1PK = OPS_LOG (~900 WCU/s on one index key)", func(g *demoGen, sec int64) {
+		for i := range g.jitter(450) {
+			day := time.Unix(sec, 0).UTC().AddDate(0, 0, -g.rng.IntN(30)).Format("2006-01-02")
+			g.writeIndexed("OPS_LOG#"+day, fmt.Sprintf("%d.%03d#%d", sec, i%1000, g.seq), "OPS_LOG", 1500)
 		}
 	}},
 }

@@ -122,6 +122,16 @@ func (g *demoGen) write(pk, sk string, size int, event string, oldSize int) {
 	g.bufs[s] = append(b, `,"SizeBytes":`+strconv.Itoa(size+oldSize)+`}}`...)
 }
 
+// writeIndexed adds an INSERT of an item of about size bytes that also
+// carries GSI1PK, the key of the demo table's index.
+func (g *demoGen) writeIndexed(pk, sk, gsi1pk string, size int) {
+	s := g.begin(pk, "INSERT")
+	b := fmt.Appendf(g.bufs[s], `"Keys":{"PK":{"S":%q},"SK":{"S":%q}},"NewImage":`, pk, sk)
+	b = appendDemoItem(b, pk, sk, size-len("GSI1PK")-len(gsi1pk), g.seq)
+	b = fmt.Appendf(b[:len(b)-1], `,"GSI1PK":{"S":%q}}`, gsi1pk)
+	g.bufs[s] = append(b, `,"SizeBytes":`+strconv.Itoa(size)+`}}`...)
+}
+
 // ttlDelete adds a REMOVE made by DynamoDB's TTL process.
 func (g *demoGen) ttlDelete(pk, sk string) {
 	s := g.begin(pk, "REMOVE")

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/keyschema"
+	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/redact"
 )
 
@@ -22,6 +24,10 @@ type options struct {
 	partitionKey string
 	format       string
 	redaction    redactionFlags
+
+	describeTable string         // --describe-table FILE
+	indexes       string         // --indexes auto, on or off
+	indexDefs     []record.Index // the indexes to analyse, once resolved
 }
 
 func newFlagSet(name, synopsis, about string, stderr io.Writer) (*flag.FlagSet, *options) {
@@ -41,6 +47,8 @@ func newFlagSet(name, synopsis, about string, stderr io.Writer) (*flag.FlagSet, 
 	fs.IntVar(&c.Top, "top", c.Top, "list the `n` heaviest keys of each window, whatever the thresholds")
 	fs.StringVar(&o.partitionKey, "partition-key", "", "`name` of the partition-key attribute (needed when the table also has a sort key)")
 	fs.StringVar(&o.format, "format", "table", "output `format`: table or json")
+	fs.StringVar(&o.describeTable, "describe-table", "", "`file` holding the output of `aws dynamodb describe-table --table-name NAME`: gives the partition key\nand the global secondary indexes (replay and demo; watch asks DynamoDB)")
+	fs.StringVar(&o.indexes, "indexes", "auto", "analyse the global secondary indexes' hot keys: `mode` auto (when the table has GSIs), on or off")
 	o.redaction.register(fs, redact.None)
 	return fs, o
 }
@@ -66,9 +74,60 @@ func (o *options) parse(fs *flag.FlagSet, args []string) error {
 	if h.Unsalted() {
 		fmt.Fprintln(fs.Output(), unsaltedNote)
 	}
+	switch o.indexes {
+	case "auto", "on", "off":
+	default:
+		return usageError{fmt.Errorf("--indexes %q: want auto, on or off", o.indexes)}
+	}
+	if o.describeTable != "" {
+		if err := o.readDescribeTable(); err != nil {
+			return err
+		}
+	}
 	o.cfg.Lateness = o.cfg.Window
 	if err := o.cfg.Validate(); err != nil {
 		return usageError{flagError(err)}
+	}
+	return nil
+}
+
+// readDescribeTable reads --describe-table: the partition key, unless
+// --partition-key names it, and the indexes, unless --indexes is off.
+func (o *options) readDescribeTable() error {
+	f, err := os.Open(o.describeTable)
+	if err != nil {
+		return usageError{fmt.Errorf("--describe-table: %w", err)}
+	}
+	defer f.Close()
+	s, err := keyschema.ParseDescribeTable(f)
+	if err != nil {
+		return usageError{fmt.Errorf("--describe-table %s: %w", o.describeTable, err)}
+	}
+	return o.useSchema(s)
+}
+
+// useSchema takes the partition key and the indexes from a table's schema.
+func (o *options) useSchema(s keyschema.Schema) error {
+	switch {
+	case o.partitionKey == "":
+		o.partitionKey = s.PartitionKey
+	case o.partitionKey != s.PartitionKey:
+		return usageError{fmt.Errorf("--partition-key %q, but table %q's partition key is %q", o.partitionKey, s.Table, s.PartitionKey)}
+	}
+	if o.indexes != "off" {
+		o.indexDefs = s.Indexes
+	}
+	if o.indexes == "on" && len(s.Indexes) == 0 {
+		return usageError{fmt.Errorf("--indexes on, but table %q has no global secondary index", s.Table)}
+	}
+	return nil
+}
+
+// requireIndexSource refuses --indexes on when nothing can say what the
+// indexes are.
+func (o *options) requireIndexSource(cmd string) error {
+	if o.indexes == "on" && o.describeTable == "" {
+		return usageError{fmt.Errorf("%s: --indexes on needs --describe-table FILE (the output of `aws dynamodb describe-table`)", cmd)}
 	}
 	return nil
 }

@@ -197,8 +197,28 @@ func TestDemoShowsEveryAntiPattern(t *testing.T) {
 		t.Fatalf("demo exit %d: %s", code, errs)
 	}
 	r := decodeReport(t, out)
-	if len(r.Windows) != len(demoPhases) {
-		t.Fatalf("%d windows, want one per phase (%d)", len(r.Windows), len(demoPhases))
+	var tables, indexes []detector.Report
+	for _, w := range r.Windows {
+		if w.Index == "" {
+			tables = append(tables, w)
+		} else {
+			indexes = append(indexes, w)
+		}
+	}
+	if len(tables) != len(demoPhases) {
+		t.Fatalf("%d table windows, want one per phase (%d)", len(tables), len(demoPhases))
+	}
+	// The last phase: the table is healthy, its index GSI1 is hot.
+	if len(indexes) != 1 || indexes[0].Index != "GSI1" || !indexes[0].Start.Equal(tables[len(tables)-1].Start) {
+		t.Fatalf("index windows %+v, want one of GSI1 in the last minute", indexes)
+	}
+	if hot := tables[len(tables)-1].HotKeys; len(hot) != 0 {
+		t.Errorf("the daily-bucketed table is flagged: %+v", hot)
+	}
+	if hot := indexes[0].HotKeys; len(hot) != 1 || hot[0].Key != "OPS_LOG" || hot[0].Pattern != detector.PatternConstantKey ||
+		hot[0].Severity != detector.Critical || hot[0].RecommendedShards != 2 ||
+		!strings.Contains(hot[0].Diagnosis, "throttles the base table's writes") || !strings.Contains(hot[0].Diagnosis, "SHARD#n") {
+		t.Errorf("index GSI1's hot keys %+v", hot)
 	}
 	want := []struct {
 		key      string
@@ -215,7 +235,7 @@ func TestDemoShowsEveryAntiPattern(t *testing.T) {
 	}
 	var malformed uint64
 	for i, w := range want {
-		win := r.Windows[i]
+		win := tables[i]
 		malformed += win.Malformed
 		var found *detector.KeyReport
 		for j := range win.HotKeys {

@@ -27,7 +27,7 @@ type pipeline struct {
 }
 
 func newPipeline(o *options, out reportWriter, stderr io.Writer, now func() time.Time) (*pipeline, error) {
-	dec, err := record.NewDecoder(record.Config{PartitionKey: o.partitionKey})
+	dec, err := record.NewDecoder(record.Config{PartitionKey: o.partitionKey, Indexes: o.indexDefs})
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -104,12 +104,19 @@ func (t *tableWriter) window(r *detector.Report) error {
 		return t.clientWindow(r)
 	}
 	var b strings.Builder
-	title := fmt.Sprintf("── %s · %s – %s UTC ", printable(r.Table, 60), r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"))
+	name := printable(r.Table, 60)
+	if r.Index != "" {
+		name += " · index " + printable(r.Index, 60)
+	}
+	title := fmt.Sprintf("── %s · %s – %s UTC ", name, r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"))
 	b.WriteString(title + strings.Repeat("─", max(0, 100-utf8.RuneCountInString(title))) + "\n")
 	fmt.Fprintf(&b, "records %s   WCU %s%s   distinct keys ≈ %s   TTL deletes %s   malformed %s",
 		count(r.Records), count(r.WCU), lowerBoundNote(r.WCUIsLowerBound), count(r.DistinctKeys), count(r.TTLDeletes), count(r.Malformed))
 	if r.Late > 0 {
 		fmt.Fprintf(&b, "   late %s", count(r.Late))
+	}
+	if r.TTLWCU > 0 {
+		fmt.Fprintf(&b, "   entries removed by TTL %s WCU (free)", count(r.TTLWCU))
 	}
 	b.WriteString("\n")
 	if r.TerminatedEarly {

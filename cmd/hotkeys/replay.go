@@ -14,11 +14,19 @@ Each FILE (or - for standard input) holds Lambda DynamoDB Streams events
 record per line. Malformed records are skipped, counted and reported; the rest
 of the input is still analysed. Files are read in the order given, and records
 are windowed by their ApproximateCreationDateTime.
+
+With --describe-table FILE (what ` + "`aws dynamodb describe-table --table-name NAME`" + ` prints), the
+table's partition key comes from the file, and every global secondary index
+gets windows of its own: the WCU each write cost the index, from the stream's
+images, and the index's hot keys (a throttled index throttles the table).
 `
 
 func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs, o := newFlagSet("replay", "[flags] FILE... | -", replayAbout, stderr)
 	if err := o.parse(fs, args); err != nil {
+		return err
+	}
+	if err := o.requireIndexSource("replay"); err != nil {
 		return err
 	}
 	files := fs.Args()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
 	"github.com/hotkeys-dev/hotkeys/keyschema"
+	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/streams"
 )
 
@@ -78,7 +80,8 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usageError{fmt.Errorf("--stream-arn: %w", err)}
 		}
 	}
-	if wf.streamARN == "" || o.partitionKey == "" {
+	// DescribeTable once: the stream, the partition key, the indexes.
+	if wf.streamARN == "" || o.partitionKey == "" || (o.indexes != "off" && o.describeTable == "") {
 		s, err := keyschema.Lookup(ctx, ddb, table)
 		if err != nil {
 			return fmt.Errorf("watch: %w", err)
@@ -89,8 +92,10 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 			wf.streamARN = s.StreamARN
 		}
-		if o.partitionKey == "" {
-			o.partitionKey = s.PartitionKey
+		if o.describeTable == "" {
+			if err := o.useSchema(s); err != nil {
+				return err
+			}
 		}
 	}
 	scfg.StreamARN = wf.streamARN
@@ -105,7 +110,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "hotkeys watch: reading %s (partition key %q) from %s; Ctrl-C to stop\n", wf.streamARN, o.partitionKey, wf.from)
+	fmt.Fprintf(stderr, "hotkeys watch: reading %s (partition key %q%s) from %s; Ctrl-C to stop\n", wf.streamARN, o.partitionKey, indexNote(o.indexDefs), wf.from)
 	return watchLoop(ctx, watchReader(reader), p, stderr, watchClock)
 }
 
@@ -188,4 +193,16 @@ loop:
 	}
 	fmt.Fprintln(stderr, "hotkeys watch: stopped")
 	return nil
+}
+
+// indexNote names the indexes analysed, for the start-up line.
+func indexNote(defs []record.Index) string {
+	if len(defs) == 0 {
+		return ""
+	}
+	names := make([]string, len(defs))
+	for k, ix := range defs {
+		names[k] = ix.Name
+	}
+	return ", indexes " + strings.Join(names, ", ")
 }

@@ -94,6 +94,11 @@ type TableSpec struct {
 	RangeKeyType   types.ScalarAttributeType
 	StreamViewType types.StreamViewType
 	NoStream       bool // create the table without a stream
+	// Indexes are global secondary indexes to create with the table (their
+	// throughput is ignored: the table is on demand), and IndexAttributes
+	// the definitions of their key attributes that are not the table's.
+	Indexes         []types.GlobalSecondaryIndex
+	IndexAttributes []types.AttributeDefinition
 }
 
 var tableSeq atomic.Uint64
@@ -145,6 +150,8 @@ func CreateTable(t testing.TB, ddb *dynamodb.Client, spec TableSpec) (tableName,
 		in.KeySchema = append(in.KeySchema,
 			types.KeySchemaElement{AttributeName: aws.String(spec.RangeKey), KeyType: types.KeyTypeRange})
 	}
+	in.GlobalSecondaryIndexes = spec.Indexes
+	in.AttributeDefinitions = append(in.AttributeDefinitions, spec.IndexAttributes...)
 	if !spec.NoStream {
 		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: spec.StreamViewType}
 	}
