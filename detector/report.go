@@ -34,13 +34,13 @@ type Report struct {
 	// (state over 1 MB or a shard boundary): the window is incomplete.
 	TerminatedEarly bool `json:"terminated_early,omitempty"`
 
-	HotKeys []KeyReport   `json:"hot_keys"` // flagged keys, by WCU descending
-	TopKeys []KeyReport   `json:"top_keys"` // the Top heaviest keys, flagged or not, by WCU descending
+	HotKeys []KeyReport `json:"hot_keys"` // flagged keys, by WCU descending
+	TopKeys []KeyReport `json:"top_keys"` // the Top heaviest keys, flagged or not, by WCU descending
 	// OtherKeysWCUUpper bounds every key missing from TopKeys: none wrote
 	// more WCU than this in the window. It lets windows be added up per key
 	// (a heatmap, a history) with bounds that still bracket the truth.
-	OtherKeysWCUUpper uint64 `json:"other_keys_wcu_upper"`
-	Shards  []ShardReport `json:"shards"`
+	OtherKeysWCUUpper uint64        `json:"other_keys_wcu_upper"`
+	Shards            []ShardReport `json:"shards"`
 }
 
 // KeyReport describes one partition key (or, for Pattern "sharded", one
