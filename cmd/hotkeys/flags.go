@@ -21,6 +21,7 @@ type options struct {
 	partitionKey string
 	format       string
 	redaction    string
+	heatmap      string
 }
 
 func newFlagSet(name, synopsis, about string, stderr io.Writer) (*flag.FlagSet, *options) {
@@ -40,6 +41,7 @@ func newFlagSet(name, synopsis, about string, stderr io.Writer) (*flag.FlagSet, 
 	fs.IntVar(&c.Top, "top", c.Top, "list the `n` heaviest keys of each window, whatever the thresholds")
 	fs.StringVar(&o.partitionKey, "partition-key", "", "`name` of the partition-key attribute (needed when the table also has a sort key)")
 	fs.StringVar(&o.format, "format", "table", "output `format`: table or json")
+	fs.StringVar(&o.heatmap, "heatmap", "", "also draw the run as a heatmap of keys over time into `file`: one self-contained HTML page")
 	fs.StringVar(&o.redaction, "key-redaction", "none", "`mode` none, or hash: print every key as a stable keyed hash (salt from $HOTKEYS_KEY_REDACTION_SALT)")
 	return fs, o
 }

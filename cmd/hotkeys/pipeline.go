@@ -39,6 +39,9 @@ func newPipeline(o *options, out reportWriter, stderr io.Writer, now func() time
 	if err != nil {
 		return nil, usageError{flagError(err)}
 	}
+	if o.heatmap != "" {
+		out = newHeatmapWriter(out, o.heatmap, o.cfg, now)
+	}
 	return &pipeline{dec: dec, det: det, out: out, stderr: stderr, now: now}, nil
 }
 
