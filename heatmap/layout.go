@@ -79,7 +79,7 @@ type Map struct {
 // Column is one span of time: one window, or Bucket of them.
 type Column struct {
 	Start, End time.Time
-	Windows    int    // reports that fell in it (0: no records at all)
+	Windows    int    // windows that had a report (0: no records at all)
 	WCU        uint64 // the table's WCU in it, exact
 }
 

@@ -150,10 +150,14 @@ func (m *Map) writeSVG(w *bufio.Writer) {
 		}
 	}
 	footY := m.rowY(len(m.Rows)) + 16
-	for i, line := range []string{
+	notes := []string{
 		"Outlined: flagged (thick: critical). Grey: not among that window's top or hot keys. Hover a cell for its figures.",
 		"WCU count the stream's successful writes: a lower bound of what the table spent, worst while a key is throttled.",
-	} {
+	}
+	if m.HiddenShards > 0 {
+		notes[1] += fmt.Sprintf(" %d quieter stream shard%s not shown.", m.HiddenShards, plural(m.HiddenShards))
+	}
+	for i, line := range notes {
 		fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" class=\"s\">%s</text>\n", margin, footY+16*i, esc(line))
 	}
 	w.WriteString("</svg>\n")
@@ -176,6 +180,7 @@ func (m *Map) writeLegend(w *bufio.Writer) {
 	x0, y := margin, margin+50
 	fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\">%s</text>\n", x0, y+10, esc("peak WCU/s of a key or stream shard within one second:"))
 	y += 16
+	fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" class=\"l\">0</text>\n", x0, y+27)
 	for i, b := range HeatScale {
 		fmt.Fprintf(w, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"14\" fill=\"%s\"/>\n", x0+i*legendBand, y, legendBand, b.Colour)
 		if i < len(HeatScale)-1 {
@@ -199,7 +204,7 @@ func (m *Map) writeLegend(w *bufio.Writer) {
 func (m *Map) writeTimeAxis(w *bufio.Writer) {
 	cw := m.CellWidth()
 	every := max(1, (70+cw-1)/cw)
-	for j := 0; j < len(m.Columns); j += every {
+	for j := 0; j < len(m.Columns) && (j == 0 || (len(m.Columns)-j)*cw >= 70); j += every {
 		x := m.gridX() + j*cw
 		fmt.Fprintf(w, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#999\"/>\n", x, gridTop-14, x, gridTop-2)
 		fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" class=\"l\">%s</text>\n", x+2, gridTop-5, m.Columns[j].Start.Format(m.timeLayout()))

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/heatmap"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
 )
 
@@ -51,11 +54,12 @@ func TestWatchFindsTheHotKey(t *testing.T) {
 	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
 	var out, errb bytes.Buffer
+	page := filepath.Join(t.TempDir(), "watch.html")
 	// DynamoDB Local rounds record times to the minute: a 15-minute window
 	// keeps the whole workload in one window unless the test straddles a
 	// quarter hour, which the sums below tolerate.
 	code := run(ctx, []string{"watch", "--table", table, "--from", "trim_horizon", "--duration", "6s",
-		"--window", "15m", "--format", "json"}, nil, &out, &errb)
+		"--window", "15m", "--format", "json", "--heatmap", page}, nil, &out, &errb)
 	if code != exitOK {
 		t.Fatalf("watch exit %d; stderr:\n%s", code, errb.String())
 	}
@@ -65,7 +69,9 @@ func TestWatchFindsTheHotKey(t *testing.T) {
 	var records, wcu uint64
 	keyWCU := map[string]uint64{}
 	flagged := map[string]detector.KeyReport{}
+	drawn := heatmap.New(heatmap.Options{})
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		drawn.Add(decodeReport(t, line).Windows...)
 		for _, w := range decodeReport(t, line).Windows {
 			records += w.Records
 			wcu += w.WCU
@@ -96,6 +102,14 @@ func TestWatchFindsTheHotKey(t *testing.T) {
 		if strings.HasPrefix(k, "USER#") {
 			t.Errorf("tail key %s flagged", k)
 		}
+	}
+	// --heatmap draws exactly the windows watch printed.
+	var want bytes.Buffer
+	if err := heatmap.WriteHTML(&want, drawn.Maps()); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(page); err != nil || !bytes.Equal(got, want.Bytes()) || !bytes.Contains(got, []byte(">OPS_LOG</text>")) {
+		t.Errorf("watch --heatmap: %v; the page (%d bytes) is not the one drawn from the printed windows (%d bytes), or lacks OPS_LOG", err, len(got), want.Len())
 	}
 }
 
