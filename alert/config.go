@@ -38,7 +38,7 @@ const (
 
 // Sentinel errors.
 var (
-	ErrInvalidConfig = errors.New("alert: invalid configuration")
+	ErrConfig        = errors.New("alert: invalid configuration")
 	ErrInvalidMode   = errors.New("alert: invalid metrics mode")
 	ErrInvalidReport = errors.New("alert: invalid report")
 )
@@ -78,13 +78,13 @@ func (c Config) Validate() error {
 	switch c.Mode {
 	case ModeAPI, ModeEMF, ModeBoth, ModeOff:
 	default:
-		return fmt.Errorf("%w: mode %q: want api, emf, both or off", ErrInvalidConfig, c.Mode)
+		return fmt.Errorf("%w: mode %q: want api, emf, both or off", ErrConfig, c.Mode)
 	}
 	if c.Top < 0 || c.Top > MaxTop {
-		return fmt.Errorf("%w: top %d: want 0 to %d", ErrInvalidConfig, c.Top, MaxTop)
+		return fmt.Errorf("%w: top %d: want 0 to %d", ErrConfig, c.Top, MaxTop)
 	}
 	if c.StorageResolution != 1 && c.StorageResolution != 60 {
-		return fmt.Errorf("%w: storage resolution %d: want 1 or 60", ErrInvalidConfig, c.StorageResolution)
+		return fmt.Errorf("%w: storage resolution %d: want 1 or 60", ErrConfig, c.StorageResolution)
 	}
 	return nil
 }
@@ -92,13 +92,13 @@ func (c Config) Validate() error {
 func validateNamespace(ns string) error {
 	switch {
 	case ns == "" || len(ns) > MaxNamespaceLength:
-		return fmt.Errorf("%w: namespace must be 1 to %d characters, got %d", ErrInvalidConfig, MaxNamespaceLength, len(ns))
+		return fmt.Errorf("%w: namespace must be 1 to %d characters, got %d", ErrConfig, MaxNamespaceLength, len(ns))
 	case !printableASCII(ns) || strings.TrimSpace(ns) == "":
-		return fmt.Errorf("%w: namespace %q must be printable ASCII and not blank", ErrInvalidConfig, ns)
+		return fmt.Errorf("%w: namespace %q must be printable ASCII and not blank", ErrConfig, ns)
 	case ns[0] == ':':
-		return fmt.Errorf("%w: namespace %q must not start with ':'", ErrInvalidConfig, ns)
+		return fmt.Errorf("%w: namespace %q must not start with ':'", ErrConfig, ns)
 	case strings.HasPrefix(ns, "AWS/"):
-		return fmt.Errorf("%w: namespace %q: AWS/ is reserved for AWS services", ErrInvalidConfig, ns)
+		return fmt.Errorf("%w: namespace %q: AWS/ is reserved for AWS services", ErrConfig, ns)
 	}
 	return nil
 }

@@ -49,8 +49,8 @@ func TestConfigValidate(t *testing.T) {
 			if (err == nil) != tc.ok {
 				t.Fatalf("Validate() = %v, want ok=%v", err, tc.ok)
 			}
-			if err != nil && !errors.Is(err, ErrInvalidConfig) {
-				t.Errorf("%v does not wrap ErrInvalidConfig", err)
+			if err != nil && !errors.Is(err, ErrConfig) {
+				t.Errorf("%v does not wrap ErrConfig", err)
 			}
 		})
 	}
@@ -87,7 +87,7 @@ func TestMetricsCatalogue(t *testing.T) {
 	for _, name := range []string{"WriteCapacityUnits", "StreamRecords", "DistinctPartitionKeys", "MaxKeyWCUShare",
 		"MaxKeyPeakWCUPerSecond", "HotKeys", "MalformedRecords", "KeyWriteCapacityUnits", "KeyWCUShare", "KeyPeakWCUPerSecond"} {
 		if !seen[name] {
-			t.Errorf("issue-required metric %s missing", name)
+			t.Errorf("metric %s, which README promises, is missing", name)
 		}
 	}
 	ms[0].Dimensions[0] = "changed"

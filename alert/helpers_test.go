@@ -40,7 +40,7 @@ func sampleReport(table string, start time.Time) detector.Report {
 		Share: 0.004263301500682128, AvgWCUPerSecond: 1.6666666666666667, PeakWCUPerSecond: 12})
 	return detector.Report{
 		Table: table, Start: start, End: start.Add(time.Minute),
-		Records: 10000, TTLDeletes: 12, Malformed: 3,
+		Records: 10000, TTLDeletes: 12, Malformed: 3, InternalErrors: 1,
 		WCU: 23456, DistinctKeys: 4567,
 		HotKeys: hot, TopKeys: top,
 		Shards: []detector.ShardReport{
@@ -110,6 +110,7 @@ func expectedObs(r detector.Report, keys []detector.KeyReport) []obs {
 		{"HotKeys", "Count", table, ts, float64(len(r.HotKeys))},
 		{"CriticalHotKeys", "Count", table, ts, float64(critical)},
 		{"MalformedRecords", "Count", table, ts, float64(r.Malformed)},
+		{"InternalErrors", "Count", table, ts, float64(r.InternalErrors)},
 		{"TTLDeletes", "Count", table, ts, float64(r.TTLDeletes)},
 		{"WCUIsLowerBound", "None", table, ts, lower},
 		{"MaxShardPeakWCUPerSecond", "Count/Second", table, ts, maxShard},

@@ -27,6 +27,7 @@ const (
 	MetricHotKeys                  = "HotKeys"
 	MetricCriticalHotKeys          = "CriticalHotKeys"
 	MetricMalformedRecords         = "MalformedRecords"
+	MetricInternalErrors           = "InternalErrors"
 	MetricTTLDeletes               = "TTLDeletes"
 	MetricWCUIsLowerBound          = "WCUIsLowerBound"
 	MetricMaxShardPeakWCUPerSecond = "MaxShardPeakWCUPerSecond"
@@ -70,6 +71,7 @@ var catalogue = []MetricDefinition{
 	{MetricHotKeys, UnitCount, tableDims, "keys flagged warning or critical"},
 	{MetricCriticalHotKeys, UnitCount, tableDims, "keys flagged critical (peak near the per-partition limit)"},
 	{MetricMalformedRecords, UnitCount, tableDims, "records skipped as malformed"},
+	{MetricInternalErrors, UnitCount, tableDims, "records lost to a bug in hotkeys (a recovered panic), never the input's fault"},
 	{MetricTTLDeletes, UnitCount, tableDims, "TTL deletes in the window (0 WCU)"},
 	{MetricWCUIsLowerBound, UnitNone, tableDims, "1 when some record lacked the image needed to size it, so WCU figures are lower bounds; else 0"},
 	{MetricMaxShardPeakWCUPerSecond, UnitCountPerSecond, tableDims, "highest per-second WCU of one stream shard, roughly one table partition"},
@@ -194,6 +196,7 @@ func (c *collector) tableValues(g *group, r *detector.Report) {
 	c.put(g, MetricHotKeys, float64(len(r.HotKeys)))
 	c.put(g, MetricCriticalHotKeys, float64(critical))
 	c.put(g, MetricMalformedRecords, float64(r.Malformed))
+	c.put(g, MetricInternalErrors, float64(r.InternalErrors))
 	c.put(g, MetricTTLDeletes, float64(r.TTLDeletes))
 	c.put(g, MetricWCUIsLowerBound, lowerBound)
 	c.put(g, MetricMaxShardPeakWCUPerSecond, maxShardPeak)

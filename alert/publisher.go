@@ -35,7 +35,7 @@ func NewPublisher(cfg Config, api MetricPutter, stdout io.Writer) (*Publisher, e
 		return nil, fmt.Errorf("%w: mode %q", ErrNoClient, cfg.Mode)
 	}
 	if stdout == nil {
-		return nil, fmt.Errorf("%w: nil stdout", ErrInvalidConfig)
+		return nil, fmt.Errorf("%w: nil stdout", ErrConfig)
 	}
 	return &Publisher{cfg: cfg, api: api, out: &lockedWriter{w: stdout}, now: time.Now}, nil
 }

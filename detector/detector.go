@@ -3,6 +3,7 @@ package detector
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -22,9 +23,14 @@ type Detector struct {
 	watermark int64 // latest record time seen, Unix seconds
 	lastTable string
 	last      *Window // the window the previous record went to: streams are mostly in order
-	late      map[string]uint64
-	malformed map[string]uint64
+	// pending holds, per table, what was counted outside any window (late,
+	// malformed and internal-error records) until a window of the table
+	// closes and takes it.
+	pending map[string]*counts
 }
+
+// counts are the records of a table counted outside any window.
+type counts struct{ late, malformed, internal uint64 }
 
 type windowKey struct {
 	table string
@@ -37,10 +43,9 @@ func New(cfg Config) (*Detector, error) {
 		return nil, err
 	}
 	return &Detector{
-		cfg:       cfg,
-		open:      map[windowKey]*Window{},
-		late:      map[string]uint64{},
-		malformed: map[string]uint64{},
+		cfg:     cfg,
+		open:    map[windowKey]*Window{},
+		pending: map[string]*counts{},
 	}, nil
 }
 
@@ -70,7 +75,7 @@ func (d *Detector) Add(r *record.Record) error {
 		w = d.open[windowKey{r.Table, start}]
 		if w == nil && start+int64(d.cfg.Window/time.Second)+int64(d.cfg.Lateness/time.Second) <= d.watermark {
 			// Its window has closed (or would have, had Flush been called).
-			d.late[r.Table]++
+			d.pendingOf(r.Table).late++
 			return nil
 		}
 		if w == nil {
@@ -100,7 +105,30 @@ func (d *Detector) AddMalformed(table string) {
 		d.last.AddMalformed(1)
 		return
 	}
-	d.malformed[table]++
+	d.pendingOf(table).malformed++
+}
+
+// AddInternal counts a record that could not be handled because of a bug
+// in hotkeys (an InternalError), where AddMalformed counts the input's
+// faults. table is as for AddMalformed.
+func (d *Detector) AddInternal(table string) {
+	if table == "" {
+		table = d.lastTable
+	}
+	if d.last != nil && d.lastTable == table {
+		d.last.AddInternal(1)
+		return
+	}
+	d.pendingOf(table).internal++
+}
+
+func (d *Detector) pendingOf(table string) *counts {
+	c := d.pending[table]
+	if c == nil {
+		c = &counts{}
+		d.pending[table] = c
+	}
+	return c
 }
 
 // Advance moves record time forward to t, if t is later, so that Flush
@@ -119,14 +147,11 @@ func (d *Detector) Flush() []Report {
 
 // FlushAll closes and reports every open window: at the end of the input,
 // on Ctrl-C, or when the caller knows no more records will come. Tables with
-// malformed or late records but no window get an empty report carrying
-// those counts, so nothing counted is lost.
+// late, malformed or internal-error records but no window get an empty
+// report carrying those counts, so nothing counted is lost.
 func (d *Detector) FlushAll() []Report {
 	reps := d.close(func(*Window) bool { return true })
-	for table := range d.malformed {
-		if d.malformed[table] == 0 && d.late[table] == 0 {
-			continue
-		}
+	for _, table := range slices.Sorted(maps.Keys(d.pending)) {
 		start := d.WindowStart(d.Watermark())
 		w, err := NewWindow(d.cfg.Sketch, table, start, start.Add(d.cfg.Window))
 		if err != nil {
@@ -161,8 +186,10 @@ func (d *Detector) close(done func(*Window) bool) []Report {
 }
 
 func (d *Detector) attachCounts(w *Window) {
-	w.AddMalformed(d.malformed[w.table])
-	w.AddLate(d.late[w.table])
-	delete(d.malformed, w.table)
-	delete(d.late, w.table)
+	if c := d.pending[w.table]; c != nil {
+		w.AddMalformed(c.malformed)
+		w.AddLate(c.late)
+		w.AddInternal(c.internal)
+		delete(d.pending, w.table)
+	}
 }

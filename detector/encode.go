@@ -12,7 +12,7 @@ import (
 // windowVersion is the first byte of an encoded Window. Bump it on any
 // change of layout: a Lambda deploy can meet state written by the previous
 // version, and must reject it cleanly rather than misread it.
-const windowVersion = 1
+const windowVersion = 2 // 2: InternalErrors
 
 // Limits on decoded fields, checked before anything is allocated.
 const (
@@ -32,7 +32,7 @@ func (w *Window) MarshalBinary() ([]byte, error) {
 	b = appendString(b, w.table)
 	b = binary.AppendVarint(b, w.start)
 	b = binary.AppendVarint(b, w.end)
-	for _, v := range []uint64{w.records, w.ttlDeletes, w.malformed, w.late, w.wcu} {
+	for _, v := range []uint64{w.records, w.ttlDeletes, w.malformed, w.late, w.wcu, w.internal} {
 		b = binary.AppendUvarint(b, v)
 	}
 	var flags byte
@@ -85,6 +85,7 @@ func UnmarshalWindow(data []byte, cfg sketch.Config) (*Window, error) {
 	w.table = r.string()
 	w.start, w.end = r.varint(), r.varint()
 	w.records, w.ttlDeletes, w.malformed, w.late, w.wcu = r.uvarint(), r.uvarint(), r.uvarint(), r.uvarint(), r.uvarint()
+	w.internal = r.uvarint()
 	flags := r.byte()
 	w.lowerBound, w.terminatedEarly = flags&1 != 0, flags&2 != 0
 	n := r.uvarint()

@@ -24,7 +24,10 @@ type Report struct {
 	Records    uint64 `json:"records"`     // records analysed (malformed ones excluded)
 	TTLDeletes uint64 `json:"ttl_deletes"` // of which TTL deletes (0 WCU)
 	Malformed  uint64 `json:"malformed"`   // records skipped as malformed
-	Late       uint64 `json:"late"`        // records that came after their window had closed (not in records or wcu)
+	// InternalErrors counts records lost to a bug in hotkeys (a panic
+	// recovered while handling them), never the input's fault.
+	InternalErrors uint64 `json:"internal_errors"`
+	Late           uint64 `json:"late"` // records that came after their window had closed (not in records or wcu)
 
 	WCU             uint64 `json:"wcu"`                // exact sum of the analysed records' WCU
 	WCUIsLowerBound bool   `json:"wcu_is_lower_bound"` // some record lacked the image needed to size it

@@ -26,6 +26,7 @@ func (w *Window) Report(cfg Config) Report {
 		Records:         w.records,
 		TTLDeletes:      w.ttlDeletes,
 		Malformed:       w.malformed,
+		InternalErrors:  w.internal,
 		Late:            w.late,
 		WCU:             w.wcu,
 		WCUIsLowerBound: w.lowerBound,

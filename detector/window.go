@@ -19,6 +19,7 @@ type Window struct {
 	start, end int64 // Unix seconds, [start, end)
 
 	records, ttlDeletes, malformed, late uint64
+	internal                             uint64 // records lost to an InternalError
 	wcu                                  uint64
 	lowerBound, terminatedEarly          bool
 
@@ -94,6 +95,11 @@ func (w *Window) Add(r *record.Record) {
 // AddMalformed counts n records that were skipped as malformed.
 func (w *Window) AddMalformed(n uint64) { w.malformed += n }
 
+// AddInternal counts n records that could not be handled because of a bug
+// in hotkeys (see InternalError): never the input's fault, so never
+// counted as malformed.
+func (w *Window) AddInternal(n uint64) { w.internal += n }
+
 // AddLate counts n records that arrived after the window had closed.
 func (w *Window) AddLate(n uint64) { w.late += n }
 
@@ -140,6 +146,7 @@ func (w *Window) Merge(other *Window) error {
 	w.records += other.records
 	w.ttlDeletes += other.ttlDeletes
 	w.malformed += other.malformed
+	w.internal += other.internal
 	w.late += other.late
 	w.wcu += other.wcu
 	w.lowerBound = w.lowerBound || other.lowerBound

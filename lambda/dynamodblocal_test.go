@@ -103,10 +103,25 @@ func TestLambdaPathOnDynamoDBLocal(t *testing.T) {
 		}
 	}
 
+	// Time is the test's, not the wall clock's: DynamoDB Local rounds
+	// record times to the minute, so writes made across a minute boundary
+	// would otherwise split into two windows, and whether OPS_LOG is flagged
+	// in each half would depend on when the test runs. Every record is set
+	// to one instant in the middle of a window; the WCU, which is what this
+	// test checks against DynamoDB Local, is untouched.
+	at := time.Date(2026, 11, 22, 10, 0, 30, 0, time.UTC)
+	for i, p := range pages {
+		if n, m := len(creationTimeRE.FindAll(p, -1)), strings.Count(string(p), `"eventID"`); n != m {
+			t.Fatalf("page %d: %d record times for %d records", i, n, m)
+		}
+		pages[i] = creationTimeRE.ReplaceAll(p, fmt.Appendf(nil, `"ApproximateCreationDateTime":%d`, at.Unix()))
+	}
+	fixed := func() time.Time { return at }
+
 	t.Run("tumbling window", func(t *testing.T) {
 		var out bytes.Buffer
-		h := newTestHandler(&out, time.Now)
-		start := time.Now().UTC().Truncate(time.Hour)
+		h := newTestHandler(&out, fixed)
+		start := at.Truncate(time.Hour)
 		state := map[string]string{}
 		invoke := func(records []byte, final bool) {
 			ev := map[string]any{
@@ -136,7 +151,7 @@ func TestLambdaPathOnDynamoDBLocal(t *testing.T) {
 	})
 	t.Run("plain batches", func(t *testing.T) {
 		var out bytes.Buffer
-		clock := time.Now()
+		clock := at
 		h := newTestHandler(&out, func() time.Time { return clock })
 		for _, p := range append(pages, pages[0]) { // with one batch delivered twice
 			if _, err := h.Invoke(context.Background(), p); err != nil {

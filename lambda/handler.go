@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/alert"
@@ -43,7 +44,7 @@ type publisher interface {
 // fails a whole batch on one odd attribute.
 type handler struct {
 	cfg     detector.Config
-	dec     *record.Decoder
+	feed    *detector.Feed
 	schemas schemaLookup
 	pub     publisher
 	log     *slog.Logger
@@ -64,25 +65,27 @@ func newHandler(cfg detector.Config, partitionKey string, schemas schemaLookup, 
 	if err != nil {
 		return nil, err
 	}
-	return &handler{cfg: cfg, dec: dec, schemas: schemas, pub: pub, log: log, now: now, det: det, seen: newRecentIDs(1 << 16)}, nil
+	return &handler{cfg: cfg, feed: detector.NewFeed(dec, now), schemas: schemas, pub: pub, log: log, now: now, det: det, seen: newRecentIDs(1 << 16)}, nil
 }
 
-// invocation is the work of one Invoke.
+// invocation is the work of one Invoke. It is the Feed's sink: records go
+// to the tumbling window of the event's state, or, for a plain batch, to
+// the container's detector.
 type invocation struct {
-	h         *handler
-	event     record.Event
-	tumbling  bool
-	window    *detector.Window
-	lastSeq   []byte
-	malformed uint64 // malformed records seen before the window existed
-	logged    int
-	records   int
-	dupes     int
+	h        *handler
+	event    record.Event
+	tumbling bool
+	window   *detector.Window
+	lastSeq  []byte
+	// Counted before the tumbling window existed (a batch may start with
+	// them, or hold nothing else).
+	malformed, internal uint64
+	logged              int
 }
 
 // Invoke handles one batch. It fails the batch only when a retry can help
-// (the key-schema lookup failed); a bad record, a bad state or a CloudWatch
-// outage never blocks the shard.
+// (the key-schema lookup failed); a bad record, a bad state, a bug of ours
+// or a CloudWatch outage never blocks the shard.
 func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	inv := &invocation{h: h}
 	err := inv.decode(payload)
@@ -94,15 +97,20 @@ func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 		if lerr != nil {
 			return nil, fmt.Errorf("hotkeys: %w (set HOTKEYS_PARTITION_KEY to avoid the lookup)", lerr)
 		}
-		h.dec.SetPartitionKey(s.PartitionKey)
+		h.feed.SetPartitionKey(s.PartitionKey)
 		h.log.Info("partition key looked up", "table", amb.Table, "partition_key", s.PartitionKey)
 		inv = &invocation{h: h}
 		err = inv.decode(payload)
 	}
-	if err != nil {
+	var ie *detector.InternalError
+	switch {
+	case errors.As(err, &ie):
+		// The decoder itself panicked: the rest of the payload is unread.
+		inv.onInternal(ie)
+	case err != nil:
 		// Not JSON Lambda would have sent: nothing to retry. Count and go on.
 		h.log.Error("payload could not be decoded in full; the records after the error are skipped", "error", err)
-		inv.addMalformed("")
+		inv.AddMalformed("")
 	}
 	if inv.tumbling {
 		return inv.finishTumbling(ctx)
@@ -110,28 +118,32 @@ func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	return inv.finishPlain(ctx)
 }
 
+// decode runs the payload through the Feed. A panic of the decoder itself
+// comes back as an *detector.InternalError, like one raised by a record.
 func (inv *invocation) decode(payload []byte) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("decoder panic: %v", p)
+			err = &detector.InternalError{Cause: fmt.Sprint(p), Stack: debug.Stack()}
 		}
 	}()
-	return inv.h.dec.Decode(payload, record.Visitor{
+	_, err = inv.h.feed.Decode(payload, inv, detector.Hooks{
 		Event:     inv.onEvent,
-		Record:    inv.onRecord,
+		Seen:      inv.seen,
 		Malformed: inv.onMalformed,
+		Internal:  inv.onInternal,
 	})
+	return err
 }
 
-func (inv *invocation) onEvent(ev *record.Event) {
+func (inv *invocation) onEvent(ev *record.Event) error {
 	inv.event = *ev
 	inv.tumbling = ev.TimeWindow
 	if !inv.tumbling {
-		return
+		return nil
 	}
 	enc := ev.State[stateWindow]
 	if enc == "" {
-		return
+		return nil
 	}
 	raw, err := base64.StdEncoding.DecodeString(enc)
 	if err == nil {
@@ -142,70 +154,77 @@ func (inv *invocation) onEvent(ev *record.Event) {
 		// start the window afresh rather than fail the shard forever.
 		inv.h.log.Error("tumbling-window state unreadable; this window restarts from this batch", "error", err, "shard", ev.ShardID)
 		inv.window = nil
-		return
+		return nil
 	}
 	inv.lastSeq = []byte(ev.State[stateLastSeq])
+	return nil
 }
 
-func (inv *invocation) onRecord(r *record.Record) {
-	defer func() {
-		if p := recover(); p != nil {
-			inv.h.log.Error("record handling panicked; record skipped", "panic", fmt.Sprint(p), "event_id", string(r.EventID))
-			inv.addMalformed(r.Table)
-		}
-	}()
-	inv.records++
-	if r.Time.IsZero() {
-		r.Time = inv.h.now()
+// seen reports a record counted before: by its sequence number within a
+// tumbling window (its state carries the last one), by its event id across
+// a warm container's plain batches.
+func (inv *invocation) seen(r *record.Record) bool {
+	if inv.tumbling {
+		return len(inv.lastSeq) > 0 && !seqAfter(r.SequenceNumber, inv.lastSeq)
 	}
+	return inv.h.seen.seen(sketch.Hash(r.EventID))
+}
+
+// Add counts a record: detector.Sink.
+func (inv *invocation) Add(r *record.Record) error {
 	if !inv.tumbling {
-		if inv.h.seen.seen(sketch.Hash(r.EventID)) {
-			inv.dupes++
-			return
-		}
-		if err := inv.h.det.Add(r); err != nil {
-			inv.h.log.Error("record not counted", "error", err)
-		}
-		return
-	}
-	if len(inv.lastSeq) > 0 && !seqAfter(r.SequenceNumber, inv.lastSeq) {
-		inv.dupes++ // redelivered: already in the window's state
-		return
+		return inv.h.det.Add(r)
 	}
 	if inv.window == nil {
 		if err := inv.openWindow(r.Table); err != nil {
-			panic(err) // recovered above: the record is counted as malformed
+			return err
 		}
 	}
 	inv.window.Add(r)
 	inv.lastSeq = append(inv.lastSeq[:0], r.SequenceNumber...)
+	return nil
+}
+
+// AddMalformed counts a malformed record: detector.Sink.
+func (inv *invocation) AddMalformed(table string) {
+	switch {
+	case !inv.tumbling:
+		inv.h.det.AddMalformed(table)
+	case inv.window != nil || inv.openWindow(table) == nil:
+		// A batch may hold nothing but malformed records: the window opens
+		// for them, or they would vanish from its MalformedRecords.
+		inv.window.AddMalformed(1)
+	default:
+		inv.malformed++
+	}
 }
 
 func (inv *invocation) onMalformed(m *record.Malformed) {
-	inv.addMalformed(m.Table)
 	if inv.logged < maxMalformedLogs {
 		inv.logged++
 		inv.h.log.Warn("malformed record skipped", "error", m.Err.Error(), "event_id", m.EventID, "sequence_number", m.SequenceNumber, "offset", m.Offset)
 	}
 }
 
-func (inv *invocation) addMalformed(table string) {
-	if !inv.tumbling {
-		inv.h.det.AddMalformed(table)
-		return
+// onInternal counts a record lost to a bug of ours in InternalErrors, which
+// the template alarms on, and logs it with its stack at ERROR. It is never
+// counted as malformed: the user's table did nothing wrong.
+func (inv *invocation) onInternal(ie *detector.InternalError) {
+	inv.h.log.Error("internal error: a bug in hotkeys, not in the table's data; the record is skipped",
+		"error", ie.Error(), "event_id", ie.EventID, "stack", string(ie.Stack))
+	switch {
+	case !inv.tumbling:
+		inv.h.det.AddInternal(ie.Table)
+	case inv.window != nil || inv.openWindow(ie.Table) == nil:
+		inv.window.AddInternal(1)
+	default:
+		inv.internal++
 	}
-	// A batch may hold nothing but malformed records: open the window for
-	// them, or they would vanish from the window's MalformedRecords.
-	if inv.window == nil && inv.openWindow(table) != nil {
-		inv.malformed++
-		return
-	}
-	inv.window.AddMalformed(1)
 }
 
 // openWindow starts this invocation's tumbling window for table (the
-// event's table when table is ""), carrying the malformed records counted
-// before it existed.
+// event's table when table is ""), carrying what was counted before it
+// existed.
 func (inv *invocation) openWindow(table string) error {
 	if table == "" {
 		table, _ = keyschema.TableFromARN(inv.event.EventSourceARN)
@@ -219,7 +238,8 @@ func (inv *invocation) openWindow(table string) error {
 	}
 	inv.window = w
 	inv.window.AddMalformed(inv.malformed)
-	inv.malformed = 0
+	inv.window.AddInternal(inv.internal)
+	inv.malformed, inv.internal = 0, 0
 	return nil
 }
 
@@ -228,8 +248,9 @@ func (inv *invocation) finishTumbling(ctx context.Context) ([]byte, error) {
 	state := map[string]string{}
 	done := ev.IsFinalInvokeForWindow || ev.IsWindowTerminatedEarly
 	switch {
-	case inv.window == nil && inv.malformed > 0:
-		inv.h.log.Warn("window holds only malformed records", "malformed", inv.malformed, "shard", ev.ShardID)
+	case inv.window == nil && inv.malformed+inv.internal > 0:
+		inv.h.log.Warn("batch names no table; its malformed and internal-error records are not in any window's metrics",
+			"malformed", inv.malformed, "internal_errors", inv.internal, "shard", ev.ShardID)
 	case inv.window == nil:
 	case done:
 		if ev.IsWindowTerminatedEarly {

@@ -320,7 +320,7 @@ func sampleByFile(file string) *sample {
 
 // TestEventFilesUpToDate checks that events/ holds exactly what the designs
 // generate (or rewrites it with -update), and that every file is within
-// the sizes the issue sets for samples.
+// the sizes docs/events.md gives for samples.
 func TestEventFilesUpToDate(t *testing.T) {
 	for _, s := range samples {
 		want := s.render()

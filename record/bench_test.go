@@ -24,13 +24,13 @@ func reportCPU(b *testing.B, bytesPerOp int) func() {
 	}
 }
 
-// BenchmarkDecode decodes the issue's 10,000-record NEW_AND_OLD_IMAGES
+// BenchmarkDecode decodes README's 10,000-record NEW_AND_OLD_IMAGES
 // batch from raw bytes to records with their WCU.
 func BenchmarkDecode(b *testing.B) {
 	payload := benchBatch()
 	d, _ := NewDecoder(Config{PartitionKey: "pk"})
 	var total uint64
-	v := Visitor{Record: func(r *Record) { total += r.WCU }}
+	v := Visitor{Record: func(r *Record) error { total += r.WCU; return nil }}
 	b.SetBytes(int64(len(payload)))
 	b.ReportAllocs()
 	defer reportCPU(b, len(payload))()
@@ -50,13 +50,14 @@ func BenchmarkDecodeCountPerKey(b *testing.B) {
 	payload := benchBatch()
 	d, _ := NewDecoder(Config{PartitionKey: "pk"})
 	perKey := make(map[string]*uint64)
-	v := Visitor{Record: func(r *Record) {
+	v := Visitor{Record: func(r *Record) error {
 		p := perKey[string(r.PartitionKey.Value)] // no allocation for a known key
 		if p == nil {
 			p = new(uint64)
 			perKey[string(r.PartitionKey.Value)] = p
 		}
 		*p += r.WCU
+		return nil
 	}}
 	b.SetBytes(int64(len(payload)))
 	b.ReportAllocs()
@@ -69,7 +70,7 @@ func BenchmarkDecodeCountPerKey(b *testing.B) {
 	}
 }
 
-// BenchmarkBaselineEventsDynamoDBEvent is what the issue measures against:
+// BenchmarkBaselineEventsDynamoDBEvent is the baseline README measures against:
 // encoding/json into aws-lambda-go's events.DynamoDBEvent, item sizes from
 // events.DynamoDBAttributeValue by the same rules, WCU per key in a map.
 func BenchmarkBaselineEventsDynamoDBEvent(b *testing.B) {

@@ -35,14 +35,19 @@ func (c Config) Validate() error {
 // Visitor receives what Decode finds, in payload order. Any func may be
 // nil. The values passed are owned by the Decoder and valid only until the
 // func returns.
+//
+// A func that returns an error stops the decoding: Decode calls nothing
+// more and returns that error unchanged, so the caller can tell its own
+// errors (errors.Is, errors.As) from the payload's. What was delivered
+// before stays delivered; the rest of the payload is not looked at.
 type Visitor struct {
 	// Event is called once per event object, before its records.
-	Event func(ev *Event)
+	Event func(ev *Event) error
 	// Record is called once per well-formed record.
-	Record func(r *Record)
+	Record func(r *Record) error
 	// Malformed is called once per record that is valid JSON but unusable,
 	// and once per invalid field of an event envelope.
-	Malformed func(m *Malformed)
+	Malformed func(m *Malformed) error
 }
 
 // Event is the Lambda envelope of a batch of records: the fields a

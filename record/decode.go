@@ -13,6 +13,7 @@ type Decoder struct {
 
 	data   []byte // the payload being decoded
 	v      Visitor
+	vErr   error // the first error a Visitor func returned: decoding stops
 	syntax *SyntaxError
 	stack  []byte // skipValue's container stack
 	tmp    []byte // a decoded string, valid until the next stringBytes
@@ -81,21 +82,26 @@ func (d *Decoder) SetPartitionKey(name string) { d.pk = name }
 // to v.Malformed, and decoding goes on with the next record.
 //
 // Decode returns an error only when it cannot go on: *SyntaxError when the
-// payload is not JSON, and *AmbiguousKeyError for the first record whose
-// Keys have two attributes while no partition key is named. Records before
-// the error have been delivered.
+// payload is not JSON, *AmbiguousKeyError for the first record whose Keys
+// have two attributes while no partition key is named, and the error a
+// Visitor func returned, unchanged. Records before the error have been
+// delivered.
 func (d *Decoder) Decode(payload []byte, v Visitor) error {
 	if d.tables == nil {
 		d.tables = make(map[string]string)
 		d.views = make(map[string]string)
 	}
-	d.data, d.v, d.syntax = payload, v, nil
+	d.data, d.v, d.syntax, d.vErr = payload, v, nil, nil
 	d.queueing, d.queued, d.queuedErr = false, 0, nil
-	defer func() { d.data, d.v = nil, Visitor{} }()
+	defer func() { d.data, d.v, d.vErr = nil, Visitor{}, nil }()
 	i := skipWS(payload, 0)
 	for i < len(payload) {
 		var err error
-		if i, err = d.top(i); err != nil {
+		i, err = d.top(i)
+		if d.vErr != nil {
+			return d.vErr
+		}
+		if err != nil {
 			return err
 		}
 		if i < 0 {
@@ -127,7 +133,7 @@ func (d *Decoder) top(i int) (int, error) {
 			} else {
 				i = d.notRecord(i)
 			}
-			if err != nil || i < 0 {
+			if err != nil || i < 0 || d.vErr != nil {
 				return i, err
 			}
 			i = skipWS(b, i)
@@ -165,10 +171,17 @@ func (d *Decoder) notRecord(i int) int {
 		if d.queueing {
 			d.enqueue(pending{bad: m})
 		} else {
-			d.v.Malformed(m)
+			d.malformed(m)
 		}
 	}
 	return end
+}
+
+// malformed hands m to the visitor, unless a visitor func has failed.
+func (d *Decoder) malformed(m *Malformed) {
+	if d.vErr == nil && d.v.Malformed != nil {
+		d.vErr = d.v.Malformed(m)
+	}
 }
 
 // object decodes a top-level object at i, which is either an event or a

@@ -29,9 +29,13 @@ func keep(r *Record) Record {
 
 func (g *got) visitor() Visitor {
 	return Visitor{
-		Event:     func(ev *Event) { g.calls = append(g.calls, "E"); g.events = append(g.events, *ev) },
-		Record:    func(r *Record) { g.calls = append(g.calls, "R"); g.records = append(g.records, keep(r)) },
-		Malformed: func(m *Malformed) { g.calls = append(g.calls, "M"); g.bad = append(g.bad, *m) },
+		Event: func(ev *Event) error { g.calls = append(g.calls, "E"); g.events = append(g.events, *ev); return nil },
+		Record: func(r *Record) error {
+			g.calls = append(g.calls, "R")
+			g.records = append(g.records, keep(r))
+			return nil
+		},
+		Malformed: func(m *Malformed) error { g.calls = append(g.calls, "M"); g.bad = append(g.bad, *m); return nil },
 	}
 }
 
@@ -508,7 +512,7 @@ func TestDecoderReuseAndConfig(t *testing.T) {
 	var zero Decoder // the zero Decoder works too
 	n := 0
 	for range 3 {
-		if err := zero.Decode([]byte(readFile(t, "dynamodb-event.json")), Visitor{Record: func(r *Record) { n++ }}); err != nil {
+		if err := zero.Decode([]byte(readFile(t, "dynamodb-event.json")), Visitor{Record: func(r *Record) error { n++; return nil }}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -568,7 +572,7 @@ func TestDecodeScratchBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	if err := d.Decode(payload, Visitor{Record: func(*Record) { n++ }}); err != nil {
+	if err := d.Decode(payload, Visitor{Record: func(*Record) error { n++; return nil }}); err != nil {
 		t.Fatal(err)
 	}
 	if n != 1_000_000 {
@@ -576,5 +580,59 @@ func TestDecodeScratchBounded(t *testing.T) {
 	}
 	if c := cap(d.scratch); c > 2*maxLambdaPayload/8 {
 		t.Errorf("scratch capacity %d B after a %d-byte replay, want at most %d", c, len(payload), 2*maxLambdaPayload/8)
+	}
+}
+
+// TestDecodeStopsAtVisitorError checks the Visitor contract: the first
+// error a func returns stops the decoding, nothing more is delivered, and
+// Decode returns that very error, whatever shape the payload has.
+func TestDecodeStopsAtVisitorError(t *testing.T) {
+	bad := `{"eventName":"NOPE","dynamodb":{"Keys":{"pk":{"S":"M"}}}}`
+	cases := []struct {
+		name, payload string
+		stopAt        string // the call whose func fails: "E", "R" or "M"
+		nth           int    // at its nth occurrence (1-based)
+		calls         string // what was delivered, the failing call included
+	}{
+		{"second of three records", minimal("A", "") + minimal("B", "") + minimal("C", ""), "R", 2, "RR"},
+		{"record in an array", "[" + minimal("A", "") + "," + minimal("B", "") + "]", "R", 1, "R"},
+		{"queued record of an event", `{"Records":[` + minimal("A", "") + "," + minimal("B", "") + `]}` + minimal("C", ""), "R", 1, "ER"},
+		{"event", `{"Records":[` + minimal("A", "") + `]}{"Records":[]}`, "E", 1, "E"},
+		{"malformed record in an event", `{"Records":[` + bad + "," + minimal("B", "") + `]}`, "M", 1, "EM"},
+		{"malformed top-level value", `1 ` + minimal("A", ""), "M", 1, "M"},
+		{"malformed in an array", `[2,` + minimal("A", "") + `]`, "M", 1, "M"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			stop := errors.New("visitor says stop")
+			var calls []string
+			count := func(kind string) error {
+				calls = append(calls, kind)
+				if kind == c.stopAt && strings.Count(strings.Join(calls, ""), kind) == c.nth {
+					return stop
+				}
+				return nil
+			}
+			d, err := NewDecoder(DefaultConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = d.Decode([]byte(c.payload), Visitor{
+				Event:     func(*Event) error { return count("E") },
+				Record:    func(*Record) error { return count("R") },
+				Malformed: func(*Malformed) error { return count("M") },
+			})
+			if err != stop {
+				t.Errorf("Decode returned %v, want the visitor's own error, unwrapped", err)
+			}
+			if got := strings.Join(calls, ""); got != c.calls {
+				t.Errorf("calls %q, want %q", got, c.calls)
+			}
+			// The decoder is usable again afterwards.
+			g := &got{}
+			if err := d.Decode([]byte(minimal("Z", "")), g.visitor()); err != nil || pks(g) != "Z" {
+				t.Errorf("after a stop, Decode = %v with keys %q, want Z", err, pks(g))
+			}
+		})
 	}
 }

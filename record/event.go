@@ -19,23 +19,22 @@ func (d *Decoder) deliverEvent() {
 		d.ev.EventSourceARN = string(d.topARN)
 		table = d.tableName(d.topARN)
 	}
-	if d.v.Event != nil {
-		d.v.Event(&d.ev)
+	if d.vErr == nil && d.v.Event != nil {
+		d.vErr = d.v.Event(&d.ev)
 	}
 	for k := range d.envErrs {
-		if d.v.Malformed != nil {
-			d.v.Malformed(&d.envErrs[k])
-		}
+		d.malformed(&d.envErrs[k])
 	}
 	for k := range d.queued {
+		if d.vErr != nil {
+			break
+		}
 		p := &d.queue[k/queueBlock][k%queueBlock]
 		if p.bad != nil {
 			if p.bad.Table == "" {
 				p.bad.Table = table
 			}
-			if d.v.Malformed != nil {
-				d.v.Malformed(p.bad)
-			}
+			d.malformed(p.bad)
 			p.bad = nil
 			continue
 		}

@@ -24,15 +24,18 @@ func ExampleDecoder_Decode() {
 		panic(err)
 	}
 	err = d.Decode(payload, record.Visitor{
-		Event: func(ev *record.Event) {
+		Event: func(ev *record.Event) error {
 			fmt.Println("window", ev.WindowStart.Format("15:04"), "to", ev.WindowEnd.Format("15:04"), "of", ev.ShardID)
+			return nil
 		},
-		Record: func(r *record.Record) {
+		Record: func(r *record.Record) error {
 			fmt.Printf("%s %s pk=%s sk=%s new=%d old=%d wcu=%d exact=%v ttl=%v\n", r.Table, r.EventName,
 				r.PartitionKey.Value, r.SortKey.Value, r.NewImageSize, r.OldImageSize, r.WCU, r.WCUExact, r.TTLDelete)
+			return nil
 		},
-		Malformed: func(m *record.Malformed) {
+		Malformed: func(m *record.Malformed) error {
 			fmt.Println("malformed:", errors.Is(m.Err, record.ErrEventName), m.EventID)
+			return nil
 		},
 	})
 	fmt.Println("error:", err)

@@ -57,8 +57,8 @@ func (d *Decoder) finishRecord(offset int) error {
 		}
 		if d.queueing {
 			d.enqueue(pending{bad: m})
-		} else if d.v.Malformed != nil {
-			d.v.Malformed(m)
+		} else {
+			d.malformed(m)
 		}
 		return nil
 	}
@@ -123,7 +123,7 @@ func (d *Decoder) enqueue(p pending) {
 
 // deliver hands a checked record to the visitor as a Record.
 func (d *Decoder) deliver(p *pending, shard string) {
-	if d.v.Record == nil {
+	if d.v.Record == nil || d.vErr != nil {
 		return
 	}
 	r := &d.rec
@@ -145,7 +145,7 @@ func (d *Decoder) deliver(p *pending, shard string) {
 	r.SizeBytes = p.sizeBytes
 	r.TTLDelete = p.ttl
 	r.WCU, r.WCUExact = WriteUnits(p.eventName, r.NewImageSize, r.OldImageSize, r.KeysSize, p.ttl)
-	d.v.Record(r)
+	d.vErr = d.v.Record(r)
 }
 
 // keyAt returns key attribute k of the current record; k < 0 is none.

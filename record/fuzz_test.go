@@ -184,7 +184,7 @@ func TestDecodeAllocs(t *testing.T) {
 	}
 	d, _ := NewDecoder(Config{PartitionKey: "pk"})
 	var wcu uint64
-	v := Visitor{Record: func(r *Record) { wcu += r.WCU }}
+	v := Visitor{Record: func(r *Record) error { wcu += r.WCU; return nil }}
 	run := func(payload []byte) float64 {
 		if err := d.Decode(payload, v); err != nil { // warm up
 			t.Fatal(err)

@@ -19,13 +19,16 @@ const (
 )
 
 // MaxKeyLen is the longest key a Summary tells apart: DynamoDB's limit on a
-// partition key. A longer key is counted under its first MaxKeyLen bytes.
-const MaxKeyLen = 2048
+// partition key, 2,048 bytes, plus one byte for a tag the caller prefixes
+// (the detector's key type, so that "1" the string and 1 the number stay
+// apart). Every key DynamoDB accepts is thus kept whole; a longer key is
+// counted under its first MaxKeyLen bytes.
+const MaxKeyLen = 1 + 2048
 
 // Errors returned, wrapped, by this package. Match them with errors.Is.
 var (
-	// ErrInvalidConfig: a Config is outside the limits above.
-	ErrInvalidConfig = errors.New("invalid config")
+	// ErrConfig: a Config is outside the limits above.
+	ErrConfig = errors.New("invalid config")
 	// ErrConfigMismatch: Merge of summaries with different configs.
 	ErrConfigMismatch = errors.New("configs differ")
 	// ErrOverflow: Merge would take the total weight past 2^64-1.
@@ -66,13 +69,13 @@ func DefaultConfig() Config {
 func (c Config) Validate() error {
 	switch {
 	case c.Counters < 1 || c.Counters > MaxCounters:
-		return fmt.Errorf("sketch: Counters = %d, want 1..%d: %w", c.Counters, MaxCounters, ErrInvalidConfig)
+		return fmt.Errorf("sketch: Counters = %d, want 1..%d: %w", c.Counters, MaxCounters, ErrConfig)
 	case c.Width < 1 || c.Width > MaxWidth:
-		return fmt.Errorf("sketch: Width = %d, want 1..%d: %w", c.Width, MaxWidth, ErrInvalidConfig)
+		return fmt.Errorf("sketch: Width = %d, want 1..%d: %w", c.Width, MaxWidth, ErrConfig)
 	case c.Depth < 1 || c.Depth > MaxDepth:
-		return fmt.Errorf("sketch: Depth = %d, want 1..%d: %w", c.Depth, MaxDepth, ErrInvalidConfig)
+		return fmt.Errorf("sketch: Depth = %d, want 1..%d: %w", c.Depth, MaxDepth, ErrConfig)
 	case c.Width*c.Depth > MaxCells:
-		return fmt.Errorf("sketch: Width × Depth = %d, want at most %d: %w", c.Width*c.Depth, MaxCells, ErrInvalidConfig)
+		return fmt.Errorf("sketch: Width × Depth = %d, want at most %d: %w", c.Width*c.Depth, MaxCells, ErrConfig)
 	}
 	return nil
 }

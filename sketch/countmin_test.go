@@ -96,7 +96,7 @@ func TestCountMinEdges(t *testing.T) {
 	})
 	t.Run("invalid sizes", func(t *testing.T) {
 		for _, s := range [][2]int{{0, 1}, {1, 0}, {MaxWidth + 1, 1}, {1, MaxDepth + 1}} {
-			if _, err := NewCountMin(s[0], s[1]); !isErr(err, ErrInvalidConfig) {
+			if _, err := NewCountMin(s[0], s[1]); !isErr(err, ErrConfig) {
 				t.Errorf("NewCountMin(%d, %d): %v", s[0], s[1], err)
 			}
 		}

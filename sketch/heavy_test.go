@@ -296,7 +296,7 @@ func TestHeavyHittersMergeMismatch(t *testing.T) {
 	if err := a.Merge(b); !isErr(err, ErrConfigMismatch) {
 		t.Errorf("Merge of 8 counters into 4: %v", err)
 	}
-	if _, err := NewHeavyHitters(0); !isErr(err, ErrInvalidConfig) {
+	if _, err := NewHeavyHitters(0); !isErr(err, ErrConfig) {
 		t.Errorf("NewHeavyHitters(0): %v", err)
 	}
 }

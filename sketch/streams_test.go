@@ -8,7 +8,7 @@ import (
 )
 
 // The default-size guarantees, checked against the exact oracle on the
-// streams the issue names: Zipf, adversarial, and merges of their parts.
+// streams docs/sketch.md names: Zipf, adversarial, and merges of their parts.
 
 var testUniverse = sync.OnceValue(func() *universe { return newUniverse(100_000, 1) })
 

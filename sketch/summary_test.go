@@ -177,7 +177,7 @@ func TestConfigValidate(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.cfg.Validate()
-			if (err == nil) != tc.ok || (err != nil && !isErr(err, ErrInvalidConfig)) {
+			if (err == nil) != tc.ok || (err != nil && !isErr(err, ErrConfig)) {
 				t.Errorf("Validate(%+v) = %v", tc.cfg, err)
 			}
 			if _, err2 := NewSummary(tc.cfg); (err2 == nil) != tc.ok {

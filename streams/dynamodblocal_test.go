@@ -53,15 +53,16 @@ func startKeyReader(t *testing.T, api streams.API, arn string, from streams.Star
 	ctx, cancel := context.WithCancel(context.Background())
 	kr.cancel = cancel
 	visit := record.Visitor{
-		Record: func(r *record.Record) {
+		Record: func(r *record.Record) error {
 			k := string(r.PartitionKey.Value)
 			kr.counts[k]++
 			if r.Table == "" || !strings.Contains(arn, "table/"+r.Table+"/") {
 				kr.bad = append(kr.bad, fmt.Sprintf("record of %s has table %q", k, r.Table))
 			}
 			kr.notify <- k
+			return nil
 		},
-		Malformed: func(m *record.Malformed) { kr.bad = append(kr.bad, m.Err.Error()) },
+		Malformed: func(m *record.Malformed) error { kr.bad = append(kr.bad, m.Err.Error()); return nil },
 	}
 	go func() {
 		kr.done <- r.Run(ctx, streams.Handler{

@@ -181,9 +181,10 @@ func FuzzAppendLambdaRecord(f *testing.F) {
 		}
 		got, n := -1, 0
 		err := dec.Decode(payload, record.Visitor{
-			Record: func(r *record.Record) { got, n = r.NewImageSize, n+1 },
-			Malformed: func(m *record.Malformed) {
+			Record: func(r *record.Record) error { got, n = r.NewImageSize, n+1; return nil },
+			Malformed: func(m *record.Malformed) error {
 				t.Fatalf("malformed: %v\n%s", m.Err, payload)
+				return nil
 			},
 		})
 		if err != nil || n != 1 {

@@ -78,8 +78,11 @@ func (o *oracle) size(item map[string]ddb.AttributeValue) int {
 	}}
 	size := -2
 	err := o.sizer.Decode(streams.AppendLambdaEvent(nil, []types.Record{rec}, testARN), record.Visitor{
-		Record:    func(r *record.Record) { size = r.NewImageSize },
-		Malformed: func(m *record.Malformed) { o.t.Fatalf("record cannot size an item the test built: %v", m.Err) },
+		Record: func(r *record.Record) error { size = r.NewImageSize; return nil },
+		Malformed: func(m *record.Malformed) error {
+			o.t.Fatalf("record cannot size an item the test built: %v", m.Err)
+			return nil
+		},
 	})
 	if err != nil || size < 0 {
 		o.t.Fatalf("sizing an item: %v", err)
@@ -245,13 +248,13 @@ func (o *oracle) verify(streamARN string, exactView bool) int {
 	fail := func(format string, args ...any) { failures = append(failures, fmt.Sprintf(format, args...)) }
 	all := make(chan struct{})
 	visit := record.Visitor{
-		Record: func(rec *record.Record) {
+		Record: func(rec *record.Record) error {
 			seen++
 			k := recordKey(rec)
 			q := o.pending[k]
 			if len(q) == 0 {
 				fail("stream record %s for %s (%s) matches no write", rec.SequenceNumber, k, rec.EventName)
-				return
+				return nil
 			}
 			w := q[0]
 			o.pending[k] = q[1:]
@@ -277,9 +280,11 @@ func (o *oracle) verify(streamARN string, exactView bool) int {
 			if seen == len(o.writes) {
 				close(all)
 			}
+			return nil
 		},
-		Malformed: func(m *record.Malformed) {
+		Malformed: func(m *record.Malformed) error {
 			fail("malformed stream record %s at byte %d: %v", m.SequenceNumber, m.Offset, m.Err)
+			return nil
 		},
 	}
 	ctx, cancel := context.WithCancel(context.Background())

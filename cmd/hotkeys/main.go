@@ -17,6 +17,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/hotkeys-dev/hotkeys/detector"
 )
 
 // Exit statuses, documented in README.
@@ -24,6 +26,7 @@ const (
 	exitOK         = 0
 	exitInputError = 1
 	exitUsage      = 2
+	exitInternal   = 3
 )
 
 const usage = `hotkeys finds the partition keys that take too much of a DynamoDB table's
@@ -36,7 +39,8 @@ Usage:
 
 Run 'hotkeys COMMAND -h' for a command's flags.
 
-Exit status: 0 clean, 1 the input had errors, 2 usage or configuration error.
+Exit status: 0 clean, 1 the input had errors, 2 usage or configuration error,
+3 an internal error (a bug in hotkeys: please report it with the stack shown).
 `
 
 func main() {
@@ -83,6 +87,7 @@ func (e inputError) Error() string { return e.msg }
 func exitCode(err error, stderr io.Writer) int {
 	var ue usageError
 	var ie inputError
+	var internal *detector.InternalError
 	switch {
 	case err == nil:
 		return exitOK
@@ -94,6 +99,9 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.As(err, &ie):
 		fmt.Fprintf(stderr, "hotkeys: %v\n", err)
 		return exitInputError
+	case errors.As(err, &internal):
+		fmt.Fprintf(stderr, "hotkeys: %v\nThis is a bug in hotkeys, not a fault of the input: please report it with this stack.\n%s", err, internal.Stack)
+		return exitInternal
 	}
 	fmt.Fprintf(stderr, "hotkeys: %v\n", err)
 	return exitInputError

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -157,7 +158,7 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// TestDemoShowsEveryAntiPattern is the acceptance test for the demo:
+// TestDemoShowsEveryAntiPattern checks what README's "What it finds" table promises of the demo:
 // every anti-pattern is flagged with the right diagnosis and recommendation.
 func TestDemoShowsEveryAntiPattern(t *testing.T) {
 	code, out, errs := hotkeys(t, "", "demo", "--format", "json")
@@ -225,6 +226,21 @@ func TestDemoRedactsEveryKey(t *testing.T) {
 		}
 		if !strings.Contains(out, "h:") {
 			t.Errorf("--format %s: no redacted keys in output", format)
+		}
+	}
+}
+
+// TestInternalErrorExitStatus: a bug of ours exits 3 with its stack and a
+// plea to report it, never 1 (the input's fault) or 0.
+func TestInternalErrorExitStatus(t *testing.T) {
+	var errb bytes.Buffer
+	ie := &detector.InternalError{Table: "T", EventID: "e1", Cause: "boom", Stack: []byte("goroutine 1 [running]:\nmain.f()")}
+	if code := exitCode(fmt.Errorf("replaying: %w", ie), &errb); code != exitInternal {
+		t.Errorf("exit %d, want %d", code, exitInternal)
+	}
+	for _, want := range []string{"internal error", "boom", "a bug in hotkeys", "goroutine 1 [running]"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
 		}
 	}
 }

@@ -15,19 +15,15 @@ import (
 const maxMalformedNotes = 10
 
 // pipeline is the path every command shares: raw Lambda-event JSON, through
-// the record decoder, into the detector, out as reports. The Lambda has the
-// same path with its own output.
+// detector.Feed (the same path as the Lambda's), into the detector, out as
+// reports.
 type pipeline struct {
-	dec    *record.Decoder
+	in     *detector.Feed
 	det    *detector.Detector
 	out    reportWriter
 	stderr io.Writer
-	now    func() time.Time
 
 	malformed uint64
-	lastTable string
-	lastTime  time.Time
-	err       error // first error of a callback
 }
 
 func newPipeline(o *options, out reportWriter, stderr io.Writer, now func() time.Time) (*pipeline, error) {
@@ -42,38 +38,17 @@ func newPipeline(o *options, out reportWriter, stderr io.Writer, now func() time
 	if o.heatmap != "" {
 		out = newHeatmapWriter(out, o.heatmap, o.cfg, now)
 	}
-	return &pipeline{dec: dec, det: det, out: out, stderr: stderr, now: now}, nil
+	return &pipeline{in: detector.NewFeed(dec, now), det: det, out: out, stderr: stderr}, nil
 }
 
 // feed analyses one payload. shard, when not empty, is the stream shard the
 // records came from (watch knows it; a plain Lambda batch does not say).
 // Reports of the windows that record time has moved past are written out.
 func (p *pipeline) feed(name string, payload []byte, shard string) error {
-	err := p.dec.Decode(payload, record.Visitor{
-		Record: func(r *record.Record) {
-			if shard != "" {
-				r.Shard = shard
-			}
-			if r.Time.IsZero() {
-				// No ApproximateCreationDateTime: the best we know is the
-				// previous record's time, or now.
-				r.Time = p.lastTime
-				if r.Time.IsZero() {
-					r.Time = p.now()
-				}
-			}
-			p.lastTime, p.lastTable = r.Time, r.Table
-			if err := p.det.Add(r); err != nil && p.err == nil {
-				p.err = err
-			}
-		},
+	_, err := p.in.Decode(payload, p.det, detector.Hooks{
+		Shard: shard,
 		Malformed: func(m *record.Malformed) {
 			p.malformed++
-			table := m.Table
-			if table == "" {
-				table = p.lastTable
-			}
-			p.det.AddMalformed(table)
 			if p.malformed <= maxMalformedNotes {
 				fmt.Fprintf(p.stderr, "hotkeys: %s: skipped malformed record at byte %d (eventID %q): %v\n", name, m.Offset, m.EventID, m.Err)
 			} else if p.malformed == maxMalformedNotes+1 {
@@ -82,14 +57,14 @@ func (p *pipeline) feed(name string, payload []byte, shard string) error {
 		},
 	})
 	var amb *record.AmbiguousKeyError
-	if errors.As(err, &amb) {
+	var syn *record.SyntaxError
+	switch {
+	case errors.As(err, &amb):
 		return usageError{err}
-	}
-	if err != nil {
+	case errors.As(err, &syn):
 		return inputError{fmt.Sprintf("%s: %v", name, err)}
-	}
-	if p.err != nil {
-		return p.err
+	case err != nil:
+		return err // an *InternalError: a bug, exit status 3
 	}
 	return p.out.Write(p.det.Flush())
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -111,6 +112,7 @@ func (t *tableWriter) window(r *detector.Report) error {
 	if r.TerminatedEarly {
 		b.WriteString("! Lambda ended this window early: the figures cover only part of it.\n")
 	}
+	var cut keyNotes
 	if len(r.HotKeys) == 0 {
 		b.WriteString("\nno hot keys\n")
 	} else {
@@ -118,12 +120,12 @@ func (t *tableWriter) window(r *detector.Report) error {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  SEVERITY\tKEY\tPATTERN\tWCU [bounds]\tSHARE\t\tPEAK WCU/s\tSHARDS\t")
 		for _, k := range r.HotKeys {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%5.1f%%\t%s\t%d\t\n", k.Severity, printable(k.Key, 40), k.Pattern,
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%5.1f%%\t%s\t%d\t\n", k.Severity, cut.cell(k.Key), k.Pattern,
 				bounds(k), bar(k.Share, 20), k.Share*100, count(uint64(k.PeakWCUPerSecond+0.5)), k.RecommendedShards)
 		}
 		tw.Flush()
 		for _, k := range r.HotKeys {
-			fmt.Fprintf(&b, "  ▸ %s: %s\n", printable(k.Key, 40), k.Diagnosis)
+			fmt.Fprintf(&b, "  ▸ %s: %s\n", cut.cell(k.Key), k.Diagnosis)
 		}
 	}
 	if len(r.TopKeys) > 0 {
@@ -131,7 +133,7 @@ func (t *tableWriter) window(r *detector.Report) error {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  KEY\tTYPE\tWCU [bounds]\tSHARE\t\tAVG WCU/s\tPEAK WCU/s\t")
 		for _, k := range r.TopKeys {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%5.1f%%\t%.1f\t%s\t\n", printable(k.Key, 40), k.Type, bounds(k),
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%5.1f%%\t%.1f\t%s\t\n", cut.cell(k.Key), k.Type, bounds(k),
 				bar(k.Share, 20), k.Share*100, k.AvgWCUPerSecond, count(uint64(k.PeakWCUPerSecond+0.5)))
 		}
 		tw.Flush()
@@ -150,9 +152,40 @@ func (t *tableWriter) window(r *detector.Report) error {
 		}
 		tw.Flush()
 	}
+	if len(cut) > 0 {
+		// Keys of up to 2,048 bytes do not fit a column, and two that differ
+		// only at the end would look alike there: say each in full.
+		b.WriteString("\nKEYS CUT ABOVE, IN FULL\n")
+		for i, k := range cut {
+			fmt.Fprintf(&b, "  [%d] %s\n", i+1, printable(k, -1))
+		}
+	}
 	b.WriteString("\n")
 	_, err := io.WriteString(t.w, b.String())
 	return err
+}
+
+// keyCellWidth is the widest a key is shown in a table column.
+const keyCellWidth = 40
+
+// keyNotes collects the keys a window's table had to cut, in order of first
+// appearance.
+type keyNotes []string
+
+// cell returns key as a table cell: whole when it fits, else cut and
+// marked with its note's number, which the window's footer prints in full.
+func (n *keyNotes) cell(key string) string {
+	s := printable(key, keyCellWidth)
+	if s == printable(key, -1) {
+		return s
+	}
+	i := slices.Index(*n, key)
+	if i < 0 {
+		*n = append(*n, key)
+		i = len(*n) - 1
+	}
+	mark := fmt.Sprintf(" [%d]", i+1)
+	return printable(key, keyCellWidth-utf8.RuneCountInString(mark)) + mark
 }
 
 func lowerBoundNote(lower bool) string {
@@ -186,7 +219,8 @@ func count(n uint64) string {
 }
 
 // printable makes a key safe for a terminal: a key is arbitrary user data
-// and may hold control characters or escape sequences. Long keys are cut.
+// and may hold control characters or escape sequences. Keys longer than
+// width runes are cut; width < 0 never cuts.
 func printable(s string, width int) string {
 	for _, r := range s {
 		if r < 0x20 || r == 0x7f || r == utf8.RuneError || (r >= 0x80 && r < 0xa0) {
@@ -194,7 +228,7 @@ func printable(s string, width int) string {
 			break
 		}
 	}
-	if utf8.RuneCountInString(s) > width {
+	if width >= 0 && utf8.RuneCountInString(s) > width {
 		rs := []rune(s)
 		s = string(rs[:width-1]) + "…"
 	}

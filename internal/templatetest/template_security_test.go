@@ -321,6 +321,7 @@ func TestTemplateAlarms(t *testing.T) {
 		"HotKeyByKeyAlarm":      "750",
 		"HotKeyWarningAlarm":    "0.25",
 		"MalformedRecordsAlarm": "0",
+		"InternalErrorsAlarm":   "0",
 	}
 	for _, id := range s.Resources("AWS::CloudWatch::Alarm") {
 		p := properties(mustResource(t, s, id))
@@ -343,7 +344,7 @@ func TestTemplateAlarms(t *testing.T) {
 			t.Errorf("%s: threshold %s, want %s", id, got, want)
 		}
 		op := "GreaterThanOrEqualToThreshold"
-		if id == "MalformedRecordsAlarm" {
+		if id == "MalformedRecordsAlarm" || id == "InternalErrorsAlarm" {
 			op = "GreaterThanThreshold"
 		}
 		if p["ComparisonOperator"] != op {
