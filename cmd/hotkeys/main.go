@@ -4,6 +4,7 @@
 //	hotkeys demo                      simulated traffic with every anti-pattern; no AWS needed
 //	hotkeys replay [flags] FILE...|-  analyse captured Lambda stream events
 //	hotkeys watch  [flags] --table T  analyse a table's stream live
+//	hotkeys history --table H         merge the windows the Lambda stored, table-wide
 //
 // Exit status: 0 clean, 1 the input had errors (malformed records, a file
 // that is not JSON, data lost from the stream), 2 usage or configuration.
@@ -17,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 )
@@ -36,6 +38,7 @@ Usage:
   hotkeys demo   [flags]                 simulated traffic showing every anti-pattern (no AWS needed)
   hotkeys replay [flags] FILE... | -     analyse captured Lambda DynamoDB stream events
   hotkeys watch  [flags] --table NAME    analyse a table's stream live (Ctrl-C to stop)
+  hotkeys history [flags] --table NAME   merge the windows the Lambda stored in its history table
 
 Run 'hotkeys COMMAND -h' for a command's flags.
 
@@ -63,6 +66,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = runReplay(ctx, args[1:], stdin, stdout, stderr)
 	case "watch":
 		err = runWatch(ctx, args[1:], stdout, stderr)
+	case "history":
+		err = runHistory(ctx, args[1:], stdout, stderr, time.Now)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
