@@ -112,7 +112,9 @@ func TestHistoryOnDynamoDBLocal(t *testing.T) {
 	}
 	// Items history cannot use, each skipped with a warning.
 	good, _ := historytable.Item(day.summaries[1], retention)
-	window := func(s string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: fmt.Sprintf("%012d#%s", start.Unix(), s)} }
+	window := func(s string) *types.AttributeValueMemberS {
+		return &types.AttributeValueMemberS{Value: fmt.Sprintf("%012d#%s", start.Unix(), s)}
+	}
 	corrupt := map[string]map[string]types.AttributeValue{
 		"corrupt": {historytable.AttrWindow: window("Orders#corrupt"), historytable.AttrSummary: &types.AttributeValueMemberB{Value: []byte("hk\x01garbage")}},
 		"version": {historytable.AttrWindow: window("Orders#v2"), historytable.AttrFormat: &types.AttributeValueMemberN{Value: "2"}},
