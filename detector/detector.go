@@ -98,28 +98,27 @@ func (d *Detector) Add(r *record.Record) error {
 // window of the record before it, or failing that in the table's next
 // window to close.
 func (d *Detector) AddMalformed(table string) {
-	if table == "" {
-		table = d.lastTable
-	}
-	if d.last != nil && d.lastTable == table {
-		d.last.AddMalformed(1)
-		return
-	}
-	d.pendingOf(table).malformed++
+	d.addUntimed(table, (*Window).AddMalformed, func(c *counts) { c.malformed++ })
 }
 
 // AddInternal counts a record that could not be handled because of a bug
 // in hotkeys (an InternalError), where AddMalformed counts the input's
 // faults. table is as for AddMalformed.
 func (d *Detector) AddInternal(table string) {
+	d.addUntimed(table, (*Window).AddInternal, func(c *counts) { c.internal++ })
+}
+
+// addUntimed counts a record whose time is unknown in the window of the
+// record before it, or failing that in the table's pending counts.
+func (d *Detector) addUntimed(table string, inWindow func(*Window, uint64), pending func(*counts)) {
 	if table == "" {
 		table = d.lastTable
 	}
 	if d.last != nil && d.lastTable == table {
-		d.last.AddInternal(1)
+		inWindow(d.last, 1)
 		return
 	}
-	d.pendingOf(table).internal++
+	pending(d.pendingOf(table))
 }
 
 func (d *Detector) pendingOf(table string) *counts {
