@@ -35,6 +35,8 @@ var lambdaEnvironment = []string{
 	"HOTKEYS_METRICS",
 	"HOTKEYS_KEY_REDACTION",
 	"HOTKEYS_KEY_REDACTION_SALT",
+	"HOTKEYS_HISTORY_TABLE",
+	"HOTKEYS_HISTORY_RETENTION_DAYS",
 }
 
 var envName = regexp.MustCompile(`^HOTKEYS_[A-Z0-9_]+$`)

@@ -22,6 +22,7 @@ var variants = []struct {
 	{"partition key given, EMF, e-mail", map[string]string{"PartitionKeyName": "pk", "MetricsMode": "emf", "AlarmEmail": "oncall@example.com"}},
 	{"metrics off", map[string]string{"MetricsMode": "off"}},
 	{"both", map[string]string{"MetricsMode": "both", "KeyRedaction": "hash"}},
+	{"history", map[string]string{"History": "on", "HistoryRetentionDays": "7"}},
 }
 
 // policyStatement is one evaluated IAM statement and where it comes from.
@@ -169,6 +170,10 @@ func checkFunctionRole(t *testing.T, s *cfn.Stack) {
 	}
 	if s.Param("PartitionKeyName") == "" {
 		want["dynamodb:DescribeTable"] = []string{"arn:aws:dynamodb:" + cfn.Region + ":" + cfn.Account + ":table/" + testTable}
+	}
+	if s.Param("History") == "on" {
+		// One table, one action: the window summaries, and nothing else.
+		want["dynamodb:PutItem"] = []string{cfn.GetAtt("HistoryTable", "Arn")}
 	}
 	mode, err := alert.ParseMode(s.Param("MetricsMode"))
 	if err != nil {
