@@ -22,7 +22,7 @@ const (
 // (the costliest to decode and merge). 64 of them, distinct, stand in for
 // the day's 23,040, so that the input does not weigh on the measured
 // memory; each use gets its own shard and window.
-func variants(b *testing.B) [][]byte {
+func variants(b testing.TB) [][]byte {
 	var out [][]byte
 	for v := range 64 {
 		sum, err := sketch.NewSummary(sketch.DefaultConfig())
