@@ -186,6 +186,7 @@ func (s *Summary) UnmarshalBinary(data []byte) error {
 		out.Shards = append(out.Shards, detector.ShardReport{Shard: r.string(), Records: r.uvarint(), WCU: r.uvarint(), PeakWCUPerSecond: float64(r.uvarint())})
 	}
 	n = r.count(8)
+	seen := make(map[keyID]bool, n)
 	for range n {
 		k := detector.KeyReport{Type: r.string(), Key: r.string(), WCULower: r.uvarint(), WCUUpper: r.uvarint(), PeakWCUPerSecond: float64(r.uvarint())}
 		sev, pat := int(r.byte()), int(r.byte())
@@ -204,6 +205,12 @@ func (s *Summary) UnmarshalBinary(data []byte) error {
 			r.fail("key bounds [%d, %d] inverted", k.WCULower, k.WCUUpper)
 		}
 		k.WCU = k.WCUUpper
+		// A key listed twice would be counted twice when merged.
+		if id := (keyID{k.Type, k.Key, len(k.Shards) > 0}); seen[id] {
+			r.fail("key %q listed twice", k.Key)
+		} else {
+			seen[id] = true
+		}
 		out.Keys = append(out.Keys, k)
 	}
 	hll := r.string()

@@ -337,6 +337,13 @@ func TestDecodeRejects(t *testing.T) {
 	if err := s.UnmarshalBinary(v2); !errors.Is(err, ErrVersion) {
 		t.Errorf("version 2: %v, want ErrVersion", err)
 	}
+	twice := *st.summaries[0]
+	twice.Keys = append(twice.Keys, twice.Keys[0])
+	if b, err := twice.MarshalBinary(); err != nil {
+		t.Fatal(err)
+	} else if err := s.UnmarshalBinary(b); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("a key listed twice: %v, want ErrCorrupt", err)
+	}
 	if err := s.UnmarshalBinary([]byte(`{"json": true}`)); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("foreign bytes: %v, want ErrCorrupt", err)
 	}
