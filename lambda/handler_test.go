@@ -169,7 +169,11 @@ func TestVarsNamedIn(t *testing.T) {
 // exactly the variables configFromEnv reads.
 func TestEnvVarsListed(t *testing.T) {
 	read := map[string]bool{}
-	if _, _, _, err := configFromEnv(func(k string) string { read[k] = true; return "" }); err != nil {
+	getenv := func(k string) string { read[k] = true; return "" }
+	if _, _, _, err := configFromEnv(getenv); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := historyFromEnv(getenv, nil, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, v := range envVars {

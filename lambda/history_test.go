@@ -116,3 +116,23 @@ func TestHistoryWriteFailsQuietly(t *testing.T) {
 		t.Errorf("failed history write: logged %v, HistoryWriteErrors EMF %v; want both", logged, counted)
 	}
 }
+
+func TestHistoryFromEnv(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	if h, err := historyFromEnv(env(nil), nil, "NS", nil); h != nil || err != nil {
+		t.Errorf("no table: %v, %v; want off", h, err)
+	}
+	h, err := historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_TABLE": "H", "HOTKEYS_HISTORY_RETENTION_DAYS": "7"}), nil, "NS", nil)
+	if err != nil || h.table != "H" || h.retention != 7*24*time.Hour || h.namespace != "NS" {
+		t.Errorf("table H, 7 days: %+v, %v", h, err)
+	}
+	if h, _ := historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_TABLE": "H"}), nil, "NS", nil); h.retention != 30*24*time.Hour {
+		t.Errorf("default retention %s, want 30 days", h.retention)
+	}
+	for _, bad := range []string{"0", "-1", "3651", "30d", "1.5"} {
+		_, err := historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_RETENTION_DAYS": bad}), nil, "NS", nil)
+		if err == nil || !strings.Contains(err.Error(), "HOTKEYS_HISTORY_RETENTION_DAYS") {
+			t.Errorf("retention %q: %v, want an error naming the variable", bad, err)
+		}
+	}
+}
