@@ -19,7 +19,7 @@ ARTIFACTS_DIR ?= $(CURDIR)/bin/lambda
 
 GO_FILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './.aws-sam/*')
 
-.PHONY: test lint unit dynamodb-local browser heatmap-png build build-HotKeysFunction bench demo clean
+.PHONY: test lint unit dynamodb-local browser heatmap-png build build-HotKeysFunction bench demo client-demo clean
 
 ## test: lint, then every test (unit, fuzz seeds, DynamoDB Local integration, built bootstrap, browser).
 test: lint dynamodb-local browser
@@ -69,10 +69,14 @@ build: build-HotKeysFunction
 
 ## bench: the benchmarks whose figures README quotes.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./sketch ./record ./alert
+	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./sketch ./record ./alert ./clientwatch
 
 demo:
 	$(GO) run ./cmd/hotkeys demo
+
+## client-demo: the client-side detector on a read-hot and write-hot workload, against DynamoDB Local.
+client-demo: dynamodb-local
+	scripts/with-dynamodb-local $(DDB_LOCAL_DIR) sh -c '$(GO) run ./cmd/hotkeys client-demo --endpoint "$$HOTKEYS_TEST_DYNAMODB_ENDPOINT" $(ARGS)'
 
 clean:
 	rm -rf bin .aws-sam

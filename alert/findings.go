@@ -82,6 +82,16 @@ func logFindings(ctx context.Context, log *slog.Logger, reports []detector.Repor
 				}
 				attrs = append(attrs, slog.Int("write_shards", len(wcu)), slog.Any("write_shard_wcu", wcu))
 			}
+			if r.Source == detector.SourceClient {
+				attrs = append(attrs,
+					slog.String("source", r.Source),
+					slog.Any("hot_for", key.HotFor),
+					floatAttr("rcu", key.RCU),
+					floatAttr("peak_rcu_per_second", key.PeakRCUPerSecond),
+					slog.Uint64("throttled_attempts", key.ThrottledAttempts),
+					floatAttr("latency_p99_ms", key.LatencyP99Ms),
+				)
+			}
 			attrs = append(attrs, slog.Bool("wcu_is_lower_bound", r.WCUIsLowerBound))
 			if r.TerminatedEarly {
 				attrs = append(attrs, slog.Bool("terminated_early", true))

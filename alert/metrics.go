@@ -93,7 +93,7 @@ func Metrics() []MetricDefinition {
 }
 
 func unitOf(name string) string {
-	for _, d := range catalogue {
+	for _, d := range slices.Concat(catalogue, clientCatalogue) {
 		if d.Name == name {
 			return d.Unit
 		}
@@ -154,14 +154,23 @@ func (c *collector) add(i int, r *detector.Report) {
 	age := c.now.Sub(ts)
 	outside := age > maxAge || age < -maxAhead
 
+	client := r.Source == detector.SourceClient
 	g := group{timestamp: ts, dims: []dimension{{DimensionTableName, table}}, outside: outside}
-	c.tableValues(&g, r)
+	if client {
+		c.clientValues(&g, r)
+	} else {
+		c.tableValues(&g, r)
+	}
 	c.groups = append(c.groups, g)
 	for _, k := range publishedKeys(r.HotKeys, c.top) {
 		g := group{timestamp: ts, dims: []dimension{{DimensionTableName, table}, {DimensionPartitionKey, DimensionValue(k.Key)}}, outside: outside}
-		c.put(&g, MetricKeyWriteCapacityUnits, float64(k.WCU))
-		c.put(&g, MetricKeyWCUShare, k.Share)
-		c.put(&g, MetricKeyPeakWCUPerSecond, k.PeakWCUPerSecond)
+		if client {
+			c.clientKeyValues(&g, &k)
+		} else {
+			c.put(&g, MetricKeyWriteCapacityUnits, float64(k.WCU))
+			c.put(&g, MetricKeyWCUShare, k.Share)
+			c.put(&g, MetricKeyPeakWCUPerSecond, k.PeakWCUPerSecond)
+		}
 		c.groups = append(c.groups, g)
 	}
 }

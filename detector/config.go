@@ -48,6 +48,15 @@ type Config struct {
 	CriticalWCUPerSecond float64
 	// PartitionLimit is DynamoDB's per-partition write cap, 1,000 WCU/s.
 	PartitionLimit float64
+	// The client side (ClientWindow) also judges reads: a key is a warning
+	// when its share of the window's RCU is at least ShareThreshold and its
+	// peak is at least MinRCUPerSecond, and critical at CriticalRCUPerSecond;
+	// ReadPartitionLimit is DynamoDB's per-partition read cap, 3,000 RCU/s.
+	// Zero means the default (DefaultMinRCUPerSecond, ...): the stream side
+	// never reads them.
+	MinRCUPerSecond      float64
+	CriticalRCUPerSecond float64
+	ReadPartitionLimit   float64
 	// Top is how many of the heaviest keys a report lists whatever the
 	// thresholds.
 	Top int
@@ -112,6 +121,10 @@ func (c Config) Validate() error {
 		return bad("critical-wcu-per-second %g: want > 0", c.CriticalWCUPerSecond)
 	case c.CriticalWCUPerSecond < c.MinWCUPerSecond:
 		return bad("critical-wcu-per-second %g is below min-wcu-per-second %g", c.CriticalWCUPerSecond, c.MinWCUPerSecond)
+	case !(c.MinRCUPerSecond >= 0) || !(c.CriticalRCUPerSecond >= 0) || !(c.ReadPartitionLimit >= 0) ||
+		c.MinRCUPerSecond > 1e9 || c.CriticalRCUPerSecond > 1e9 || c.ReadPartitionLimit > 1e9:
+		return bad("min-rcu-per-second %g, critical-rcu-per-second %g, read-partition-limit %g: want ≥ 0 (0: the default)",
+			c.MinRCUPerSecond, c.CriticalRCUPerSecond, c.ReadPartitionLimit)
 	case c.Top < 0 || c.Top > 1000:
 		return bad("top %d: want 0 to 1000", c.Top)
 	case c.Lateness < 0 || c.Lateness > time.Hour:

@@ -123,3 +123,63 @@ func diagnose(p Pattern, k *KeyReport, limit float64, sf shardFacts) string {
 	return "One partition key takes a disproportionate share of the writes: " + head +
 		fmt.Sprintf(" Add a high-cardinality component to the key, or write-shard it into %d suffixes (…#0 to …#%d) read in parallel.", r, r-1)
 }
+
+// diagnoseClient explains a flagged client-side key: which of reads,
+// writes, throttling and latency made it hot, and what to do about each.
+func diagnoseClient(k *KeyReport, cfg Config) string {
+	var b strings.Builder
+	for _, cause := range k.HotFor {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		switch cause {
+		case CauseReads:
+			fmt.Fprintf(&b, "Read-hot: %.0f%% of the window's RCU, peaking at %.0f RCU/s against the %.0f RCU/s per-partition read limit."+
+				" Serve the item from a read-through cache (DAX, or an application cache with a short TTL), or use eventually consistent reads, which cost half.",
+				k.ReadShare*100, k.PeakRCUPerSecond, cfg.ReadPartitionLimit)
+		case CauseWrites:
+			b.WriteString("Write-hot: ")
+			b.WriteString(diagnose(k.Pattern, k, cfg.PartitionLimit, shardFacts{}))
+		case CauseThrottling:
+			fmt.Fprintf(&b, "Throttled: DynamoDB refused %d attempts on this key in the window", k.ThrottledAttempts)
+			if len(k.ThrottlingReasons) > 0 && k.ThrottlingReasons[0].Reason != "" {
+				fmt.Fprintf(&b, " (%s", k.ThrottlingReasons[0].Reason)
+				if len(k.ThrottlingReasons) > 1 {
+					fmt.Fprintf(&b, " and %d more reasons", len(k.ThrottlingReasons)-1)
+				}
+				b.WriteByte(')')
+			}
+			b.WriteString(", so its true demand is higher than the figures show.")
+			switch throttleKind(k.ThrottlingReasons) {
+			case CauseReads:
+				b.WriteString(" The reads are throttled: cache the item (DAX or an application cache).")
+			case CauseWrites:
+				b.WriteString(fmt.Sprintf(" The writes are throttled: write-shard the key into %d suffixes.", k.RecommendedShards))
+			}
+		case CauseLatency:
+			fmt.Fprintf(&b, "Slow: p99 latency %.1f ms is over %d× the median key's p99 (%.1f ms), over %d calls: the first sign of a hot partition.",
+				k.LatencyP99Ms, LatencyOutlierFactor, k.MedianKeyP99Ms, k.LatencySamples)
+		}
+	}
+	return b.String()
+}
+
+// throttleKind says whether the reasons name reads or writes, or neither.
+func throttleKind(rs []ThrottlingReasonCount) string {
+	var reads, writes uint64
+	for _, r := range rs {
+		switch {
+		case strings.Contains(r.Reason, "Read"):
+			reads += r.Attempts
+		case strings.Contains(r.Reason, "Write"):
+			writes += r.Attempts
+		}
+	}
+	switch {
+	case reads > writes:
+		return CauseReads
+	case writes > reads:
+		return CauseWrites
+	}
+	return ""
+}

@@ -17,6 +17,10 @@ const (
 // Report is what the detector concludes about one closed window. Its JSON
 // form is the stable `--format json` shape documented in README.
 type Report struct {
+	// Source is "client" for a report of what an instrumented DynamoDB
+	// client saw (package clientwatch); absent for a stream's report.
+	Source string `json:"source,omitempty"`
+
 	Table string    `json:"table"`
 	Start time.Time `json:"start"` // RFC 3339 UTC
 	End   time.Time `json:"end"`
@@ -36,6 +40,19 @@ type Report struct {
 	// TerminatedEarly is true when Lambda ended the tumbling window early
 	// (state over 1 MB or a shard boundary): the window is incomplete.
 	TerminatedEarly bool `json:"terminated_early,omitempty"`
+
+	// Client side only (Source "client"); absent from a stream's report.
+	// Totals are exact: the sum of the ConsumedCapacity DynamoDB returned.
+	Requests                 uint64  `json:"requests,omitempty"`                   // calls completed (each with all its attempts)
+	RCU                      float64 `json:"rcu,omitempty"`                        // read capacity consumed
+	UnattributedRequests     uint64  `json:"unattributed_requests,omitempty"`      // calls that named no key the client could see (see README)
+	UnattributedRCU          float64 `json:"unattributed_rcu,omitempty"`           // of RCU, charged to no key
+	UnattributedWCU          uint64  `json:"unattributed_wcu,omitempty"`           // of WCU, charged to no key
+	ApportionedRCU           float64 `json:"apportioned_rcu,omitempty"`            // of RCU, split over several keys by item size
+	ApportionedWCU           uint64  `json:"apportioned_wcu,omitempty"`            // of WCU, split over several keys by item size
+	ThrottledAttempts        uint64  `json:"throttled_attempts,omitempty"`         // attempts DynamoDB throttled, retried ones included
+	ConditionalCheckFailures uint64  `json:"conditional_check_failures,omitempty"` // writes refused by their condition (still charged)
+	Dropped                  uint64  `json:"dropped,omitempty"`                    // calls not recorded: the client's queue was full
 
 	HotKeys []KeyReport `json:"hot_keys"` // flagged keys, by WCU descending
 	TopKeys []KeyReport `json:"top_keys"` // the Top heaviest keys, flagged or not, by WCU descending
@@ -68,6 +85,41 @@ type KeyReport struct {
 	// Shards lists the physical keys of a logical sharded key, by WCU
 	// descending; empty for other patterns.
 	Shards []ShardedKeyPart `json:"shards,omitempty"`
+
+	// Client side only; absent from a stream's report. RCU figures are
+	// bounded like WCU's: the truth is within [RCULower, RCUUpper].
+	Requests         uint64  `json:"requests,omitempty"` // calls on the key (an upper bound)
+	RCU              float64 `json:"rcu,omitempty"`      // best estimate
+	RCULower         float64 `json:"rcu_lower,omitempty"`
+	RCUUpper         float64 `json:"rcu_upper,omitempty"`
+	ReadShare        float64 `json:"read_share,omitempty"` // RCU / window RCU
+	AvgRCUPerSecond  float64 `json:"avg_rcu_per_second,omitempty"`
+	PeakRCUPerSecond float64 `json:"peak_rcu_per_second,omitempty"` // highest RCU within one second (a lower bound)
+	// Apportioned is true when some of the key's capacity is its share of a
+	// multi-key request (batch, transaction, Scan), split by item sizes:
+	// the request's total is exact, the split follows DynamoDB's size rules.
+	Apportioned              bool                    `json:"apportioned,omitempty"`
+	ThrottledAttempts        uint64                  `json:"throttled_attempts,omitempty"`
+	ThrottlingReasons        []ThrottlingReasonCount `json:"throttling_reasons,omitempty"`
+	ConditionalCheckFailures uint64                  `json:"conditional_check_failures,omitempty"`
+	// Latency of the key's calls as the application saw them, retries
+	// included; quantiles are bucket upper edges (at most 19 % high).
+	LatencySamples uint64  `json:"latency_samples,omitempty"`
+	LatencyP50Ms   float64 `json:"latency_p50_ms,omitempty"`
+	LatencyP99Ms   float64 `json:"latency_p99_ms,omitempty"`
+	LatencyOutlier bool    `json:"latency_outlier,omitempty"`   // p99 over 10× the median key's, ≥ 20 samples each
+	MedianKeyP99Ms float64 `json:"median_key_p99_ms,omitempty"` // set with LatencyOutlier
+	// HotFor says what flagged the key: "reads", "writes", "throttling",
+	// "latency".
+	HotFor []string `json:"hot_for,omitempty"`
+}
+
+// ThrottlingReasonCount is how many throttled attempts of a key DynamoDB
+// gave one reason for (ThrottlingReasons[].reason, e.g.
+// TableReadKeyRangeThroughputExceeded; "" when the error carried none).
+type ThrottlingReasonCount struct {
+	Reason   string `json:"reason"`
+	Attempts uint64 `json:"attempts"`
 }
 
 // ShardedKeyPart is one write shard (one physical partition key) of a

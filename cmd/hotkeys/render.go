@@ -100,6 +100,9 @@ func (t *tableWriter) Write(reps []detector.Report) error {
 }
 
 func (t *tableWriter) window(r *detector.Report) error {
+	if r.Source == detector.SourceClient {
+		return t.clientWindow(r)
+	}
 	var b strings.Builder
 	title := fmt.Sprintf("── %s · %s – %s UTC ", printable(r.Table, 60), r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"))
 	b.WriteString(title + strings.Repeat("─", max(0, 100-utf8.RuneCountInString(title))) + "\n")

@@ -15,6 +15,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/cfn"
+	"github.com/hotkeys-dev/hotkeys/record"
 )
 
 // publishedMetric is a metric as it leaves the alert package.
@@ -48,7 +49,19 @@ func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) 
 		HotKeys: []detector.KeyReport{key}, TopKeys: []detector.KeyReport{key},
 		Shards: []detector.ShardReport{{Shard: "shardId-1", Records: 60000, WCU: 100000, PeakWCUPerSecond: 2000}},
 	}
-	if _, err := p.Publish(context.Background(), []detector.Report{report}); err != nil {
+	// And a client-side window (package clientwatch): a read-hot key that
+	// was throttled, for the optional client alarms.
+	cw, err := detector.NewClientWindow(detector.DefaultConfig().Sketch, testTable, start, start.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	celebrity := record.Key{Type: record.String, Value: []byte("PROFILE#celebrity")}
+	for range 300 {
+		cw.AddRequest(celebrity, start, 5*time.Millisecond, true, true)
+		cw.AddCapacity(celebrity, start, 20, 0, false)
+	}
+	cw.AddThrottle(celebrity, start, []string{"TableReadKeyRangeThroughputExceeded"})
+	if _, err := p.Publish(context.Background(), []detector.Report{report, cw.Report(detector.DefaultConfig())}); err != nil {
 		t.Fatal(err)
 	}
 	metrics := map[string]publishedMetric{}
@@ -107,6 +120,9 @@ func templateMetricRefs(t *testing.T, s *cfn.Stack) (alarmRefs map[string][]metr
 	t.Helper()
 	alarmRefs = map[string][]metricRef{}
 	for _, id := range s.Resources("AWS::CloudWatch::Alarm") {
+		if r, err := s.Resource(id); err != nil || r == nil {
+			continue // not created with these parameters (the optional client alarms)
+		}
 		refs, err := alarmMetricRefs(id, properties(mustResource(t, s, id)))
 		if err != nil {
 			t.Fatal(err)
@@ -128,7 +144,7 @@ func templateMetricRefs(t *testing.T, s *cfn.Stack) (alarmRefs map[string][]metr
 func TestTemplateReadsOnlyPublishedMetrics(t *testing.T) {
 	published, _ := publishWindow(t)
 	catalogue := map[string]alert.MetricDefinition{}
-	for _, d := range alert.Metrics() {
+	for _, d := range slices.Concat(alert.Metrics(), alert.ClientMetrics()) {
 		catalogue[d.Name] = d
 		p, ok := published[d.Name]
 		if !ok {
@@ -140,7 +156,7 @@ func TestTemplateReadsOnlyPublishedMetrics(t *testing.T) {
 		}
 	}
 
-	s := deploy(t, readTemplate(t), nil)
+	s := deploy(t, readTemplate(t), map[string]string{"ClientAlarms": "on"})
 	alarmRefs, _, dashRefs := templateMetricRefs(t, s)
 	var refs []metricRef
 	for id, r := range alarmRefs {
@@ -204,11 +220,13 @@ func TestTemplateReadsOnlyPublishedMetrics(t *testing.T) {
 		}
 	}
 	for id, name := range map[string]string{
-		"HotKeyCriticalAlarm":   alert.MetricMaxKeyPeakWCUPerSecond,
-		"HotKeyByKeyAlarm":      alert.MetricKeyPeakWCUPerSecond,
-		"HotKeyWarningAlarm":    alert.MetricMaxKeyWCUShare,
-		"MalformedRecordsAlarm": alert.MetricMalformedRecords,
-		"InternalErrorsAlarm":   alert.MetricInternalErrors,
+		"HotKeyCriticalAlarm":     alert.MetricMaxKeyPeakWCUPerSecond,
+		"HotKeyByKeyAlarm":        alert.MetricKeyPeakWCUPerSecond,
+		"HotKeyWarningAlarm":      alert.MetricMaxKeyWCUShare,
+		"MalformedRecordsAlarm":   alert.MetricMalformedRecords,
+		"InternalErrorsAlarm":     alert.MetricInternalErrors,
+		"ClientThrottledKeyAlarm": alert.MetricClientKeyThrottledAttempts,
+		"ClientReadHotKeyAlarm":   alert.MetricClientMaxKeyPeakRCUPerSecond,
 	} {
 		if !slices.ContainsFunc(alarmRefs[id], func(r metricRef) bool { return r.name == name }) {
 			t.Errorf("alarm %s does not read %s", id, name)
@@ -257,7 +275,9 @@ func TestTemplateDashboardWidgets(t *testing.T) {
 	}
 	var alarms []string
 	for _, id := range s.Resources("AWS::CloudWatch::Alarm") {
-		alarms = append(alarms, cfn.GetAtt(id, "Arn"))
+		if r, err := s.Resource(id); err == nil && r != nil { // the optional client alarms are not on the dashboard
+			alarms = append(alarms, cfn.GetAtt(id, "Arn"))
+		}
 	}
 	slices.Sort(alarmsShown)
 	if !slices.Equal(alarmsShown, alarms) {

@@ -319,14 +319,16 @@ func toFloat(t *testing.T, v any) float64 {
 // single, late data point always falls in.
 func TestTemplateAlarms(t *testing.T) {
 	tmpl := readTemplate(t)
-	s := deploy(t, tmpl, map[string]string{"CriticalWCUPerSecond": "750", "ShareThreshold": "0.25"})
+	s := deploy(t, tmpl, map[string]string{"CriticalWCUPerSecond": "750", "ShareThreshold": "0.25", "ClientAlarms": "on", "CriticalRCUPerSecond": "2000"})
 	maxWindow := toFloat(t, tmpl["Parameters"].(map[string]any)["WindowSeconds"].(map[string]any)["MaxValue"])
 	thresholds := map[string]string{
-		"HotKeyCriticalAlarm":   "750",
-		"HotKeyByKeyAlarm":      "750",
-		"HotKeyWarningAlarm":    "0.25",
-		"MalformedRecordsAlarm": "0",
-		"InternalErrorsAlarm":   "0",
+		"HotKeyCriticalAlarm":     "750",
+		"HotKeyByKeyAlarm":        "750",
+		"HotKeyWarningAlarm":      "0.25",
+		"MalformedRecordsAlarm":   "0",
+		"InternalErrorsAlarm":     "0",
+		"ClientThrottledKeyAlarm": "0",
+		"ClientReadHotKeyAlarm":   "2000",
 	}
 	for _, id := range s.Resources("AWS::CloudWatch::Alarm") {
 		p := properties(mustResource(t, s, id))
@@ -349,7 +351,7 @@ func TestTemplateAlarms(t *testing.T) {
 			t.Errorf("%s: threshold %s, want %s", id, got, want)
 		}
 		op := "GreaterThanOrEqualToThreshold"
-		if id == "MalformedRecordsAlarm" || id == "InternalErrorsAlarm" {
+		if id == "MalformedRecordsAlarm" || id == "InternalErrorsAlarm" || id == "ClientThrottledKeyAlarm" {
 			op = "GreaterThanThreshold"
 		}
 		if p["ComparisonOperator"] != op {
@@ -409,6 +411,15 @@ func TestTemplateAlarms(t *testing.T) {
 				t.Errorf("subscription %v", p)
 			}
 		}
+	}
+	// The client alarms are optional: off by default, and then absent.
+	for _, id := range []string{"ClientThrottledKeyAlarm", "ClientReadHotKeyAlarm"} {
+		if r, err := deploy(t, tmpl, nil).Resource(id); err != nil || r != nil {
+			t.Errorf("%s created by default (%v): it watches applications the stack does not deploy", id, err)
+		}
+	}
+	if !strings.Contains(fmt.Sprint(mustResource(t, s, "ClientThrottledKeyAlarm")), "GROUP BY PartitionKey") {
+		t.Error("the client throttled-key alarm does not group by PartitionKey, so it cannot name the key")
 	}
 	if !strings.Contains(fmt.Sprint(mustResource(t, deploy(t, tmpl, nil), "HotKeyByKeyAlarm")), "GROUP BY PartitionKey") {
 		t.Error("the per-key alarm does not group by PartitionKey, so it cannot name the key")

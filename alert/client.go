@@ -1,0 +1,93 @@
+package alert
+
+import (
+	"slices"
+
+	"github.com/hotkeys-dev/hotkeys/detector"
+)
+
+// Metric names of the client-side detector (reports with Source "client",
+// from package clientwatch). They are named apart from the stream's: an
+// application's client and the table's stream describe the same table, and
+// must not land on the same metric.
+const (
+	MetricClientRequests                 = "ClientRequests"
+	MetricClientReadCapacityUnits        = "ClientReadCapacityUnits"
+	MetricClientWriteCapacityUnits       = "ClientWriteCapacityUnits"
+	MetricClientThrottledAttempts        = "ClientThrottledAttempts"
+	MetricClientConditionalCheckFailures = "ClientConditionalCheckFailures"
+	MetricClientUnattributedRequests     = "ClientUnattributedRequests"
+	MetricClientHotKeys                  = "ClientHotKeys"
+	MetricClientMaxKeyPeakRCUPerSecond   = "ClientMaxKeyPeakRCUPerSecond"
+	MetricClientMaxKeyPeakWCUPerSecond   = "ClientMaxKeyPeakWCUPerSecond"
+	MetricClientDroppedCalls             = "ClientDroppedCalls"
+
+	MetricClientKeyReadCapacityUnits  = "ClientKeyReadCapacityUnits"
+	MetricClientKeyWriteCapacityUnits = "ClientKeyWriteCapacityUnits"
+	MetricClientKeyPeakRCUPerSecond   = "ClientKeyPeakRCUPerSecond"
+	MetricClientKeyThrottledAttempts  = "ClientKeyThrottledAttempts"
+	MetricClientKeyLatencyP99         = "ClientKeyLatencyP99"
+)
+
+// UnitMilliseconds is CloudWatch's unit for the latency metric.
+const UnitMilliseconds = "Milliseconds"
+
+var clientCatalogue = []MetricDefinition{
+	{MetricClientRequests, UnitCount, tableDims, "calls the instrumented client completed in the window (each with all its attempts)"},
+	{MetricClientReadCapacityUnits, UnitCount, tableDims, "RCU the calls consumed, from DynamoDB's ConsumedCapacity (exact)"},
+	{MetricClientWriteCapacityUnits, UnitCount, tableDims, "WCU the calls consumed, from DynamoDB's ConsumedCapacity (exact)"},
+	{MetricClientThrottledAttempts, UnitCount, tableDims, "attempts DynamoDB throttled, those the SDK retried included"},
+	{MetricClientConditionalCheckFailures, UnitCount, tableDims, "writes refused by their condition (charged, never streamed)"},
+	{MetricClientUnattributedRequests, UnitCount, tableDims, "calls charged to no key: no key visible, or the table's key schema not known yet"},
+	{MetricClientHotKeys, UnitCount, tableDims, "keys flagged for reads, writes, throttling or latency"},
+	{MetricClientMaxKeyPeakRCUPerSecond, UnitCountPerSecond, tableDims, "highest per-second RCU of one reported key (the per-partition limit is 3,000)"},
+	{MetricClientMaxKeyPeakWCUPerSecond, UnitCountPerSecond, tableDims, "highest per-second WCU of one reported key (the per-partition limit is 1,000)"},
+	{MetricClientDroppedCalls, UnitCount, tableDims, "calls not recorded because the publishing queue was full"},
+	{MetricClientKeyReadCapacityUnits, UnitCount, keyDims, "RCU of a flagged key in the window (best estimate)"},
+	{MetricClientKeyWriteCapacityUnits, UnitCount, keyDims, "WCU of a flagged key in the window (best estimate)"},
+	{MetricClientKeyPeakRCUPerSecond, UnitCountPerSecond, keyDims, "highest RCU of a flagged key within one second (a lower bound)"},
+	{MetricClientKeyThrottledAttempts, UnitCount, keyDims, "throttled attempts of a flagged key, retried ones included"},
+	{MetricClientKeyLatencyP99, UnitMilliseconds, keyDims, "p99 latency of a flagged key's calls as the application saw them (0 when unmeasured)"},
+}
+
+// ClientMetrics returns the catalogue of the client-side detector's
+// metrics, in publishing order: table metrics, then key metrics. Callers
+// own the returned slice.
+func ClientMetrics() []MetricDefinition {
+	out := make([]MetricDefinition, len(clientCatalogue))
+	for i, d := range clientCatalogue {
+		d.Dimensions = slices.Clone(d.Dimensions)
+		out[i] = d
+	}
+	return out
+}
+
+// clientValues puts a client report's table metrics into g.
+func (c *collector) clientValues(g *group, r *detector.Report) {
+	var maxRCU, maxWCU float64
+	for _, ks := range [][]detector.KeyReport{r.HotKeys, r.TopKeys} {
+		for k := range ks {
+			maxRCU = maxFinite(maxRCU, ks[k].PeakRCUPerSecond)
+			maxWCU = maxFinite(maxWCU, ks[k].PeakWCUPerSecond)
+		}
+	}
+	c.put(g, MetricClientRequests, float64(r.Requests))
+	c.put(g, MetricClientReadCapacityUnits, r.RCU)
+	c.put(g, MetricClientWriteCapacityUnits, float64(r.WCU))
+	c.put(g, MetricClientThrottledAttempts, float64(r.ThrottledAttempts))
+	c.put(g, MetricClientConditionalCheckFailures, float64(r.ConditionalCheckFailures))
+	c.put(g, MetricClientUnattributedRequests, float64(r.UnattributedRequests))
+	c.put(g, MetricClientHotKeys, float64(len(r.HotKeys)))
+	c.put(g, MetricClientMaxKeyPeakRCUPerSecond, maxRCU)
+	c.put(g, MetricClientMaxKeyPeakWCUPerSecond, maxWCU)
+	c.put(g, MetricClientDroppedCalls, float64(r.Dropped))
+}
+
+// clientKeyValues puts a flagged key's metrics into g.
+func (c *collector) clientKeyValues(g *group, k *detector.KeyReport) {
+	c.put(g, MetricClientKeyReadCapacityUnits, k.RCU)
+	c.put(g, MetricClientKeyWriteCapacityUnits, float64(k.WCU))
+	c.put(g, MetricClientKeyPeakRCUPerSecond, k.PeakRCUPerSecond)
+	c.put(g, MetricClientKeyThrottledAttempts, float64(k.ThrottledAttempts))
+	c.put(g, MetricClientKeyLatencyP99, k.LatencyP99Ms)
+}

@@ -1,0 +1,194 @@
+package clientwatch
+
+import (
+	"context"
+	"errors"
+
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+)
+
+// ID names the middleware in the client's stack.
+func (w *Watcher) ID() string { return "HotkeysClientWatch" }
+
+// HandleInitialize runs first in the Initialize step, so it sees the call
+// once, as the caller made it, and its outcome after every retry. Each
+// attempt's outcome (throttled or not, with the ThrottlingReasons the SDK
+// decoded from DynamoDB's JSON 1.0 error body) comes from the retry
+// middleware's AttemptResults, which the Finalize step's retry loop records
+// for every attempt: reading them here costs nothing per call, where a
+// second middleware after the retry step would need a context value (an
+// allocation) on every call to know the call's keys.
+func (w *Watcher) HandleInitialize(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
+	out middleware.InitializeOutput, md middleware.Metadata, err error,
+) {
+	asked, ok := askCapacity(&in)
+	if !ok {
+		return next.HandleInitialize(ctx, in)
+	}
+	start := w.now()
+	out, md, err = next.HandleInitialize(ctx, in)
+	end := w.now()
+	w.mu.Lock()
+	w.rec.record(w, in.Parameters, out.Result, md, err, start, end)
+	w.mu.Unlock()
+	if asked {
+		stripCapacity(out.Result)
+	}
+	return out, md, err
+}
+
+// askCapacity makes the call return ConsumedCapacity. When the caller did
+// not ask (NONE or unset), it swaps in a copy of the input with INDEXES, so
+// that the caller's own struct is never written, and says asked. ok is
+// false for operations the detector does not cover.
+func askCapacity(in *middleware.InitializeInput) (asked, ok bool) {
+	const want = types.ReturnConsumedCapacityIndexes
+	none := func(r types.ReturnConsumedCapacity) bool { return r == "" || r == types.ReturnConsumedCapacityNone }
+	switch p := in.Parameters.(type) {
+	case *dynamodb.GetItemInput:
+		if none(p.ReturnConsumedCapacity) {
+			c := *p
+			c.ReturnConsumedCapacity, in.Parameters = want, &c
+			return true, true
+		}
+	case *dynamodb.PutItemInput:
+		if none(p.ReturnConsumedCapacity) {
+			c := *p
+			c.ReturnConsumedCapacity, in.Parameters = want, &c
+			return true, true
+		}
+	case *dynamodb.UpdateItemInput:
+		if none(p.ReturnConsumedCapacity) {
+			c := *p
+			c.ReturnConsumedCapacity, in.Parameters = want, &c
+			return true, true
+		}
+	case *dynamodb.DeleteItemInput:
+		if none(p.ReturnConsumedCapacity) {
+			c := *p
+			c.ReturnConsumedCapacity, in.Parameters = want, &c
+			return true, true
+		}
+	case *dynamodb.QueryInput:
+		if none(p.ReturnConsumedCapacity) {
+			c := *p
+			c.ReturnConsumedCapacity, in.Parameters = want, &c
+			return true, true
+		}
+	case *dynamodb.ScanInput:
+		if none(p.ReturnConsumedCapacity) {
+			c := *p
+			c.ReturnConsumedCapacity, in.Parameters = want, &c
+			return true, true
+		}
+	case *dynamodb.BatchGetItemInput:
+		if none(p.ReturnConsumedCapacity) {
+			c := *p
+			c.ReturnConsumedCapacity, in.Parameters = want, &c
+			return true, true
+		}
+	case *dynamodb.BatchWriteItemInput:
+		if none(p.ReturnConsumedCapacity) {
+			c := *p
+			c.ReturnConsumedCapacity, in.Parameters = want, &c
+			return true, true
+		}
+	case *dynamodb.TransactGetItemsInput:
+		if none(p.ReturnConsumedCapacity) {
+			c := *p
+			c.ReturnConsumedCapacity, in.Parameters = want, &c
+			return true, true
+		}
+	case *dynamodb.TransactWriteItemsInput:
+		if none(p.ReturnConsumedCapacity) {
+			c := *p
+			c.ReturnConsumedCapacity, in.Parameters = want, &c
+			return true, true
+		}
+	case *dynamodb.ExecuteStatementInput:
+		if none(p.ReturnConsumedCapacity) {
+			c := *p
+			c.ReturnConsumedCapacity, in.Parameters = want, &c
+			return true, true
+		}
+	case *dynamodb.BatchExecuteStatementInput:
+		if none(p.ReturnConsumedCapacity) {
+			c := *p
+			c.ReturnConsumedCapacity, in.Parameters = want, &c
+			return true, true
+		}
+	case *dynamodb.ExecuteTransactionInput:
+		if none(p.ReturnConsumedCapacity) {
+			c := *p
+			c.ReturnConsumedCapacity, in.Parameters = want, &c
+			return true, true
+		}
+	default:
+		return false, false
+	}
+	return false, true
+}
+
+// stripCapacity removes what askCapacity made DynamoDB add.
+func stripCapacity(result any) {
+	switch o := result.(type) {
+	case *dynamodb.GetItemOutput:
+		o.ConsumedCapacity = nil
+	case *dynamodb.PutItemOutput:
+		o.ConsumedCapacity = nil
+	case *dynamodb.UpdateItemOutput:
+		o.ConsumedCapacity = nil
+	case *dynamodb.DeleteItemOutput:
+		o.ConsumedCapacity = nil
+	case *dynamodb.QueryOutput:
+		o.ConsumedCapacity = nil
+	case *dynamodb.ScanOutput:
+		o.ConsumedCapacity = nil
+	case *dynamodb.BatchGetItemOutput:
+		o.ConsumedCapacity = nil
+	case *dynamodb.BatchWriteItemOutput:
+		o.ConsumedCapacity = nil
+	case *dynamodb.TransactGetItemsOutput:
+		o.ConsumedCapacity = nil
+	case *dynamodb.TransactWriteItemsOutput:
+		o.ConsumedCapacity = nil
+	case *dynamodb.ExecuteStatementOutput:
+		o.ConsumedCapacity = nil
+	case *dynamodb.BatchExecuteStatementOutput:
+		o.ConsumedCapacity = nil
+	case *dynamodb.ExecuteTransactionOutput:
+		o.ConsumedCapacity = nil
+	}
+}
+
+// throttled returns whether an attempt's error is DynamoDB throttling it,
+// and the reasons DynamoDB gave.
+func throttled(err error) (reasons []types.ThrottlingReason, ok bool) {
+	var pe *types.ProvisionedThroughputExceededException
+	var rl *types.RequestLimitExceeded
+	var te *types.ThrottlingException
+	switch {
+	case errors.As(err, &pe):
+		return pe.ThrottlingReasons, true
+	case errors.As(err, &rl):
+		return rl.ThrottlingReasons, true
+	case errors.As(err, &te):
+		return te.ThrottlingReasons, true
+	}
+	return nil, false
+}
+
+// retryResult is one attempt's outcome as the retry middleware recorded it.
+type retryResult = retry.AttemptResult
+
+// attempts returns the outcomes of the call's attempts, in order: the
+// retry middleware records every one, throttled and retried ones included.
+func attempts(md middleware.Metadata) []retryResult {
+	if res, ok := retry.GetAttemptResults(md); ok {
+		return res.Results
+	}
+	return nil
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"github.com/hotkeys-dev/hotkeys/record"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
+)
+
+// TestClientDemoOnDynamoDBLocal runs the client demo end to end. How hot
+// the keys run depends on the machine's speed, so the test checks what
+// does not: every call counted, the capacity totals, and which key carries
+// the reads and which the writes.
+func TestClientDemoOnDynamoDBLocal(t *testing.T) {
+	ep := dynamodblocal.Endpoint(t)
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"client-demo", "--endpoint", ep, "--calls", "400", "--format", "json", "--window", "15m"}, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var doc struct{ Windows []detector.Report }
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	var requests uint64
+	var rcu float64
+	heaviest := map[string]string{}
+	var maxRCU, maxWCU float64
+	for _, r := range doc.Windows {
+		if r.Source != detector.SourceClient || !strings.HasPrefix(r.Table, "hotkeys-client-demo-") {
+			t.Errorf("report of %q from %q", r.Table, r.Source)
+		}
+		requests += r.Requests
+		rcu += r.RCU
+		for _, k := range r.TopKeys {
+			if k.RCU > maxRCU {
+				maxRCU, heaviest["reads"] = k.RCU, k.Key
+			}
+			if float64(k.WCU) > maxWCU {
+				maxWCU, heaviest["writes"] = float64(k.WCU), k.Key
+			}
+		}
+	}
+	if requests != 400+52 || rcu == 0 {
+		t.Errorf("%d calls counted (want 400 and 52 seeding writes), %g RCU", requests, rcu)
+	}
+	if heaviest["reads"] != "PROFILE#celebrity" || heaviest["writes"] != "COUNTER#page-views" {
+		t.Errorf("heaviest keys %v", heaviest)
+	}
+}
+
+func TestClientDemoNeedsEndpoint(t *testing.T) {
+	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", "")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"client-demo"}, nil, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "--endpoint: required") {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+}
+
+// TestClientTable: a client report prints as a table of its own, with the
+// reads, the throttles and the diagnosis.
+func TestClientTable(t *testing.T) {
+	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	w, err := detector.NewClientWindow(detector.DefaultConfig().Sketch, "Users", start, start.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		k := record.Key{Type: record.String, Value: []byte("PROFILE#celebrity")}
+		w.AddRequest(k, start, 3*time.Millisecond, true, true)
+		w.AddCapacity(k, start, 80, 0, false)
+		w.AddThrottle(k, start, []string{"TableReadKeyRangeThroughputExceeded"})
+	}
+	w.AddUnattributed(3, 0)
+	var out bytes.Buffer
+	if err := newReportWriter("table", &out, false).Write([]detector.Report{w.Report(detector.DefaultConfig())}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"from the client", "calls 101   RCU 4,001.5   WCU 0   throttled attempts 100",
+		"unattributed calls 1 (RCU 1.5", "critical  PROFILE#celebrity  reads,throttling  100    4,000 [exact]", "DAX", "The reads are throttled"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+}

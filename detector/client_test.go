@@ -1,0 +1,113 @@
+package detector
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hotkeys-dev/hotkeys/record"
+)
+
+func skey(s string) record.Key { return record.Key{Type: record.String, Value: []byte(s)} }
+
+func newClientWindow(t *testing.T) *ClientWindow {
+	t.Helper()
+	w, err := NewClientWindow(DefaultConfig().Sketch, "Users", t0, t0.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestLatencyOutlierRule: a key whose p99 is over 10× the median key's p99
+// is flagged, provided both have at least 20 samples.
+func TestLatencyOutlierRule(t *testing.T) {
+	w := newClientWindow(t)
+	for i := range 30 {
+		for _, k := range []string{"a", "b", "c", "d", "e"} {
+			w.AddRequest(skey(k), t0, time.Millisecond, true, true)
+		}
+		// slow: 29 fast calls and one of 50 ms: its p99 is that call.
+		d := time.Millisecond
+		if i == 29 {
+			d = 50 * time.Millisecond
+		}
+		w.AddRequest(skey("slow"), t0, d, true, true)
+		if i < 19 { // few: 19 slow samples, under the rule's 20
+			w.AddRequest(skey("few"), t0, 200*time.Millisecond, true, true)
+		}
+	}
+	rep := w.Report(DefaultConfig())
+	var flagged []string
+	for _, k := range rep.HotKeys {
+		flagged = append(flagged, k.Key)
+		if k.Key == "slow" {
+			// 1 ms lands in the bucket [7, 8) × 2^17 ns, 50 ms in [5, 6) × 2^23 ns.
+			if k.LatencyP50Ms != 1.048576 || k.LatencyP99Ms != 50.331648 || k.MedianKeyP99Ms != 1.048576 || !k.LatencyOutlier ||
+				!strings.Contains(k.Diagnosis, "over 10× the median key's p99") {
+				t.Errorf("slow: %+v", k)
+			}
+		}
+	}
+	if diff := cmp.Diff([]string{"slow"}, flagged); diff != "" {
+		t.Errorf("flagged (-want +got):\n%s", diff)
+	}
+}
+
+func TestLatencyBuckets(t *testing.T) {
+	for _, d := range []time.Duration{2 * time.Microsecond, 1500 * time.Microsecond, time.Millisecond, 123 * time.Millisecond, 3 * time.Second} {
+		b := latencyBucket(d)
+		up := latencyUpper(b)
+		if d >= up || float64(up) > float64(d)*1.19+1 {
+			t.Errorf("%v: bucket %d upper edge %v: want just above", d, b, up)
+		}
+		if b > 0 && latencyUpper(b-1) > d {
+			t.Errorf("%v: bucket %d, but the one below ends at %v", d, b, latencyUpper(b-1))
+		}
+	}
+	if latencyBucket(time.Nanosecond) != 0 || latencyBucket(time.Hour) != latencyBuckets-1 {
+		t.Error("out-of-range durations are not clamped")
+	}
+}
+
+// TestClientReportRedacted: with hash redaction no raw key appears
+// anywhere in the report's JSON, diagnosis included.
+func TestClientReportRedacted(t *testing.T) {
+	w := newClientWindow(t)
+	for range 100 {
+		w.AddRequest(skey("alice@example.com"), t0, time.Millisecond, true, true)
+		w.AddCapacity(skey("alice@example.com"), t0, 2000, 900, false)
+		w.AddThrottle(skey("alice@example.com"), t0, []string{"TableReadKeyRangeThroughputExceeded"})
+	}
+	cfg := DefaultConfig()
+	cfg.Redaction, cfg.RedactionSalt = RedactHash, "pepper"
+	rep := w.Report(cfg)
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "alice") || len(rep.HotKeys) != 1 || !strings.HasPrefix(rep.HotKeys[0].Key, "h:") {
+		t.Errorf("redacted report: %s", b)
+	}
+	if got := rep.HotKeys[0].HotFor; !cmp.Equal(got, []string{CauseReads, CauseWrites, CauseThrottling}) {
+		t.Errorf("hot for %v", got)
+	}
+}
+
+// TestStreamReportJSONUnchanged: the client fields never appear in a
+// stream-side report.
+func TestStreamReportJSONUnchanged(t *testing.T) {
+	w := testWindow(t)
+	b, err := json.Marshal(w.Report(DefaultConfig()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, field := range []string{"source", "rcu", "requests", "throttl", "latency", "hot_for", "apportioned", "unattributed", "dropped", "conditional"} {
+		if strings.Contains(string(b), `"`+field) {
+			t.Errorf("a stream report has a client field %q: %s", field, b)
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package detector
+
+import (
+	"math"
+	"math/bits"
+	"time"
+)
+
+// Latency per key, for the client side: a fixed table of latencySlots
+// log-bucketed histograms, one per key that holds a slot. A key without a
+// slot takes the slot with the fewest samples, so the keys that are called
+// most keep theirs (the space-saving idea of Metwally, Agrawal and El
+// Abbadi, "Efficient computation of frequent and top-k elements in data
+// streams", ICDT 2005, without its error accounting: a latency sample is
+// not a weight). The histograms have 4 buckets per power of two, so a
+// reported quantile is the upper edge of its bucket: at most 19 % above the
+// true sample (2^(1/4) - 1).
+const (
+	latencySlots      = 64
+	latencySubBuckets = 4
+	// Buckets cover 1 µs (2^10 ns) to 2^34 ns (17 s); faster samples count
+	// in the first, slower in the last.
+	latencyMinOctave = 10
+	latencyOctaves   = 24
+	latencyBuckets   = latencyOctaves * latencySubBuckets
+	// LatencyOutlierFactor and LatencyOutlierMinSamples are the outlier
+	// rule: a key whose p99 is over 10× the median key's p99, both with at
+	// least 20 samples, is on a hot partition or near one.
+	LatencyOutlierFactor     = 10
+	LatencyOutlierMinSamples = 20
+)
+
+type latencySlot struct {
+	hash    uint64
+	key     []byte // typed key; its buffer is reused when the slot changes hands
+	samples uint64
+	buckets [latencyBuckets]uint32
+}
+
+type latencyTable struct {
+	slots []latencySlot
+}
+
+// latencyBucket maps a duration to its bucket: the position of its top bit
+// and the next two bits below it.
+func latencyBucket(d time.Duration) int {
+	ns := uint64(max(d, 1))
+	e := bits.Len64(ns) - 1 // 2^e ≤ ns
+	var sub uint64
+	if e >= 2 {
+		sub = (ns >> (e - 2)) & 3
+	} else {
+		sub = (ns << (2 - e)) & 3
+	}
+	b := (e-latencyMinOctave)*latencySubBuckets + int(sub)
+	return min(max(b, 0), latencyBuckets-1)
+}
+
+// latencyUpper is the upper edge of bucket b.
+func latencyUpper(b int) time.Duration {
+	e, sub := b/latencySubBuckets+latencyMinOctave, uint64(b%latencySubBuckets)
+	if e >= 2 {
+		return time.Duration((4 + sub + 1) << (e - 2))
+	}
+	return time.Duration((4 + sub + 1) >> (2 - e))
+}
+
+func (t *latencyTable) add(key []byte, h uint64, d time.Duration) {
+	var s *latencySlot
+	for i := range t.slots {
+		if t.slots[i].hash == h && string(t.slots[i].key) == string(key) {
+			s = &t.slots[i]
+			break
+		}
+	}
+	if s == nil {
+		if len(t.slots) < latencySlots {
+			t.slots = append(t.slots, latencySlot{})
+			s = &t.slots[len(t.slots)-1]
+		} else {
+			s = &t.slots[0]
+			for i := range t.slots {
+				if t.slots[i].samples < s.samples {
+					s = &t.slots[i]
+				}
+			}
+			s.samples, s.buckets = 0, [latencyBuckets]uint32{}
+		}
+		s.hash, s.key = h, append(s.key[:0], key...)
+	}
+	s.samples++
+	if b := &s.buckets[latencyBucket(d)]; *b < ^uint32(0) {
+		*b++
+	}
+}
+
+func (t *latencyTable) lookup(key []byte, h uint64) *latencySlot {
+	for i := range t.slots {
+		if t.slots[i].hash == h && string(t.slots[i].key) == string(key) {
+			return &t.slots[i]
+		}
+	}
+	return nil
+}
+
+// quantile returns the upper edge of the bucket holding the q-quantile by
+// the nearest-rank rule: the ceil(q×n)-th smallest sample, so that a p99
+// of 30 samples is their largest.
+func (s *latencySlot) quantile(q float64) time.Duration {
+	if s.samples == 0 {
+		return 0
+	}
+	rank := max(uint64(math.Ceil(q*float64(s.samples))), 1)
+	var seen uint64
+	for b, n := range s.buckets {
+		seen += uint64(n)
+		if seen >= rank {
+			return latencyUpper(b)
+		}
+	}
+	return latencyUpper(latencyBuckets - 1)
+}
