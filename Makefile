@@ -19,12 +19,18 @@ ARTIFACTS_DIR ?= $(CURDIR)/bin/lambda
 
 GO_FILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './.aws-sam/*')
 
-.PHONY: test lint unit dynamodb-local browser heatmap-png build build-HotKeysFunction bench demo client-demo clean
+.PHONY: test race lint unit dynamodb-local browser heatmap-png build build-HotKeysFunction bench demo client-demo clean
 
 ## test: lint, then every test (unit, fuzz seeds, DynamoDB Local integration, built bootstrap, browser).
 test: lint dynamodb-local browser
 	$(GO) mod download
 	scripts/with-dynamodb-local $(DDB_LOCAL_DIR) $(GO) test -count=1 -timeout 9m ./...
+
+## race: every test again under the race detector, DynamoDB Local included.
+## The race detector slows tests 2-10x, hence the longer timeout.
+race: dynamodb-local browser
+	$(GO) mod download
+	scripts/with-dynamodb-local $(DDB_LOCAL_DIR) $(GO) test -race -count=1 -timeout 20m ./...
 
 ## lint: gofmt, go vet and staticcheck (pinned as a tool in go.mod).
 lint:

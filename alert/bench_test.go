@@ -7,13 +7,12 @@ import (
 	"testing"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
-	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
 )
 
 // One window of the sample table (11 table values, 3 keys): the work of one
 // final tumbling-window invocation.
 func BenchmarkPublishEMF(b *testing.B) {
-	p, err := NewPublisher(Config{Namespace: DefaultNamespace, Mode: ModeEMF, Top: 10, StorageResolution: 60}, nil, io.Discard)
+	p, err := newTestPublisher(Config{Namespace: DefaultNamespace, Mode: ModeEMF, Top: 10, StorageResolution: 60}, nil, io.Discard)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -27,9 +26,9 @@ func BenchmarkPublishEMF(b *testing.B) {
 // The same window through the real client to a loopback fake: SigV4,
 // CBOR, gzip and one HTTP round trip.
 func BenchmarkPublishAPI(b *testing.B) {
-	srv := fakecloudwatch.New()
+	srv := newServer()
 	defer srv.Close()
-	p, err := NewPublisher(DefaultConfig(), srv.Client(), io.Discard)
+	p, err := newTestPublisher(DefaultConfig(), srv.Client(), io.Discard)
 	if err != nil {
 		b.Fatal(err)
 	}

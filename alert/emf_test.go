@@ -23,7 +23,7 @@ func emfPublisher(t *testing.T, cfg Config) (*Publisher, *syncBuffer) {
 	t.Helper()
 	cfg.Mode = ModeEMF
 	out := &syncBuffer{}
-	p, err := NewPublisher(cfg, nil, out)
+	p, err := newTestPublisher(cfg, nil, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,9 +46,7 @@ func TestEMFMatchesSpecAndReport(t *testing.T) {
 			t.Fatalf("%d EMF lines: want one for the table and one per key", len(emf))
 		}
 		sameObs(t, "EMF", emfObs(emf), expectedObs(r, r.HotKeys))
-		if result.MetricsEMF != len(expectedObs(r, r.HotKeys)) {
-			t.Errorf("MetricsEMF %d", result.MetricsEMF)
-		}
+		sameResult(t, Result{MetricsEMF: len(expectedObs(r, r.HotKeys)), FindingsLogged: len(r.HotKeys)}, result)
 		for i, l := range emf {
 			wantDims := []string{"TableName"}
 			if i > 0 {

@@ -37,7 +37,7 @@ func newLogger(w *errWriter) *slog.Logger {
 // otherwise) and one per window that Lambda terminated early. The key is
 // printed exactly as the detector reported it; ShardedKeyPart keys are not
 // printed, only the write shards' number and load.
-func logFindings(ctx context.Context, log *slog.Logger, reports []detector.Report) (lines int) {
+func logFindings(ctx context.Context, log *slog.Logger, reports []detector.Report) {
 	for i := range reports {
 		r := &reports[i]
 		window := []slog.Attr{
@@ -51,7 +51,6 @@ func logFindings(ctx context.Context, log *slog.Logger, reports []detector.Repor
 				slog.Uint64("wcu", r.WCU),
 				slog.Int("hot_keys", len(r.HotKeys)),
 			}, window...)...)
-			lines++
 		}
 		for k := range r.HotKeys {
 			key := &r.HotKeys[k]
@@ -97,10 +96,8 @@ func logFindings(ctx context.Context, log *slog.Logger, reports []detector.Repor
 				attrs = append(attrs, slog.Bool("terminated_early", true))
 			}
 			log.LogAttrs(ctx, level, MsgHotKey, append(attrs, window...)...)
-			lines++
 		}
 	}
-	return lines
 }
 
 // logPutFailure records a failed PutMetricData by error code only: the

@@ -17,9 +17,33 @@ import (
 	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
 )
 
-// recentStart is a window start CloudWatch accepts: a minute-aligned
-// window that closed within the last few minutes.
-func recentStart() time.Time { return time.Now().UTC().Truncate(time.Minute).Add(-2 * time.Minute) }
+// testNow is the tests' clock: every publisher and fake CloudWatch of the
+// tests reads it, so that CloudWatch's time range (two weeks back to two
+// hours ahead) is checked against a fixed instant and no outcome depends on
+// when a test runs.
+var testNow = time.Date(2026, 11, 22, 10, 3, 0, 0, time.UTC)
+
+func testClock() time.Time { return testNow }
+
+// recentStart is a window start CloudWatch accepts at testNow: a
+// minute-aligned window that closed a minute before.
+func recentStart() time.Time { return testNow.Add(-2 * time.Minute) }
+
+// newTestPublisher is NewPublisher with the tests' clock.
+func newTestPublisher(cfg Config, api MetricPutter, stdout io.Writer) (*Publisher, error) {
+	p, err := NewPublisher(cfg, api, stdout)
+	if p != nil {
+		p.now = testClock
+	}
+	return p, err
+}
+
+// newServer starts a fake CloudWatch with the tests' clock.
+func newServer() *fakecloudwatch.Server {
+	srv := fakecloudwatch.New()
+	srv.SetClock(testClock)
+	return srv
+}
 
 // sampleReport is a window of a table with one critical single key, a
 // warning low-cardinality key, a warning sharded key, and an unflagged tail.

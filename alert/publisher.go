@@ -66,8 +66,8 @@ type Result struct {
 	// are written for them all the same: CloudWatch keeps the line as a log
 	// record and skips its metrics.
 	OutsideTimeRange int
-	// FindingsLogged counts findings log lines (flagged keys and early
-	// terminations).
+	// FindingsLogged counts the findings log lines (flagged keys and early
+	// terminations) written; like MetricsEMF, not those stdout refused.
 	FindingsLogged int
 	// WriteError is the first error writing to stdout; the lines it hit are
 	// lost.
@@ -94,7 +94,11 @@ func (p *Publisher) Publish(ctx context.Context, reports []detector.Report) (Res
 
 	// Findings first: they are cheap, and the most useful thing to have in
 	// the log if the invocation runs out of time while publishing.
-	res.FindingsLogged = logFindings(ctx, log, reports)
+	// Counted as written, like MetricsEMF: a line stdout refused is not
+	// logged (slog writes each line with one Write).
+	written := w.lines
+	logFindings(ctx, log, reports)
+	res.FindingsLogged = w.lines - written
 
 	if p.cfg.Mode.usesEMF() {
 		res.MetricsEMF += p.writeEMF(w, c.groups)
@@ -159,14 +163,18 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 
 // errWriter remembers the first write error of one Publish call.
 type errWriter struct {
-	w   io.Writer
-	err error
+	w     io.Writer
+	err   error
+	lines int // successful writes
 }
 
 func (e *errWriter) Write(b []byte) (int, error) {
 	n, err := e.w.Write(b)
 	if err != nil && e.err == nil {
 		e.err = fmt.Errorf("alert: writing to stdout: %w", err)
+	}
+	if err == nil {
+		e.lines++
 	}
 	return n, err
 }

@@ -2,12 +2,16 @@ package detector
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/hotkeys-dev/hotkeys/record"
 )
@@ -193,22 +197,38 @@ func TestWindowsAlignAndLateRecordsAreCounted(t *testing.T) {
 	}
 	reps := d.Flush()
 	// Records span [..603, ..627]: windows ..600 and ..610 are past; ..620 is open.
-	if len(reps) != 2 {
-		t.Fatalf("Flush closed %d windows, want 2", len(reps))
+	window := func(start int64, records, late, malformed uint64) Report {
+		return Report{
+			Table: "T1", Start: time.Unix(start, 0), End: time.Unix(start+10, 0),
+			Records: records, WCU: records, Late: late, Malformed: malformed, DistinctKeys: 1,
+			HotKeys: []KeyReport{}, Shards: []ShardReport{},
+		}
 	}
-	if reps[0].Start.Unix() != 1_763_805_600 || reps[0].Records != 8 || reps[1].Records != 10 {
-		t.Errorf("windows %v/%d and %v/%d, want ..600 with 8 and ..610 with 10",
-			reps[0].Start.Unix(), reps[0].Records, reps[1].Start.Unix(), reps[1].Records)
+	// The one key's figures are exact; the rest of a key report is
+	// another test's business.
+	checkTop := func(reps []Report) {
+		t.Helper()
+		for _, r := range reps {
+			if len(r.TopKeys) != 1 || r.TopKeys[0].Key != "k" || r.TopKeys[0].WCULower != r.Records || r.TopKeys[0].WCUUpper != r.Records {
+				t.Errorf("window %v: top keys %+v, want k with exactly %d WCU", r.Start, r.TopKeys, r.Records)
+			}
+		}
 	}
+	noTop := cmpopts.IgnoreFields(Report{}, "TopKeys")
+	if diff := cmp.Diff([]Report{window(1_763_805_600, 8, 0, 0), window(1_763_805_610, 10, 0, 0)}, reps, noTop); diff != "" {
+		t.Errorf("Flush (-want +got):\n%s", diff)
+	}
+	checkTop(reps)
 	// A straggler for a closed window is counted as late, not lost.
 	if err := d.Add(rec("T1", "k", "", 1, base)); err != nil {
 		t.Fatal(err)
 	}
 	d.AddMalformed("")
 	last := d.FlushAll()
-	if len(last) != 1 || last[0].Records != 8 || last[0].Late != 1 || last[0].Malformed != 1 {
-		t.Errorf("final report %+v, want 8 records, 1 late, 1 malformed", last)
+	if diff := cmp.Diff([]Report{window(1_763_805_620, 8, 1, 1)}, last, noTop); diff != "" {
+		t.Errorf("FlushAll (-want +got):\n%s", diff)
 	}
+	checkTop(last)
 }
 
 func TestClassify(t *testing.T) {
@@ -360,8 +380,14 @@ func TestMergeMatchesSingleWindow(t *testing.T) {
 		}
 	}
 	mr, wr := merged.Report(cfg), whole.Report(cfg)
-	if mr.WCU != wr.WCU || mr.WCU != o.total || mr.Records != o.records {
-		t.Errorf("merged WCU %d, single %d, truth %d", mr.WCU, wr.WCU, o.total)
+	if mr.WCU != wr.WCU || mr.WCU != o.total || mr.Records != o.records || wr.Records != o.records {
+		t.Errorf("merged WCU %d records %d, single %d and %d, truth %d and %d", mr.WCU, mr.Records, wr.WCU, wr.Records, o.total, o.records)
+	}
+	if e := relErr(mr.DistinctKeys, uint64(len(o.wcu))); e > 0.02 {
+		t.Errorf("merged distinct keys %d, truth %d: error %.2f%% > 2%%", mr.DistinctKeys, len(o.wcu), e*100)
+	}
+	if len(mr.TopKeys) != cfg.Top {
+		t.Fatalf("merged report has %d top keys, want %d", len(mr.TopKeys), cfg.Top)
 	}
 	for _, k := range mr.TopKeys {
 		if truth := o.wcu[k.Key]; k.WCULower > truth || truth > k.WCUUpper {
@@ -375,8 +401,12 @@ func TestMergeMatchesSingleWindow(t *testing.T) {
 		t.Errorf("HOT (400 WCU/s, ~%0.f%% share) not flagged after merge", 100*float64(o.wcu["HOT"])/float64(o.total))
 	}
 	other, _ := NewWindow(cfg.Sketch, "Other", t0, t0.Add(time.Minute))
-	if err := merged.Merge(other); err == nil {
-		t.Error("merging windows of different tables succeeded")
+	before := merged.Report(cfg)
+	if err := merged.Merge(other); err == nil || !strings.Contains(err.Error(), "cannot merge") {
+		t.Errorf("merging windows of different tables: %v, want an error", err)
+	}
+	if diff := cmp.Diff(before, merged.Report(cfg)); diff != "" {
+		t.Errorf("a refused merge changed the window (-before +after):\n%s", diff)
 	}
 }
 
@@ -432,8 +462,11 @@ func TestConfigValidateNamesTheFlag(t *testing.T) {
 		c := DefaultConfig()
 		tt.mut(&c)
 		err := c.Validate()
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("Validate() = %v, want an error naming %q", err, tt.want)
+		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Validate() = %v, want ErrConfig naming %q", err, tt.want)
+		}
+		if _, err := New(c); !errors.Is(err, ErrConfig) {
+			t.Errorf("New() = %v, want ErrConfig", err)
 		}
 	}
 	if err := DefaultConfig().Validate(); err != nil {

@@ -2,10 +2,23 @@ package detector
 
 import (
 	"errors"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
+// testWindow holds something in every field a Window encodes: two shards
+// with their peaks, TTL deletes, an inexact record (so the WCU is a lower
+// bound), sort-keyed items, a flagged key, malformed, internal and late
+// counts, and the terminated-early flag.
 func testWindow(t testing.TB) *Window {
 	cfg := DefaultConfig()
 	w, err := NewWindow(cfg.Sketch, "Orders", t0, t0.Add(time.Minute))
@@ -14,11 +27,72 @@ func testWindow(t testing.TB) *Window {
 	}
 	for i := range 2000 {
 		r := rec("Orders", "k"+string(rune('a'+i%7)), "", uint64(1+i%3), t0.Add(time.Duration(i%60)*time.Second))
-		r.Shard = "shardId-1"
+		r.Shard = []string{"shardId-1", "shardId-2"}[i%2]
+		if i%97 == 0 {
+			r.EventName, r.TTLDelete, r.WCU = record.Remove, true, 0
+		}
+		w.Add(r)
+	}
+	// A counter rewritten 1,000 times in one second: flagged.
+	for i := range 1000 {
+		r := rec("Orders", "COUNTER#hits", "TOTAL", 1, t0.Add(30*time.Second))
+		r.Shard = "shardId-3"
+		if i == 0 {
+			r.WCUExact = false
+		}
 		w.Add(r)
 	}
 	w.AddMalformed(3)
+	w.AddInternal(2)
+	w.AddLate(5)
+	w.MarkTerminatedEarly()
 	return w
+}
+
+// allFieldsSet fails the test when a field of v (a struct) is its zero
+// value, so that a round trip that dropped the field cannot go unseen;
+// except for the fields named in zero, which must be zero.
+func allFieldsSet(t *testing.T, what string, v any, zero ...string) {
+	t.Helper()
+	rv := reflect.ValueOf(v)
+	for i := range rv.NumField() {
+		name := rv.Type().Field(i).Name
+		switch isZero, wantZero := rv.Field(i).IsZero(), slices.Contains(zero, name); {
+		case isZero && !wantZero:
+			t.Errorf("%s: %s is zero: the fixture does not exercise it", what, name)
+		case !isZero && wantZero:
+			t.Errorf("%s: %s = %v, want it zero", what, name, rv.Field(i).Interface())
+		}
+	}
+}
+
+// The fields of a Report and of a KeyReport that only a client's report
+// (package clientwatch) fills in: a stream window leaves them zero.
+var (
+	clientReportFields = []string{"Source", "Requests", "RCU", "UnattributedRequests", "UnattributedRCU", "UnattributedWCU",
+		"ApportionedRCU", "ApportionedWCU", "ThrottledAttempts", "ConditionalCheckFailures", "Dropped"}
+	clientKeyFields = []string{"Requests", "RCU", "RCULower", "RCUUpper", "ReadShare", "AvgRCUPerSecond", "PeakRCUPerSecond",
+		"Apportioned", "ThrottledAttempts", "ThrottlingReasons", "ConditionalCheckFailures",
+		"LatencySamples", "LatencyP50Ms", "LatencyP99Ms", "LatencyOutlier", "MedianKeyP99Ms", "HotFor"}
+)
+
+// windowState compares Windows by every field but the summary (compared
+// by what it answers: its encoding is not canonical) and the scratch
+// buffers.
+var windowState = cmp.Options{
+	cmp.AllowUnexported(Window{}, shardLoad{}),
+	cmpopts.IgnoreFields(Window{}, "summary", "keyBuf", "itemBuf"),
+}
+
+// summaryView is what a sketch.Summary answers: every tracked key with
+// its bounds, peak and items, the total and the distinct-key estimate.
+type summaryViewT struct {
+	Total, Distinct uint64
+	Top             []sketch.Entry
+}
+
+func summaryView(s *sketch.Summary) summaryViewT {
+	return summaryViewT{Total: s.Total(), Distinct: s.Distinct(), Top: s.Top(s.Config().Counters)}
 }
 
 func TestWindowRoundTrip(t *testing.T) {
@@ -32,15 +106,17 @@ func TestWindowRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, c := w.Report(cfg), got.Report(cfg)
-	if a.WCU != c.WCU || a.Records != c.Records || a.Malformed != 3 || c.Malformed != 3 ||
-		len(a.TopKeys) != len(c.TopKeys) || a.Shards[0] != c.Shards[0] {
-		t.Errorf("round trip changed the report:\n%+v\n%+v", a, c)
+	want := w.Report(cfg)
+	allFieldsSet(t, "report", want, clientReportFields...)
+	allFieldsSet(t, "hot key", want.HotKeys[0], append(clientKeyFields, "Shards")...) // Shards: for sharded keys only
+	if diff := cmp.Diff(want, got.Report(cfg)); diff != "" {
+		t.Errorf("round trip changed the report (-before +after):\n%s", diff)
 	}
-	for i := range a.TopKeys {
-		if a.TopKeys[i].Key != c.TopKeys[i].Key || a.TopKeys[i].WCU != c.TopKeys[i].WCU {
-			t.Errorf("top key %d: %+v vs %+v", i, a.TopKeys[i], c.TopKeys[i])
-		}
+	if diff := cmp.Diff(w, got, windowState); diff != "" {
+		t.Errorf("round trip changed the window (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(summaryView(w.summary), summaryView(got.summary)); diff != "" {
+		t.Errorf("round trip changed the summary (-before +after):\n%s", diff)
 	}
 }
 
@@ -63,8 +139,8 @@ func TestUnmarshalWindowRejectsDamage(t *testing.T) {
 	}
 	other := cfg
 	other.Counters *= 2
-	if _, err := UnmarshalWindow(b, other); err == nil {
-		t.Error("state of another sketch configuration accepted")
+	if _, err := UnmarshalWindow(b, other); !errors.Is(err, ErrCorruptWindow) || !strings.Contains(err.Error(), "sketch config") {
+		t.Errorf("state of another sketch configuration: err = %v, want ErrCorruptWindow naming the config", err)
 	}
 }
 
@@ -80,9 +156,26 @@ func FuzzUnmarshalWindow(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, err := UnmarshalWindow(data, cfg.Sketch)
 		if err != nil {
+			if !errors.Is(err, ErrCorruptWindow) {
+				t.Fatalf("rejected with %v, which does not wrap ErrCorruptWindow", err)
+			}
 			return
 		}
-		// Anything accepted must be usable.
+		// Anything accepted encodes again to the same window, and is usable.
+		again, err := w.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w2, err := UnmarshalWindow(again, cfg.Sketch)
+		if err != nil {
+			t.Fatalf("an accepted window re-encodes to state that is refused: %v", err)
+		}
+		if diff := cmp.Diff(w, w2, windowState); diff != "" {
+			t.Fatalf("re-encoding changed the window (-first +second):\n%s", diff)
+		}
+		if diff := cmp.Diff(summaryView(w.summary), summaryView(w2.summary)); diff != "" {
+			t.Fatalf("re-encoding changed the summary (-first +second):\n%s", diff)
+		}
 		w.Add(rec("T", "k", "", 1, t0))
 		_ = w.Report(cfg)
 		if _, err := w.MarshalBinary(); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -97,8 +96,9 @@ func TestLookupFromStreamARN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Table != name || got.PartitionKey != "k" || got.StreamARN != arn {
-		t.Errorf("Lookup(TableFromARN(%s)) = %+v, want table %s, key k", arn, got, name)
+	want := keyschema.Schema{Table: name, StreamARN: arn, PartitionKey: "k", PartitionKeyType: "S", StreamViewType: "NEW_AND_OLD_IMAGES"}
+	if got != want {
+		t.Errorf("Lookup(TableFromARN(%s))\n got  %+v\n want %+v", arn, got, want)
 	}
 }
 
@@ -117,8 +117,10 @@ func TestLookupDisabledStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.StreamARN != "" || !errors.Is(got.RequireStream(), keyschema.ErrNoStream) {
-		t.Errorf("after disabling the stream: %+v, RequireStream() = %v; want no stream", got, got.RequireStream())
+	// A disabled stream is reported as no stream at all: no ARN, no view type.
+	want := keyschema.Schema{Table: name, PartitionKey: "pk", PartitionKeyType: "S"}
+	if got != want || !errors.Is(got.RequireStream(), keyschema.ErrNoStream) {
+		t.Errorf("after disabling the stream:\n got  %+v, RequireStream() = %v\n want %+v and ErrNoStream", got, got.RequireStream(), want)
 	}
 }
 
@@ -197,14 +199,18 @@ func TestCacheLooksUpOnce(t *testing.T) {
 	}
 }
 
-// blockingAPI answers only once release is closed.
+// blockingAPI answers only once release is closed. called is closed when
+// the first call arrives.
 type blockingAPI struct {
 	release chan struct{}
+	called  chan struct{}
+	once    sync.Once
 	calls   atomic.Int64
 }
 
 func (b *blockingAPI) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
 	b.calls.Add(1)
+	b.once.Do(func() { close(b.called) })
 	<-b.release
 	return &dynamodb.DescribeTableOutput{Table: &types.TableDescription{
 		TableName: in.TableName,
@@ -213,17 +219,14 @@ func (b *blockingAPI) DescribeTable(ctx context.Context, in *dynamodb.DescribeTa
 }
 
 func TestCacheWaiterHonoursContext(t *testing.T) {
-	api := &blockingAPI{release: make(chan struct{})}
+	api := &blockingAPI{release: make(chan struct{}), called: make(chan struct{})}
 	cache := keyschema.NewCache(api)
 	first := make(chan error)
 	go func() {
 		_, err := cache.Lookup(context.Background(), "Orders")
 		first <- err
 	}()
-	for api.calls.Load() == 0 {
-		// wait for the first lookup to be in flight
-		runtime.Gosched()
-	}
+	<-api.called // the first lookup is in flight
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := cache.Lookup(ctx, "Orders"); !errors.Is(err, context.Canceled) {
@@ -233,7 +236,7 @@ func TestCacheWaiterHonoursContext(t *testing.T) {
 	if err := <-first; err != nil {
 		t.Fatal(err)
 	}
-	if s, err := cache.Lookup(context.Background(), "Orders"); err != nil || s.PartitionKey != "pk" {
+	if s, err := cache.Lookup(context.Background(), "Orders"); err != nil || s != (keyschema.Schema{Table: "Orders", PartitionKey: "pk"}) {
 		t.Errorf("after release: %+v, %v", s, err)
 	}
 	if n := api.calls.Load(); n != 1 {

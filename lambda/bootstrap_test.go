@@ -50,8 +50,16 @@ func bootstrapPath(t testing.TB) string {
 		}
 		bootstrap.dir = dir
 		bootstrap.path = filepath.Join(dir, "bootstrap")
-		cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", bootstrap.path, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		args := []string{"build", "-tags", "lambda.norpc", "-trimpath", "-o", bootstrap.path}
+		env := append(os.Environ(), "CGO_ENABLED=0")
+		if raceEnabled {
+			// Under `go test -race` the function runs with the race
+			// detector too; its reports are failures (see startFunction).
+			args = append(args, "-race")
+			env = append(os.Environ(), "CGO_ENABLED=1")
+		}
+		cmd := exec.Command("go", append(args, ".")...)
+		cmd.Env = env
 		if out, err := cmd.CombinedOutput(); err != nil {
 			bootstrap.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
@@ -147,6 +155,9 @@ func startFunction(t testing.TB, env map[string]string) *function {
 		}
 		f.rt.Close()
 		f.cw.Close()
+		if strings.Contains(f.readStderr(), "WARNING: DATA RACE") {
+			t.Errorf("the race detector found a data race in the function")
+		}
 		if t.Failed() {
 			t.Logf("function stdout:\n%s", tail(f.readStdout(), 6000))
 			t.Logf("function stderr:\n%s", tail(f.readStderr(), 3000))

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/sketch"
@@ -23,13 +25,12 @@ func TestConfigFromEnvDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := detector.DefaultConfig(); cfg.Window != want.Window || cfg.ShareThreshold != want.ShareThreshold ||
-		cfg.MinWCUPerSecond != want.MinWCUPerSecond || cfg.CriticalWCUPerSecond != want.CriticalWCUPerSecond ||
-		cfg.PartitionLimit != want.PartitionLimit || cfg.Top != want.Top || cfg.Redaction != detector.RedactNone {
-		t.Errorf("defaults: %+v", cfg)
+	if diff := cmp.Diff(detector.DefaultConfig(), cfg); diff != "" {
+		t.Errorf("detector config (-want +got):\n%s", diff)
 	}
-	if acfg.Namespace != "HotKeyDetector" || acfg.Mode != alert.ModeAPI || acfg.Top != 10 || pk != "" {
-		t.Errorf("defaults: %+v, partition key %q", acfg, pk)
+	want := alert.Config{Namespace: "HotKeyDetector", Mode: alert.ModeAPI, Top: 10, StorageResolution: 60}
+	if diff := cmp.Diff(want, acfg); diff != "" || pk != "" {
+		t.Errorf("alert config (-want +got):\n%s\npartition key %q", diff, pk)
 	}
 }
 
@@ -39,7 +40,7 @@ func TestConfigFromEnvSettings(t *testing.T) {
 		"HOTKEYS_SHARE_THRESHOLD", "0.25",
 		"HOTKEYS_MIN_WCU_PER_SECOND", "50",
 		"HOTKEYS_CRITICAL_WCU_PER_SECOND", "900",
-		"HOTKEYS_PARTITION_LIMIT", "1000",
+		"HOTKEYS_PARTITION_LIMIT", "1500",
 		"HOTKEYS_PARTITION_KEY", "PK",
 		"HOTKEYS_TOP", "3",
 		"HOTKEYS_NAMESPACE", "Team/HotKeys",
@@ -50,12 +51,17 @@ func TestConfigFromEnvSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	switch {
-	case cfg.Window != 5*time.Minute || cfg.ShareThreshold != 0.25 || cfg.MinWCUPerSecond != 50 ||
-		cfg.CriticalWCUPerSecond != 900 || cfg.Top != 3 || cfg.Redaction != detector.RedactHash || cfg.RedactionSalt != "s3cret":
-		t.Errorf("detector config %+v", cfg)
-	case acfg.Namespace != "Team/HotKeys" || acfg.Mode != alert.ModeBoth || acfg.Top != 3 || pk != "PK":
-		t.Errorf("alert config %+v, partition key %q", acfg, pk)
+	// Every value differs from its default, so each one shows it was read.
+	want := detector.DefaultConfig()
+	want.Window, want.Lateness = 5*time.Minute, 5*time.Minute
+	want.ShareThreshold, want.MinWCUPerSecond, want.CriticalWCUPerSecond, want.PartitionLimit = 0.25, 50, 900, 1500
+	want.Top, want.Redaction, want.RedactionSalt = 3, detector.RedactHash, "s3cret"
+	if diff := cmp.Diff(want, cfg); diff != "" {
+		t.Errorf("detector config (-want +got):\n%s", diff)
+	}
+	wantA := alert.Config{Namespace: "Team/HotKeys", Mode: alert.ModeBoth, Top: 3, StorageResolution: 60}
+	if diff := cmp.Diff(wantA, acfg); diff != "" || pk != "PK" {
+		t.Errorf("alert config (-want +got):\n%s\npartition key %q", diff, pk)
 	}
 	// A window given in plain seconds, as the SAM parameter is.
 	if cfg, _, _, err := configFromEnv(env("HOTKEYS_WINDOW", "120")); err != nil || cfg.Window != 2*time.Minute {

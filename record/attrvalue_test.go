@@ -155,14 +155,17 @@ func TestAttributeValueItemSizeMatchesItemSize(t *testing.T) {
 }
 
 func TestAttributeValueSizeRejects(t *testing.T) {
-	for _, v := range []types.AttributeValue{
-		&types.AttributeValueMemberN{Value: "abc"},
-		&types.AttributeValueMemberNS{Value: []string{"1", "1e999"}},
-		&types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberN{Value: ""}}},
-		nil,
+	for _, tc := range []struct {
+		v    types.AttributeValue
+		want error
+	}{
+		{&types.AttributeValueMemberN{Value: "abc"}, record.ErrNumber},
+		{&types.AttributeValueMemberNS{Value: []string{"1", "1e999"}}, record.ErrNumber},
+		{&types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberN{Value: ""}}}, record.ErrNumber},
+		{nil, record.ErrAttributeValue},
 	} {
-		if n, err := record.AttributeValueSize(v); err == nil {
-			t.Errorf("AttributeValueSize(%#v) = %d, want an error", v, n)
+		if n, err := record.AttributeValueSize(tc.v); !errors.Is(err, tc.want) {
+			t.Errorf("AttributeValueSize(%#v) = %d, %v; want %v", tc.v, n, err, tc.want)
 		}
 	}
 	if _, err := record.AttributeValueSize(&types.UnknownUnionMember{Tag: "X"}); !errors.Is(err, record.ErrAttributeValue) {
@@ -194,8 +197,8 @@ func TestAppendAttributeValueKey(t *testing.T) {
 	if _, _, err := record.AppendAttributeValueKey(nil, &types.AttributeValueMemberBOOL{}); !errors.Is(err, record.ErrKey) {
 		t.Errorf("BOOL: %v, want ErrKey", err)
 	}
-	if _, _, err := record.AppendAttributeValueKey(nil, &types.AttributeValueMemberN{Value: "1e999"}); err == nil {
-		t.Error("N 1e999: no error")
+	if _, _, err := record.AppendAttributeValueKey(nil, &types.AttributeValueMemberN{Value: "1e999"}); !errors.Is(err, record.ErrNumber) {
+		t.Errorf("N 1e999: %v, want ErrNumber", err)
 	}
 	buf := make([]byte, 0, 64)
 	var v types.AttributeValue = &types.AttributeValueMemberN{Value: "12.50"}

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // got is everything a Decode call delivered, copied out of the decoder.
@@ -70,8 +73,8 @@ func readFile(t *testing.T, name string) string {
 
 func TestDecodeDynamoDBEvent(t *testing.T) {
 	g := mustDecode(t, DefaultConfig(), readFile(t, "dynamodb-event.json"))
-	if len(g.events) != 1 || g.events[0].TimeWindow || g.events[0].ShardID != "" || g.events[0].State != nil {
-		t.Errorf("events = %+v, want one plain envelope", g.events)
+	if diff := cmp.Diff([]Event{{}}, g.events); diff != "" {
+		t.Errorf("events (-want +got), want one plain envelope:\n%s", diff)
 	}
 	if len(g.bad) != 0 || len(g.records) != 3 {
 		t.Fatalf("%d records, %d malformed (%v)", len(g.records), len(g.bad), g.bad)
@@ -97,39 +100,20 @@ func TestDecodeDynamoDBEvent(t *testing.T) {
 		SizeBytes: 38, WCU: 1, WCUExact: true,
 	}}
 	for k := range want {
-		if diff := diffRecord(g.records[k], want[k]); diff != "" {
+		if diff := diffRecord(g.records[k], want[k]); diff != "" { // len(g.records) is 3: checked above
 			t.Errorf("record %d: %s", k, diff)
 		}
 	}
 }
 
 // diffRecord names the fields where a and b differ.
-func diffRecord(a, b Record) string {
-	var d []string
-	check := func(name string, ok bool) {
-		if !ok {
-			d = append(d, name)
-		}
+// diffRecord compares two records whole: "" when they are equal, else
+// the difference. A nil and an empty byte slice count as equal.
+func diffRecord(got, want Record) string {
+	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
+		return "(-want +got):\n" + d
 	}
-	check("Table", a.Table == b.Table)
-	check("Shard", a.Shard == b.Shard)
-	check("EventName", a.EventName == b.EventName)
-	check("EventID", bytes.Equal(a.EventID, b.EventID))
-	check("SequenceNumber", bytes.Equal(a.SequenceNumber, b.SequenceNumber))
-	check("Time", a.Time.Equal(b.Time))
-	check("StreamViewType", a.StreamViewType == b.StreamViewType)
-	check("PartitionKey", a.PartitionKey.Type == b.PartitionKey.Type && bytes.Equal(a.PartitionKey.Value, b.PartitionKey.Value))
-	check("SortKey", a.SortKey.Type == b.SortKey.Type && bytes.Equal(a.SortKey.Value, b.SortKey.Value))
-	check("KeysSize", a.KeysSize == b.KeysSize)
-	check("NewImageSize", a.NewImageSize == b.NewImageSize)
-	check("OldImageSize", a.OldImageSize == b.OldImageSize)
-	check("SizeBytes", a.SizeBytes == b.SizeBytes)
-	check("TTLDelete", a.TTLDelete == b.TTLDelete)
-	check("WCU", a.WCU == b.WCU && a.WCUExact == b.WCUExact)
-	if d == nil {
-		return ""
-	}
-	return "differs in " + strings.Join(d, ", ") + "\n got " + strings.ReplaceAll(fmtRecord(a), "\n", " ") + "\nwant " + fmtRecord(b)
+	return ""
 }
 
 func fmtRecord(r Record) string {
@@ -156,13 +140,14 @@ func TestDecodeTimeWindowEvent(t *testing.T) {
 	if strings.Join(g.calls, "") != "ERR" {
 		t.Fatalf("calls %v, want the event before its two records", g.calls)
 	}
-	ev := g.events[0]
-	if !ev.TimeWindow || !ev.WindowStart.Equal(time.Date(2020, 7, 30, 17, 0, 0, 0, time.UTC)) ||
-		!ev.WindowEnd.Equal(time.Date(2020, 7, 30, 17, 5, 0, 0, time.UTC)) ||
-		ev.ShardID != "shard123456789" || len(ev.State) != 1 || ev.State["1"] != "state1" ||
-		ev.EventSourceARN != "arn:aws:dynamodb:us-east-1:123456789012:table/Orders/stream/2020-07-30T16:00:00.000" ||
-		ev.IsFinalInvokeForWindow || ev.IsWindowTerminatedEarly {
-		t.Errorf("event = %+v", ev)
+	wantEv := Event{
+		WindowStart: time.Date(2020, 7, 30, 17, 0, 0, 0, time.UTC), WindowEnd: time.Date(2020, 7, 30, 17, 5, 0, 0, time.UTC),
+		State: map[string]string{"1": "state1"}, ShardID: "shard123456789",
+		EventSourceARN: "arn:aws:dynamodb:us-east-1:123456789012:table/Orders/stream/2020-07-30T16:00:00.000",
+		TimeWindow:     true,
+	}
+	if diff := cmp.Diff(wantEv, g.events[0]); diff != "" {
+		t.Errorf("event (-want +got):\n%s", diff)
 	}
 	for _, r := range g.records {
 		// The records' own ARN is absent or names no table: the event's counts.
@@ -174,9 +159,55 @@ func TestDecodeTimeWindowEvent(t *testing.T) {
 	g = mustDecode(t, DefaultConfig(), `{"isFinalInvokeForWindow":true,"isWindowTerminatedEarly":true,
 		"window":{"start":"2026-11-22T10:00:00Z","end":"2026-11-22T10:01:00Z"},"state":{},"shardId":"s-1",
 		"Records":[`+minimal("A", "")+`]}`)
-	if strings.Join(g.calls, "") != "ER" || !g.events[0].IsFinalInvokeForWindow || !g.events[0].IsWindowTerminatedEarly ||
-		g.events[0].State == nil || g.records[0].Shard != "s-1" {
-		t.Errorf("calls %v, event %+v", g.calls, g.events)
+	if strings.Join(g.calls, "") != "ER" || g.records[0].Shard != "s-1" {
+		t.Fatalf("calls %v, records %+v", g.calls, g.records)
+	}
+	wantEv = Event{
+		WindowStart: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), WindowEnd: time.Date(2026, 11, 22, 10, 1, 0, 0, time.UTC),
+		State: map[string]string{}, ShardID: "s-1", IsFinalInvokeForWindow: true, IsWindowTerminatedEarly: true, TimeWindow: true,
+	}
+	if diff := cmp.Diff(wantEv, g.events[0]); diff != "" {
+		t.Errorf("event (-want +got):\n%s", diff)
+	}
+}
+
+// TestDecodeEventsDoNotLeak: nothing of one event's envelope carries over
+// to the next event, in the same payload or the next one.
+func TestDecodeEventsDoNotLeak(t *testing.T) {
+	full := `{"isFinalInvokeForWindow":true,"isWindowTerminatedEarly":true,"eventSourceARN":"arn:aws:dynamodb:eu-west-1:1:table/T/stream/x",` +
+		`"window":{"start":"2026-11-22T10:00:00Z","end":"2026-11-22T10:01:00Z"},"state":{"k":"v"},"shardId":"s-1","Records":[` + minimal("A", "") + `]}`
+	plain := `{"Records":[` + minimal("B", "") + `]}`
+	fullEv := Event{
+		WindowStart: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), WindowEnd: time.Date(2026, 11, 22, 10, 1, 0, 0, time.UTC),
+		State: map[string]string{"k": "v"}, ShardID: "s-1", EventSourceARN: "arn:aws:dynamodb:eu-west-1:1:table/T/stream/x",
+		IsFinalInvokeForWindow: true, IsWindowTerminatedEarly: true, TimeWindow: true,
+	}
+	d, err := NewDecoder(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		payload string
+		events  []Event
+		shards  []string
+	}{
+		{full + "\n" + plain, []Event{fullEv, {}}, []string{"s-1", ""}},
+		{plain, []Event{{}}, []string{""}}, // the same decoder, a new payload
+	} {
+		var g got
+		if err := d.Decode([]byte(tc.payload), g.visitor()); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.events, g.events); diff != "" {
+			t.Errorf("events (-want +got):\n%s", diff)
+		}
+		var shards []string
+		for _, r := range g.records {
+			shards = append(shards, r.Shard)
+		}
+		if diff := cmp.Diff(tc.shards, shards); diff != "" {
+			t.Errorf("records' shards (-want +got):\n%s", diff)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -136,8 +137,8 @@ func TestCanonicalNumber(t *testing.T) {
 		}
 	}
 	for _, c := range badNumbers {
-		if got, err := CanonicalNumber(nil, []byte(c.in)); err == nil {
-			t.Errorf("CanonicalNumber(%q) = %q, want an error", c.in, got)
+		if got, err := CanonicalNumber(nil, []byte(c.in)); !errors.Is(err, c.err) || !errors.Is(err, ErrNumber) {
+			t.Errorf("CanonicalNumber(%q) = %q, %v; want %v", c.in, got, err, c.err)
 		}
 	}
 }
@@ -199,12 +200,16 @@ func TestNumberAgainstReference(t *testing.T) {
 	}
 }
 
+// plainShape is what plainDecimal must size itself when the number is
+// valid: an optional '-', digits with at most one '.', an optional exponent.
+var plainShape = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+
 // checkNumber compares NumberSize and CanonicalNumber with the reference.
 func checkNumber(t *testing.T, s string) {
 	t.Helper()
 	size, err := NumberSize(s)
 	ref, refErr := refNumberSize(s)
-	if (err == nil) != (refErr == nil) || size != ref {
+	if (err == nil) != (refErr == nil) || size != ref || (err != nil && !errors.Is(err, ErrNumber)) {
 		t.Fatalf("NumberSize(%q) = %d, %v; reference %d, %v", s, size, err, ref, refErr)
 	}
 	// The decoder's one-pass sizer answers for plain decimals only, and
@@ -213,15 +218,19 @@ func checkNumber(t *testing.T, s string) {
 	if strings.ContainsAny(s, `"\`) {
 		q = nil // not the text of a JSON string
 	}
-	if end, n := plainDecimal(q, 0); end >= 0 && (end != len(q) || refErr != nil || n != ref) {
+	end, n := plainDecimal(q, 0)
+	if end >= 0 && (end != len(q) || refErr != nil || n != ref) {
 		t.Fatalf("plainDecimal(%s) = %d, %d; reference %d, %v", q, end, n, ref, refErr)
+	}
+	if end < 0 && refErr == nil && plainShape.MatchString(s) {
+		t.Fatalf("plainDecimal(%s) declined a plain decimal", q)
 	}
 	if end, n := fastNumber(q, 0); q != nil && (end >= 0) != (refErr == nil) || (end >= 0 && n != ref) {
 		t.Fatalf("fastNumber(%s) = %d, %d; reference %d, %v", q, end, n, ref, refErr)
 	}
 	canon, err := CanonicalNumber(nil, []byte(s))
 	refCanon, refErr := refCanonical(s)
-	if (err == nil) != (refErr == nil) || string(canon) != refCanon {
+	if (err == nil) != (refErr == nil) || string(canon) != refCanon || (err != nil && !errors.Is(err, ErrNumber)) {
 		t.Fatalf("CanonicalNumber(%q) = %q, %v; reference %q, %v", s, canon, err, refCanon, refErr)
 	}
 	if err == nil { // the canonical form is a fixed point of the same size

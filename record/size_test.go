@@ -136,6 +136,16 @@ func FuzzItemSize(f *testing.F) {
 	f.Fuzz(func(t *testing.T, item []byte) {
 		checkFastAgrees(t, item)
 		got, err := ItemSize(item)
+		if err != nil {
+			var se *SyntaxError
+			known := errors.As(err, &se)
+			for _, s := range sentinels {
+				known = known || errors.Is(err, s)
+			}
+			if !known {
+				t.Fatalf("ItemSize(%q): %v is neither a *SyntaxError nor wraps a sentinel", item, err)
+			}
+		}
 		if hasDuplicateKeys(item) {
 			return // encoding/json keeps one of them: no reference
 		}

@@ -1,6 +1,7 @@
 package sketch_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/hotkeys-dev/hotkeys/sketch"
@@ -56,8 +57,9 @@ func ExampleSummary_MarshalBinary() {
 	}
 	lower, upper := next.Estimate([]byte("DATE#2026-11-22"))
 	fmt.Println(lower, upper, next.Total())
+	// Damaged state is refused, and the receiver keeps what it held.
 	err = next.UnmarshalBinary(state[:len(state)-1])
-	fmt.Println(err != nil, next.Total())
+	fmt.Println(errors.Is(err, sketch.ErrCorrupt), next.Total())
 	// Output:
 	// 5 5 5
 	// true 5

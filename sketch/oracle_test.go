@@ -8,6 +8,9 @@ import (
 	"slices"
 	"sort"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // This file holds the exact oracle the sketches are checked against, and
@@ -262,31 +265,46 @@ func roundTrip(t testing.TB, s *Summary) *Summary {
 	return &d
 }
 
-// sameContent compares two summaries by what they hold, not by bytes: the
-// HyperLogLog's encoding is not canonical, so it compares by estimate.
-func sameContent(a, b *Summary) error {
-	a.ready()
-	b.ready()
-	switch {
-	case a.cfg != b.cfg:
-		return fmt.Errorf("config %+v vs %+v", a.cfg, b.cfg)
-	case a.total != b.total:
-		return fmt.Errorf("total %d vs %d", a.total, b.total)
-	case !slices.Equal(a.cm.cells, b.cm.cells):
-		return fmt.Errorf("count-min cells differ")
-	case len(a.hh.heap) != len(b.hh.heap):
-		return fmt.Errorf("%d vs %d heavy hitters", len(a.hh.heap), len(b.hh.heap))
-	case a.Distinct() != b.Distinct():
-		return fmt.Errorf("distinct %d vs %d", a.Distinct(), b.Distinct())
+// counterState is one heavy-hitter counter: its count and every field of
+// its slot. Which slot of the arena holds it is not content.
+type counterState struct {
+	Count uint64
+	Slot  slot
+}
+
+// summaryState is what a Summary holds, in a form go-cmp compares whole.
+// The HyperLogLog is compared by its estimate: its encoding is not
+// canonical.
+type summaryState struct {
+	Cfg      Config
+	Total    uint64
+	Cells    []uint64
+	Counters []counterState // in heap order
+	Distinct uint64
+}
+
+func stateOf(s *Summary) summaryState {
+	s.ready()
+	st := summaryState{Cfg: s.cfg, Total: s.total, Cells: s.cm.cells, Distinct: s.Distinct()}
+	for _, n := range s.hh.heap {
+		st.Counters = append(st.Counters, counterState{Count: n.count, Slot: s.hh.slots[n.slot]})
 	}
-	for i := range a.hh.heap {
-		na, nb := a.hh.heap[i], b.hh.heap[i]
-		sa, sb := a.hh.slots[na.slot], b.hh.slots[nb.slot]
-		if na.count != nb.count || !bytes.Equal(sa.key, sb.key) || sa.hash != sb.hash || sa.err != sb.err ||
-			sa.lastTick != sb.lastTick || sa.tickWeight != sb.tickWeight || sa.peak != sb.peak ||
-			sa.item != sb.item || sa.many != sb.many {
-			return fmt.Errorf("heap entry %d: %q %+v count %d vs %q %+v count %d", i, sa.key, sa, na.count, sb.key, sb, nb.count)
+	return st
+}
+
+// sameContent compares two summaries by what they hold, not by bytes, and
+// checks that each one's index finds every key it counts.
+func sameContent(a, b *Summary) error {
+	for _, s := range []*Summary{a, b} {
+		for i, n := range s.hh.heap {
+			sl := s.hh.slots[n.slot]
+			if got := s.hh.find(sl.hash, sl.key); got != int(n.slot) {
+				return fmt.Errorf("heap entry %d (%q): the index finds slot %d, want %d", i, sl.key, got, n.slot)
+			}
 		}
+	}
+	if diff := cmp.Diff(stateOf(a), stateOf(b), cmp.AllowUnexported(slot{}), cmpopts.EquateEmpty()); diff != "" {
+		return fmt.Errorf("contents differ (-a +b):\n%s", diff)
 	}
 	return nil
 }

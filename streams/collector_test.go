@@ -3,6 +3,7 @@ package streams_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -28,13 +29,66 @@ type collector struct {
 	waitFor  map[string]struct{} // sequence numbers not delivered yet
 	complete chan struct{}
 	onBatch  func(shardID string, n int) error
+	changed  chan struct{} // closed, and replaced, on every handler call
 }
 
 func newCollector(t testing.TB, want ...[]string) *collector {
 	c := &collector{t: t, shardOf: map[string]string{}, count: map[string]int{}, lost: map[string][]error{},
-		waitFor: map[string]struct{}{}, complete: make(chan struct{})}
+		waitFor: map[string]struct{}{}, complete: make(chan struct{}), changed: make(chan struct{})}
 	c.expect(want...)
 	return c
+}
+
+// safetyNet bounds every wait on the code under test. It only turns a hang
+// into a failure: no test's outcome depends on it, since every wait ends on
+// an event (a call, a delivery, Run returning), never on time passing.
+const safetyNet = 30 * time.Second
+
+// await blocks until cond, run with mu held, is true. *changed, read with mu
+// held, is a channel closed at the next change; stopped, if not nil, is
+// closed when Run returns, which ends the wait with a failure.
+func await(t testing.TB, what string, mu *sync.Mutex, changed *chan struct{}, stopped <-chan struct{}, cond func() bool) {
+	t.Helper()
+	timeout := time.NewTimer(safetyNet)
+	defer timeout.Stop()
+	for {
+		mu.Lock()
+		ok, ch := cond(), *changed
+		mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-ch:
+		case <-stopped:
+			t.Fatalf("Run returned while the test waited for %s", what)
+		case <-timeout.C:
+			t.Fatalf("timed out after %v waiting for %s", safetyNet, what)
+		}
+	}
+}
+
+// await blocks until cond, run with c.mu held, is true after some handler
+// call (or already is).
+func (c *collector) await(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	await(t, what, &c.mu, &c.changed, nil, cond)
+}
+
+// delivered reports whether every one of seqs has been delivered; c.mu is held.
+func (c *collector) delivered(seqs []string) bool {
+	for _, s := range seqs {
+		if c.count[s] == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// changedLocked wakes the waiters of await; c.mu is held.
+func (c *collector) changedLocked() {
+	close(c.changed)
+	c.changed = make(chan struct{})
 }
 
 func (c *collector) expect(want ...[]string) {
@@ -75,7 +129,10 @@ func (c *collector) handler() streams.Handler {
 		Batch: func(shardID string, payload []byte) error {
 			c.enter()
 			defer c.active.Add(-1)
-			time.Sleep(50 * time.Microsecond) // widen the window for overlaps
+			// Widen the window in which a second, concurrent call would be
+			// caught by enter. It cannot fail a correct Reader, whose calls
+			// never overlap whatever the timing.
+			time.Sleep(50 * time.Microsecond)
 			// aws-lambda-go's own types must read the payload.
 			var ev events.DynamoDBEvent
 			if err := json.Unmarshal(payload, &ev); err != nil {
@@ -94,6 +151,7 @@ func (c *collector) handler() streams.Handler {
 				delete(c.waitFor, seq)
 			}
 			c.checkComplete()
+			c.changedLocked()
 			onBatch := c.onBatch
 			c.mu.Unlock()
 			if onBatch != nil {
@@ -106,6 +164,7 @@ func (c *collector) handler() streams.Handler {
 			defer c.active.Add(-1)
 			c.mu.Lock()
 			c.status = append(c.status, msg)
+			c.changedLocked()
 			c.mu.Unlock()
 		},
 		Lost: func(shardID string, err error) {
@@ -113,14 +172,19 @@ func (c *collector) handler() streams.Handler {
 			defer c.active.Add(-1)
 			c.mu.Lock()
 			c.lost[shardID] = append(c.lost[shardID], err)
+			c.changedLocked()
 			c.mu.Unlock()
 		},
 	}
 }
 
-// run runs r until the collector has everything or the test times out,
-// and returns Run's error.
-func (c *collector) run(t *testing.T, r *streams.Reader, ready func()) error {
+// run runs r on f, calls ready (which may write more and must settle any
+// placeholder) and waits until the collector has every record it expects.
+// It then ends the stream and waits for Run to read what is left and return
+// ErrStreamEnded: once it has, nothing more can be delivered, so the test's
+// exactly-once checks see the final count without waiting and hoping. run
+// returns Run's error, nil for ErrStreamEnded.
+func (c *collector) run(t *testing.T, r *streams.Reader, f *fakeStream, ready func()) error {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -132,25 +196,34 @@ func (c *collector) run(t *testing.T, r *streams.Reader, ready func()) error {
 	if ready != nil {
 		ready()
 	}
+	timeout := time.NewTimer(safetyNet)
+	defer timeout.Stop()
 	select {
 	case <-complete:
 	case err := <-errc:
 		return err
-	case <-time.After(20 * time.Second):
+	case <-timeout.C:
 		c.mu.Lock()
 		t.Errorf("timed out; %d sequence numbers never delivered; status: %q", len(c.waitFor), c.status)
 		c.mu.Unlock()
+		cancel()
+		return <-errc
 	}
-	// Let the reader run on a little: nothing more may arrive.
-	time.Sleep(30 * time.Millisecond)
-	cancel()
+	f.end()
 	select {
 	case err := <-errc:
+		if errors.Is(err, streams.ErrStreamEnded) {
+			return nil
+		}
+		if err == nil {
+			return errors.New("Run returned nil on a stream that ended, want ErrStreamEnded")
+		}
 		return err
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run did not return after its context was cancelled")
+	case <-timeout.C:
+		cancel()
+		<-errc
+		return errors.New("Run did not end after the stream was disabled and every shard closed")
 	}
-	return nil
 }
 
 // checkExactlyOnce asserts that the delivered sequence numbers are exactly

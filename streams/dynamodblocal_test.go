@@ -101,7 +101,7 @@ func (kr *keyReader) waitFor(t *testing.T, keys ...string) {
 		}
 	}
 	kr.mu.Unlock()
-	timeout := time.After(30 * time.Second)
+	timeout := time.After(safetyNet) // only against a hang
 	for len(want) > 0 {
 		select {
 		case k := <-kr.notify:
@@ -114,15 +114,49 @@ func (kr *keyReader) waitFor(t *testing.T, keys ...string) {
 	}
 }
 
-func (kr *keyReader) stop(t *testing.T) {
+// endStream deletes table, which disables its stream and closes its shard.
+// A Reader then reads what is left and returns ErrStreamEnded: once it has,
+// nothing more can come, so a test need not wait and hope.
+func endStream(t *testing.T, db *dynamodb.Client, table string) {
 	t.Helper()
-	kr.cancel()
-	if err := <-kr.done; err != nil {
-		t.Errorf("Run: %v", err)
+	if _, err := db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// end waits for Run to return ErrStreamEnded, after endStream.
+func (kr *keyReader) end(t *testing.T) {
+	t.Helper()
+	select {
+	case err := <-kr.done:
+		if !errors.Is(err, streams.ErrStreamEnded) {
+			t.Errorf("Run = %v, want ErrStreamEnded", err)
+		}
+	case <-time.After(safetyNet): // only against a hang
+		kr.cancel()
+		<-kr.done
+		t.Fatal("Run did not end after the table was deleted")
 	}
 	if len(kr.lost) > 0 || len(kr.bad) > 0 {
 		t.Errorf("lost %v; bad records %v", kr.lost, kr.bad)
 	}
+}
+
+// firstPoll is a Streams API that closes polled once the first GetRecords
+// has answered: from then on the reader holds an iterator at a definite
+// place in the shard, so everything written afterwards must reach it.
+type firstPoll struct {
+	streams.API
+	once   sync.Once
+	polled chan struct{}
+}
+
+func (f *firstPoll) GetRecords(ctx context.Context, in *dynamodbstreams.GetRecordsInput, opts ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error) {
+	out, err := f.API.GetRecords(ctx, in, opts...)
+	if err == nil {
+		f.once.Do(func() { close(f.polled) })
+	}
+	return out, err
 }
 
 // TestReaderOnDynamoDBLocal writes items before and after two Readers
@@ -148,66 +182,47 @@ func TestReaderOnDynamoDBLocal(t *testing.T) {
 		put(before[i])
 	}
 	horizon := startKeyReader(t, api, arn, streams.TrimHorizon)
-	latest := startKeyReader(t, api, arn, streams.Latest)
-	// LATEST takes effect when the reader's iterator is made, which the
-	// test cannot see: write probes until one arrives, then the items.
-	var probes []string
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		probes = append(probes, fmt.Sprintf("probe-%03d", len(probes)))
-		put(probes[len(probes)-1])
-		time.Sleep(20 * time.Millisecond)
-		latest.mu.Lock()
-		seen := latest.counts[probes[len(probes)-1]] > 0 || len(latest.counts) > 0
-		latest.mu.Unlock()
-		if seen {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the LATEST reader never delivered a probe")
-		}
+	// LATEST takes effect when the reader's iterator is made: write the
+	// rest only once the LATEST reader has polled.
+	poll := &firstPoll{API: api, polled: make(chan struct{})}
+	latest := startKeyReader(t, poll, arn, streams.Latest)
+	select {
+	case <-poll.polled:
+	case err := <-latest.done:
+		t.Fatalf("the LATEST reader stopped: %v", err)
+	case <-time.After(safetyNet): // only against a hang
+		t.Fatal("the LATEST reader never polled")
 	}
 	for i := range n {
 		after = append(after, fmt.Sprintf("after-%03d", i))
 		put(after[i])
 	}
-	horizon.waitFor(t, append(append(append([]string{}, before...), probes...), after...)...)
+	horizon.waitFor(t, append(append([]string{}, before...), after...)...)
 	latest.waitFor(t, after...)
-	time.Sleep(100 * time.Millisecond) // nothing more may come
-	horizon.stop(t)
-	latest.stop(t)
+	endStream(t, db, table)
+	horizon.end(t)
+	latest.end(t)
 
-	for _, k := range append(append(before, probes...), after...) {
+	for _, k := range append(append([]string{}, before...), after...) {
 		if c := horizon.counts[k]; c != 1 {
 			t.Errorf("TRIM_HORIZON reader delivered %s %d times, want once", k, c)
 		}
 	}
-	if len(horizon.counts) != 2*n+len(probes) {
-		t.Errorf("TRIM_HORIZON reader delivered %d keys, want %d", len(horizon.counts), 2*n+len(probes))
+	if len(horizon.counts) != 2*n {
+		t.Errorf("TRIM_HORIZON reader delivered %d keys, want %d", len(horizon.counts), 2*n)
 	}
-	firstProbe := len(probes)
-	for i, p := range probes {
-		if latest.counts[p] > 0 && i < firstProbe {
-			firstProbe = i
+	for _, k := range after {
+		if c := latest.counts[k]; c != 1 {
+			t.Errorf("LATEST reader delivered %s %d times, want once", k, c)
 		}
 	}
-	for k, c := range latest.counts {
-		switch {
-		case strings.HasPrefix(k, "before-"):
-			t.Errorf("LATEST reader delivered %s, written before it started", k)
-		case c != 1:
-			t.Errorf("LATEST reader delivered %s %d times", k, c)
-		}
-	}
-	// From the first probe it saw on, it saw every record.
-	for _, k := range append(probes[firstProbe:], after...) {
-		if latest.counts[k] != 1 {
-			t.Errorf("LATEST reader missed %s (first probe seen: %s)", k, probes[firstProbe])
-		}
+	if len(latest.counts) != n {
+		t.Errorf("LATEST reader delivered %d keys, want the %d written after it polled (none written before)", len(latest.counts), n)
 	}
 	if len(horizon.shards) != 1 || len(horizon.status) == 0 {
 		t.Errorf("shards %v, status %q: DynamoDB Local has one shard per stream, and status should say so", horizon.shards, horizon.status)
 	}
-	t.Logf("probes written before LATEST took effect: %d; status: %q", firstProbe, horizon.status)
+	t.Logf("status: %q", horizon.status)
 }
 
 // TestReaderDeletedTableOnDynamoDBLocal: deleting a table disables its
@@ -236,7 +251,7 @@ func TestReaderDeletedTableOnDynamoDBLocal(t *testing.T) {
 			if !errors.Is(err, streams.ErrStreamEnded) {
 				t.Errorf("%s: Run = %v, want ErrStreamEnded", from, err)
 			}
-		case <-time.After(30 * time.Second):
+		case <-time.After(safetyNet): // only against a hang
 			kr.cancel()
 			t.Fatalf("%s: Run did not end on a deleted table's stream", from)
 		}
@@ -293,8 +308,8 @@ func TestReaderRenewsIteratorOnDynamoDBLocal(t *testing.T) {
 	api := &expiringAPI{Client: client}
 	kr := startKeyReader(t, api, arn, streams.TrimHorizon)
 	kr.waitFor(t, keys...)
-	time.Sleep(100 * time.Millisecond)
-	kr.stop(t)
+	endStream(t, db, table)
+	kr.end(t)
 	for _, k := range keys {
 		if kr.counts[k] != 1 {
 			t.Errorf("%s delivered %d times, want once", k, kr.counts[k])

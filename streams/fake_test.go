@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -28,8 +29,12 @@ type fakeStream struct {
 	pageCap  int // DescribeStream pages hold at most this many shards
 	describe []dynamodbstreams.DescribeStreamInput
 	iters    []dynamodbstreams.GetShardIteratorInput
-	gets     int // GetRecords calls
+	gets     int             // GetRecords calls
+	listed   map[string]bool // shards DescribeStream has returned
 	fail     func(op string, shard string) error
+	// changed is closed, and replaced, on every call: tests wait on it for
+	// the reader to do something instead of polling (see await).
+	changed chan struct{}
 }
 
 type fakeShard struct {
@@ -48,8 +53,35 @@ func newFakeStream(name string) *fakeStream {
 		arn:     "arn:aws:dynamodb:us-east-1:123456789012:table/" + name + "/stream/2026-11-22T10:00:00.000",
 		status:  types.StreamStatusEnabled,
 		byID:    make(map[string]*fakeShard),
+		listed:  make(map[string]bool),
 		pageCap: 100,
+		changed: make(chan struct{}),
 	}
+}
+
+// called records that the reader made a call; f.mu is held.
+func (f *fakeStream) called() {
+	close(f.changed)
+	f.changed = make(chan struct{})
+}
+
+// await blocks until cond, run under f.mu, holds after some call of the
+// reader's (or already does).
+func (f *fakeStream) await(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	await(t, what, &f.mu, &f.changed, nil, cond)
+}
+
+// end closes every shard and disables the stream, as deleting the table
+// does: a Reader reads what is left and returns ErrStreamEnded, so a test
+// knows that nothing more can be delivered without waiting to see.
+func (f *fakeStream) end() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, s := range f.shards {
+		s.closed = true
+	}
+	f.status = types.StreamStatusDisabled
 }
 
 // addShard adds a shard; parent may be "".
@@ -123,6 +155,7 @@ func (f *fakeStream) DescribeStream(ctx context.Context, in *dynamodbstreams.Des
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.describe = append(f.describe, *in)
+	defer f.called()
 	if err := f.injected("DescribeStream", ""); err != nil {
 		return nil, err
 	}
@@ -160,6 +193,7 @@ func (f *fakeStream) DescribeStream(ctx context.Context, in *dynamodbstreams.Des
 			sh.SequenceNumberRange.EndingSequenceNumber = aws.String(fmt.Sprintf("%021d", f.seq))
 		}
 		d.Shards = append(d.Shards, sh)
+		f.listed[s.id] = true
 	}
 	if end < len(f.shards) {
 		d.LastEvaluatedShardId = aws.String(f.shards[end-1].id)
@@ -172,6 +206,7 @@ func (f *fakeStream) GetShardIterator(ctx context.Context, in *dynamodbstreams.G
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.iters = append(f.iters, *in)
+	defer f.called()
 	id := aws.ToString(in.ShardId)
 	if err := f.injected("GetShardIterator", id); err != nil {
 		return nil, err
@@ -212,6 +247,7 @@ func (f *fakeStream) GetRecords(ctx context.Context, in *dynamodbstreams.GetReco
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.gets++
+	defer f.called()
 	id, p, ok := strings.Cut(aws.ToString(in.ShardIterator), "|")
 	pos, err := strconv.Atoi(p)
 	s, known := f.byID[id]

@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/hotkeys-dev/hotkeys/streams"
 )
 
@@ -249,8 +251,8 @@ func TestStringEscaping(t *testing.T) {
 		if s == "\xed\xa0\x80 surrogate" {
 			want = "\uFFFD\uFFFD\uFFFD surrogate"
 		}
-		if v, ok := got.Dynamodb.NewImage[want]; !ok || v.S != want {
-			t.Errorf("%q: round trip gave %q", s, got.Dynamodb.NewImage)
+		if diff := cmp.Diff(map[string]struct{ S string }{want: {want}}, got.Dynamodb.NewImage); diff != "" {
+			t.Errorf("%q: round trip (-want +got):\n%s", s, diff)
 		}
 	}
 }

@@ -6,9 +6,11 @@ package streams_test
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -306,14 +308,22 @@ func (o *oracle) verify(streamARN string, exactView bool) int {
 	}()
 	select {
 	case <-all:
-		time.Sleep(200 * time.Millisecond) // nothing more may come
-		cancel()
-		if err := <-errc; err != nil {
-			t.Fatalf("Run: %v", err)
+		// Deleting the table ends its stream: the Reader reads what is left
+		// and returns ErrStreamEnded, after which nothing more can come.
+		if _, err := o.db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: &o.table}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-errc:
+			if !errors.Is(err, streams.ErrStreamEnded) {
+				t.Fatalf("Run = %v after the table was deleted, want ErrStreamEnded", err)
+			}
+		case <-time.After(60 * time.Second): // only against a hang
+			t.Fatal("Run did not end after the table was deleted")
 		}
 	case err := <-errc:
 		t.Fatalf("Run stopped: %v", err)
-	case <-time.After(60 * time.Second):
+	case <-time.After(60 * time.Second): // only against a hang
 		cancel()
 		<-errc
 		mu.Lock()
@@ -343,7 +353,35 @@ func (o *oracle) verify(streamARN string, exactView bool) int {
 	return seen
 }
 
-var oracleSeed = flag.Uint64("oracle.seed", 0, "seed of TestWCUOracle's random writes; 0 picks one")
+// seedEnv, like -oracle.seed, replaces the oracle tests' fixed seeds: a
+// number replays a run, "random" draws a new seed. Each test logs the seed
+// it used (shown with -v and on failure) with the command that replays it.
+const seedEnv = "HOTKEYS_ORACLE_SEED"
+
+var oracleSeed = flag.String("oracle.seed", "", "seed of the oracle tests' random writes: a number, or random (default: each test's fixed seed; also "+seedEnv+")")
+
+// seedFor returns the seed for t: fixed unless -oracle.seed or
+// HOTKEYS_ORACLE_SEED says otherwise.
+func seedFor(t *testing.T, fixed uint64) uint64 {
+	t.Helper()
+	v := *oracleSeed
+	if v == "" {
+		v = os.Getenv(seedEnv)
+	}
+	seed := fixed
+	switch v {
+	case "":
+	case "random":
+		seed = rand.Uint64() // math/rand/v2's global source is seeded randomly
+	default:
+		var err error
+		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+			t.Fatalf("oracle seed %q: want a number or random", v)
+		}
+	}
+	t.Logf("seed %d (to replay it: %s=%d, -run '%s')", seed, seedEnv, seed, t.Name())
+	return seed
+}
 
 // TestWCUOracle is the check that matters most: for every stream record of
 // a random mix of PutItem, UpdateItem and DeleteItem on items of every
@@ -357,26 +395,20 @@ func TestWCUOracle(t *testing.T) {
 		name   string
 		spec   dynamodblocal.TableSpec
 		writes int
+		seed   uint64
 	}{
 		// The main run: string partition key, number sort key.
-		{"string-pk-number-sk", dynamodblocal.TableSpec{Prefix: "oracle", HashKey: "pk", RangeKey: "sk", RangeKeyType: ddb.ScalarAttributeTypeN}, 520},
+		{"string-pk-number-sk", dynamodblocal.TableSpec{Prefix: "oracle", HashKey: "pk", RangeKey: "sk", RangeKeyType: ddb.ScalarAttributeTypeN}, 520, 1},
 		// Binary partition key, no sort key.
-		{"binary-pk", dynamodblocal.TableSpec{Prefix: "oracle-b", HashKey: "id", HashKeyType: ddb.ScalarAttributeTypeB}, 120},
+		{"binary-pk", dynamodblocal.TableSpec{Prefix: "oracle-b", HashKey: "id", HashKeyType: ddb.ScalarAttributeTypeB}, 120, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			seed := *oracleSeed
-			if seed == 0 {
-				seed = uint64(time.Now().UnixNano())
-			}
-			t.Logf("seed %d (replay: go test ./streams -run 'TestWCUOracle/%s' -args -oracle.seed=%d)", seed, tc.name, seed)
+			seed := seedFor(t, tc.seed)
 			table, arn := dynamodblocal.CreateTable(t, db, tc.spec)
 			o := newOracle(t, db, table, tc.spec.HashKey, tc.spec.RangeKey, seed)
-			start := time.Now()
 			o.run(tc.writes, true)
-			wrote := time.Since(start)
 			n := o.verify(arn, true)
-			t.Logf("%d writes (%d KB of items) in %v, %d stream records checked in %v; %s",
-				len(o.writes), o.bytes/1024, wrote.Round(time.Millisecond), n, (time.Since(start) - wrote).Round(time.Millisecond), o.stats())
+			t.Logf("%d writes (%d KB of items), %d stream records checked; %s", len(o.writes), o.bytes/1024, n, o.stats())
 		})
 	}
 }
@@ -386,11 +418,11 @@ func TestWCUOracle(t *testing.T) {
 // exactly that.
 func TestWCULowerBound(t *testing.T) {
 	db, _ := dynamodblocal.Clients(t)
-	for _, view := range []ddb.StreamViewType{ddb.StreamViewTypeKeysOnly, ddb.StreamViewTypeNewImage, ddb.StreamViewTypeOldImage} {
+	for i, view := range []ddb.StreamViewType{ddb.StreamViewTypeKeysOnly, ddb.StreamViewTypeNewImage, ddb.StreamViewTypeOldImage} {
 		t.Run(string(view), func(t *testing.T) {
 			spec := dynamodblocal.TableSpec{Prefix: "bound", HashKey: "pk", RangeKey: "sk", RangeKeyType: ddb.ScalarAttributeTypeN, StreamViewType: view}
 			table, arn := dynamodblocal.CreateTable(t, db, spec)
-			o := newOracle(t, db, table, "pk", "sk", uint64(time.Now().UnixNano()))
+			o := newOracle(t, db, table, "pk", "sk", seedFor(t, uint64(10+i)))
 			o.run(50, false)
 			o.verify(arn, false)
 		})

@@ -44,7 +44,8 @@ func TestReaderLineage(t *testing.T) {
 	f.addShard("shard-d", "shard-b", flaky)
 	f.addShard("shard-e", "shard-gone") // its parent is past retention
 	var want [][]string
-	want = append(want, f.write("shard-a", 20), f.write("shard-b", 10), f.write("shard-c", 7), f.write("shard-d", 5), f.write("shard-e", 4))
+	d0 := f.write("shard-d", 5)
+	want = append(want, f.write("shard-a", 20), f.write("shard-b", 10), f.write("shard-c", 7), d0, f.write("shard-e", 4))
 	f.close("shard-a")
 	f.close("shard-b")
 	for i := range 225 {
@@ -75,16 +76,19 @@ func TestReaderLineage(t *testing.T) {
 	}
 	// "pending" holds completion back until the late writes are known.
 	c := newCollector(t, append(want, []string{"pending"})...)
-	// After start: more writes, a split of shard-d into shard-f and
-	// shard-g, and writes to the children, which must wait for shard-d.
+	// While shard-d is being read (its first records are delivered, so its
+	// ancestors are finished): more writes, a split of shard-d into shard-f
+	// and shard-g, and writes to the children, which must wait for shard-d.
+	// The reader is then known to have listed the children while their
+	// parent is still open, with records left to read.
 	var late [][]string
-	err = c.run(t, r, func() {
-		time.Sleep(20 * time.Millisecond)
+	err = c.run(t, r, f, func() {
+		c.await(t, "shard-d's first records", func() bool { return c.delivered(d0) })
 		late = append(late, f.write("shard-c", 6), f.write("shard-d", 8))
 		f.addShard("shard-f", "shard-d")
 		f.addShard("shard-g", "shard-d", small)
 		late = append(late, f.write("shard-f", 4), f.write("shard-g", 9))
-		time.Sleep(10 * time.Millisecond)
+		f.await(t, "shard-f and shard-g to be listed", func() bool { return f.listed["shard-f"] && f.listed["shard-g"] })
 		late = append(late, f.write("shard-d", 3))
 		f.close("shard-d")
 		late = append(late, f.write("shard-g", 2))
@@ -165,7 +169,7 @@ func TestReaderTrimmed(t *testing.T) {
 				once.Do(func() { f.trim("shard-1", 12) })
 				return nil
 			}
-			if err := c.run(t, r, nil); err != nil {
+			if err := c.run(t, r, f, nil); err != nil {
 				t.Fatal(err)
 			}
 			c.checkExactlyOnce(t, all[:5], all[12:])
@@ -198,18 +202,18 @@ func TestReaderLatest(t *testing.T) {
 	}
 	c := newCollector(t, []string{"pending"})
 	var want [][]string
-	err = c.run(t, r, func() {
-		// Write only once both open shards hold LATEST iterators.
-		deadline := time.Now().Add(10 * time.Second)
-		for latest := 0; latest < 2 && time.Now().Before(deadline); {
-			latest = 0
-			for _, in := range f.iteratorCalls() {
+	err = c.run(t, r, f, func() {
+		// Write only once both open shards hold LATEST iterators: the fake
+		// fixes a LATEST iterator's position when it hands it out.
+		f.await(t, "two LATEST iterators", func() bool {
+			latest := 0
+			for _, in := range f.iters {
 				if in.ShardIteratorType == types.ShardIteratorTypeLatest {
 					latest++
 				}
 			}
-			time.Sleep(time.Millisecond)
-		}
+			return latest >= 2
+		})
 		want = append(want, f.write("open-1", 4), f.write("open-2", 2))
 		f.close("open-1")
 		// A split found after start: written before the reader sees it.
@@ -261,7 +265,7 @@ func TestReaderBatchErrorStopsRun(t *testing.T) {
 		}
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyNet) // only against a hang
 	defer cancel()
 	if err := r.Run(ctx, h); !errors.Is(err, errBoom) {
 		t.Fatalf("Run = %v, want the Batch error", err)
@@ -285,21 +289,18 @@ func TestReaderStopsOnCancel(t *testing.T) {
 	errc := make(chan error, 1)
 	c := newCollector(t)
 	go func() { errc <- r.Run(ctx, c.handler()) }()
-	idle := func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
+	idle := func() bool { // c.mu is held
 		return slices.ContainsFunc(c.status, func(s string) bool { return strings.Contains(s, "idle") })
 	}
-	for deadline := time.Now().Add(5 * time.Second); !idle() && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
-	}
+	// The idle shard is reported once its polls back off to MaxPoll.
+	c.await(t, "an idle shard to be reported", idle)
 	cancel()
 	select {
 	case err := <-errc:
 		if err != nil {
 			t.Errorf("Run after cancel = %v, want nil", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(safetyNet):
 		t.Fatal("Run did not return after cancel")
 	}
 	c.mu.Lock()
@@ -347,7 +348,7 @@ func TestReaderFatalErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), safetyNet) // only against a hang
 			defer cancel()
 			err = r.Run(ctx, newCollector(t).handler())
 			if err == nil || !errors.As(err, tc.want) || !strings.HasPrefix(err.Error(), "streams: ") {
@@ -373,7 +374,7 @@ func TestReaderStreamEnded(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newCollector(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyNet) // only against a hang
 	defer cancel()
 	if err := r.Run(ctx, c.handler()); !errors.Is(err, streams.ErrStreamEnded) {
 		t.Fatalf("Run = %v, want ErrStreamEnded", err)
@@ -432,7 +433,7 @@ func TestReaderEndedAtStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), safetyNet) // only against a hang
 	defer cancel()
 	c := newCollector(t)
 	if err := r.Run(ctx, c.handler()); !errors.Is(err, streams.ErrStreamEnded) {

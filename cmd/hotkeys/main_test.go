@@ -5,8 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 )
@@ -42,14 +48,34 @@ func TestReplayFindsTheHotKey(t *testing.T) {
 		t.Fatalf("%d windows, want 1", len(r.Windows))
 	}
 	w := r.Windows[0]
-	// testdata/hot.json: 3 s of OPS_LOG at 120 writes/s and 20 tail keys/s,
-	// every item under 1 KB: 1 WCU each.
-	if w.Table != "Orders" || w.Records != 420 || w.WCU != 420 || w.Malformed != 0 || w.WCUIsLowerBound {
-		t.Errorf("window %+v, want table Orders, 420 records, 420 WCU", w)
+	// testdata/hot.json: 3 s of OPS_LOG at 120 writes/s and 20 tail keys/s
+	// (60 distinct), every item under 1 KB: 1 WCU each. 61 keys fit the
+	// sketch's counters, so every figure is exact.
+	want := detector.Report{
+		Table: "Orders", Start: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), End: time.Date(2026, 11, 22, 10, 1, 0, 0, time.UTC),
+		Records: 420, WCU: 420, DistinctKeys: 61,
+		HotKeys: []detector.KeyReport{{
+			Key: "OPS_LOG", Type: "S", WCU: 360, WCULower: 360, WCUUpper: 360,
+			Share: 360.0 / 420, AvgWCUPerSecond: 6, PeakWCUPerSecond: 120,
+			Severity: detector.Warning, Pattern: detector.PatternSingleItem, RecommendedShards: 2,
+		}},
+		Shards: []detector.ShardReport{},
 	}
-	if len(w.HotKeys) != 1 || w.HotKeys[0].Key != "OPS_LOG" || w.HotKeys[0].WCU != 360 ||
-		w.HotKeys[0].PeakWCUPerSecond != 120 || w.HotKeys[0].Severity != detector.Warning {
-		t.Errorf("hot keys %+v, want OPS_LOG 360 WCU, peak 120, warning", w.HotKeys)
+	if diff := cmp.Diff(want, w, cmpopts.IgnoreFields(detector.Report{}, "TopKeys"),
+		cmpopts.IgnoreFields(detector.KeyReport{}, "Diagnosis")); diff != "" {
+		t.Errorf("window (-want +got):\n%s", diff)
+	}
+	if len(w.HotKeys) == 1 && !strings.Contains(w.HotKeys[0].Diagnosis, "86%") {
+		t.Errorf("diagnosis %q does not give the key's share", w.HotKeys[0].Diagnosis)
+	}
+	// The top keys: OPS_LOG, then nine tail keys of 1 WCU each, exactly.
+	if len(w.TopKeys) != 10 || (len(w.HotKeys) == 1 && !cmp.Equal(w.TopKeys[0], w.HotKeys[0])) {
+		t.Fatalf("top keys %+v, want 10 led by the hot key", w.TopKeys)
+	}
+	for _, k := range w.TopKeys[1:] {
+		if k.WCU != 1 || k.WCULower != 1 || k.WCUUpper != 1 || k.Severity != detector.None {
+			t.Errorf("tail key %+v, want exactly 1 WCU and not flagged", k)
+		}
 	}
 	// The documented shape, field by field.
 	var raw struct {
@@ -58,19 +84,22 @@ func TestReplayFindsTheHotKey(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &raw); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"table", "start", "end", "records", "ttl_deletes", "malformed", "wcu", "wcu_is_lower_bound", "distinct_keys", "hot_keys", "top_keys", "shards"} {
-		if _, ok := raw.Windows[0][f]; !ok {
-			t.Errorf("report lacks field %q", f)
-		}
+	// Exactly the documented fields: none missing, none undocumented
+	// (terminated_early is left out when false).
+	fields := func(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
+	wantFields := []string{"distinct_keys", "end", "hot_keys", "internal_errors", "late", "malformed", "records", "shards",
+		"start", "table", "top_keys", "ttl_deletes", "wcu", "wcu_is_lower_bound"}
+	if diff := cmp.Diff(wantFields, fields(raw.Windows[0])); diff != "" {
+		t.Errorf("report fields (-want +got):\n%s", diff)
 	}
 	if raw.Windows[0]["start"] != "2026-11-22T10:00:00Z" {
 		t.Errorf("start %v, want RFC 3339 UTC 2026-11-22T10:00:00Z", raw.Windows[0]["start"])
 	}
 	key := raw.Windows[0]["hot_keys"].([]any)[0].(map[string]any)
-	for _, f := range []string{"key", "type", "wcu", "wcu_lower", "wcu_upper", "share", "avg_wcu_per_second", "peak_wcu_per_second", "severity", "diagnosis", "recommended_shards"} {
-		if _, ok := key[f]; !ok {
-			t.Errorf("key lacks field %q", f)
-		}
+	wantKeyFields := []string{"avg_wcu_per_second", "diagnosis", "key", "pattern", "peak_wcu_per_second", "recommended_shards",
+		"severity", "share", "type", "wcu", "wcu_lower", "wcu_upper"} // shards: for logical sharded keys only
+	if diff := cmp.Diff(wantKeyFields, fields(key)); diff != "" {
+		t.Errorf("key fields (-want +got):\n%s", diff)
 	}
 }
 

@@ -101,12 +101,12 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usageError{err}
 	}
-	p, err := newPipeline(o, newReportWriter(o.format, stdout, true), stderr, time.Now)
+	p, err := newPipeline(o, newReportWriter(o.format, stdout, true), stderr, watchClock)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "hotkeys watch: reading %s (partition key %q) from %s; Ctrl-C to stop\n", wf.streamARN, o.partitionKey, wf.from)
-	return watchLoop(ctx, reader, p, stderr)
+	return watchLoop(ctx, watchReader(reader), p, stderr, watchClock)
 }
 
 // streamReader is what watch needs of streams.Reader.
@@ -114,10 +114,18 @@ type streamReader interface {
 	Run(ctx context.Context, h streams.Handler) error
 }
 
+// What watch takes from the world besides AWS: the clock, and the stream
+// reader as built. Tests replace them to fix time and to see each batch
+// once it has been analysed.
+var (
+	watchClock  = time.Now
+	watchReader = func(r *streams.Reader) streamReader { return r }
+)
+
 // watchLoop feeds the pipeline from the reader and, once a second, closes
-// the windows that wall-clock time has left behind, so a table that goes
+// the windows that the clock (now) has left behind, so a table that goes
 // quiet still gets its report. One goroutine owns the pipeline.
-func watchLoop(ctx context.Context, reader streamReader, p *pipeline, stderr io.Writer) error {
+func watchLoop(ctx context.Context, reader streamReader, p *pipeline, stderr io.Writer, now func() time.Time) error {
 	type batch struct {
 		shard   string
 		payload []byte
@@ -158,7 +166,7 @@ loop:
 			}
 			b.done <- err
 		case <-tick.C:
-			p.det.Advance(time.Now().Add(-p.det.Config().Window - p.det.Config().Lateness))
+			p.det.Advance(now().Add(-p.det.Config().Window - p.det.Config().Lateness))
 			if err := p.out.Write(p.det.Flush()); err != nil {
 				runErr = err
 				break loop

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,20 +18,95 @@ import (
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/heatmap"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/streams"
 )
+
+// safetyNet only turns a hang into a failure: every watch test stops on an
+// event (the last record analysed), never after some time has passed.
+const safetyNet = 60 * time.Second
+
+// watchAt is the time of every record in the watch tests, and the clock
+// watch reads. DynamoDB Local rounds record times to the minute, so with the
+// wall clock a run that crossed a window boundary would split the workload
+// in two, and what is flagged would depend on when the test ran. watchAt is
+// in the middle of a 15-minute window; the clock standing still, no window
+// closes before watch stops and reports it.
+var watchAt = time.Date(2026, 11, 22, 10, 7, 30, 0, time.UTC)
+
+var creationTimeRE = regexp.MustCompile(`"ApproximateCreationDateTime":\d+(\.\d+)?`)
+
+// fixWatch makes watch's clock stand at watchAt, gives every record that
+// time, and calls fed with the number of records so far after each batch
+// watch has analysed (Batch returns only then). It is undone when t ends.
+func fixWatch(t *testing.T, fed func(records int)) {
+	clock, reader := watchClock, watchReader
+	t.Cleanup(func() { watchClock, watchReader = clock, reader })
+	watchClock = func() time.Time { return watchAt }
+	watchReader = func(r *streams.Reader) streamReader { return &fixedTimeReader{r: r, t: t, fed: fed} }
+}
+
+type fixedTimeReader struct {
+	r   streamReader
+	t   *testing.T
+	fed func(records int)
+}
+
+func (f *fixedTimeReader) Run(ctx context.Context, h streams.Handler) error {
+	batch, seen := h.Batch, 0
+	at := fmt.Appendf(nil, `"ApproximateCreationDateTime":%d`, watchAt.Unix())
+	h.Batch = func(shard string, payload []byte) error {
+		n := strings.Count(string(payload), `"eventID"`)
+		if m := len(creationTimeRE.FindAll(payload, -1)); m != n {
+			f.t.Errorf("a page of %d records has %d record times", n, m)
+		}
+		err := batch(shard, creationTimeRE.ReplaceAll(payload, at))
+		seen += n
+		f.fed(seen)
+		return err
+	}
+	return f.r.Run(ctx, h)
+}
+
+// watchEnv points the AWS SDK's standard configuration at DynamoDB Local.
+func watchEnv(t *testing.T) {
+	ep := dynamodblocal.Endpoint(t)
+	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", ep)
+	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB_STREAMS", ep)
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_REGION", dynamodblocal.Region)
+	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+}
+
+// watchUntil runs watch with args and stops it, as Ctrl-C does, once it has
+// analysed records records.
+func watchUntil(t *testing.T, records int, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	fixWatch(t, func(n int) {
+		if n >= records {
+			cancel()
+		}
+	})
+	stop := time.AfterFunc(safetyNet, cancel) // only against a hang
+	defer stop.Stop()
+	var out, errb bytes.Buffer
+	code = run(ctx, append([]string{"watch"}, args...), nil, &out, &errb)
+	return code, out.String(), errb.String()
+}
 
 // TestWatchFindsTheHotKey writes a skewed workload to a DynamoDB Local
 // table — one hot key, a long tail, and a write-sharded key with one heavy
 // shard — and runs `hotkeys watch` on its stream. The WCU it reports must be
 // what DynamoDB Local charged, write by write.
 func TestWatchFindsTheHotKey(t *testing.T) {
-	ep := dynamodblocal.Endpoint(t)
 	ddb, _ := dynamodblocal.Clients(t)
 	table, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{
 		Prefix: "watch", HashKey: "PK", HashKeyType: types.ScalarAttributeTypeS,
 		RangeKey: "SK", RangeKeyType: types.ScalarAttributeTypeS,
 	})
-	ctx := context.Background()
 	var items []map[string]types.AttributeValue
 	for i := range 300 {
 		items = append(items, dynamodblocal.Item("OPS_LOG", fmt.Sprintf("LINE#%04d", i), 1500)) // 2 WCU each
@@ -46,33 +122,29 @@ func TestWatchFindsTheHotKey(t *testing.T) {
 	}
 	charged, total := dynamodblocal.PutCharged(t, ddb, table, "PK", items)
 
-	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", ep)
-	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB_STREAMS", ep)
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", dynamodblocal.Region)
-	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
-	var out, errb bytes.Buffer
+	watchEnv(t)
 	page := filepath.Join(t.TempDir(), "watch.html")
-	// DynamoDB Local rounds record times to the minute: a 15-minute window
-	// keeps the whole workload in one window unless the test straddles a
-	// quarter hour, which the sums below tolerate.
-	code := run(ctx, []string{"watch", "--table", table, "--from", "trim_horizon", "--duration", "6s",
-		"--window", "15m", "--format", "json", "--heatmap", page}, nil, &out, &errb)
+	code, out, errs := watchUntil(t, len(items), "--table", table, "--from", "trim_horizon", "--window", "15m", "--format", "json", "--heatmap", page)
 	if code != exitOK {
-		t.Fatalf("watch exit %d; stderr:\n%s", code, errb.String())
+		t.Fatalf("watch exit %d; stderr:\n%s", code, errs)
 	}
-	if !strings.Contains(errb.String(), "partition key \"PK\"") {
-		t.Errorf("watch did not look the partition key up: %s", errb.String())
+	if !strings.Contains(errs, "partition key \"PK\"") {
+		t.Errorf("watch did not look the partition key up: %s", errs)
 	}
 	var records, wcu uint64
 	keyWCU := map[string]uint64{}
 	flagged := map[string]detector.KeyReport{}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 1 {
+		t.Errorf("%d reports, want the one window watch stopped in", len(lines))
+	}
 	drawn := heatmap.New(heatmap.Options{})
-	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+	for _, line := range lines {
 		drawn.Add(decodeReport(t, line).Windows...)
 		for _, w := range decodeReport(t, line).Windows {
+			if start := watchAt.Truncate(15 * time.Minute); !w.Start.Equal(start) {
+				t.Errorf("window starts at %v, want %v: the records' times were not the test's", w.Start, start)
+			}
 			records += w.Records
 			wcu += w.WCU
 			for _, k := range w.TopKeys {
@@ -114,9 +186,8 @@ func TestWatchFindsTheHotKey(t *testing.T) {
 }
 
 // TestWatchStopsOnCancel is Ctrl-C: the window in progress is reported and
-// watch exits cleanly.
+// watch exits cleanly. --duration stops watch the same way.
 func TestWatchStopsOnCancel(t *testing.T) {
-	ep := dynamodblocal.Endpoint(t)
 	ddb, _ := dynamodblocal.Clients(t)
 	table, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "cancel"})
 	for i := range 5 {
@@ -128,20 +199,34 @@ func TestWatchStopsOnCancel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", ep)
-	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB_STREAMS", ep)
-	t.Setenv("AWS_ACCESS_KEY_ID", "test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	t.Setenv("AWS_REGION", dynamodblocal.Region)
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(3*time.Second, cancel)
-	var out, errb bytes.Buffer
-	start := time.Now()
-	code := run(ctx, []string{"watch", "--table", table, "--from", "trim_horizon", "--window", "15m"}, nil, &out, &errb)
-	if code != exitOK || time.Since(start) > 20*time.Second {
-		t.Fatalf("exit %d after %s; stderr:\n%s", code, time.Since(start), errb.String())
-	}
-	if !strings.Contains(out.String(), "records 5 ") || !strings.Contains(errb.String(), "stopped") {
-		t.Errorf("the window in progress was not reported on cancel:\n%s\n%s", out.String(), errb.String())
-	}
+	watchEnv(t)
+	t.Run("cancel", func(t *testing.T) {
+		code, out, errs := watchUntil(t, 5, "--table", table, "--from", "trim_horizon", "--window", "15m")
+		if code != exitOK {
+			t.Fatalf("exit %d; stderr:\n%s", code, errs)
+		}
+		if !strings.Contains(out, "records 5 ") || !strings.Contains(errs, "stopped") {
+			t.Errorf("the window in progress was not reported on cancel:\n%s\n%s", out, errs)
+		}
+	})
+	t.Run("duration", func(t *testing.T) {
+		// How many records a second gives watch depends on the machine: the
+		// test checks only that --duration stops it cleanly.
+		fixWatch(t, func(int) {})
+		done := make(chan struct{})
+		var code int
+		var errb bytes.Buffer
+		go func() {
+			defer close(done)
+			code = run(context.Background(), []string{"watch", "--table", table, "--from", "trim_horizon", "--duration", "1s"}, nil, &bytes.Buffer{}, &errb)
+		}()
+		select {
+		case <-done:
+		case <-time.After(safetyNet): // only against a hang
+			t.Fatal("watch --duration 1s did not stop")
+		}
+		if code != exitOK || !strings.Contains(errb.String(), "stopped") {
+			t.Errorf("exit %d; stderr:\n%s", code, errb.String())
+		}
+	})
 }

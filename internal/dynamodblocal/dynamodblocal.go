@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -59,13 +61,27 @@ func Clients(t testing.TB) (*dynamodb.Client, *dynamodbstreams.Client) {
 		// DynamoDB Local's X-Amz-Crc32 does not always match the body, and
 		// the SDK then logs a warning on every call.
 		DisableValidateResponseChecksum: true,
+		Retryer:                         retryer(),
 	})
 	streams := dynamodbstreams.New(dynamodbstreams.Options{
 		BaseEndpoint: aws.String(ep),
 		Region:       Region,
 		Credentials:  creds,
+		Retryer:      retryer(),
 	})
 	return ddb, streams
+}
+
+// retryer retries more and without the client-side retry quota. On a loaded
+// machine DynamoDB Local sometimes answers 500 InternalFailure; the standard
+// retryer then spends its token bucket within a few calls and fails every
+// later call at once ("retry quota exceeded"), failing a test for the
+// machine's load rather than for anything under test.
+func retryer() aws.Retryer {
+	return retry.NewStandard(func(o *retry.StandardOptions) {
+		o.MaxAttempts = 10
+		o.RateLimiter = ratelimit.None
+	})
 }
 
 // TableSpec describes a table for CreateTable. Zero values take defaults:
@@ -84,7 +100,8 @@ var tableSeq atomic.Uint64
 
 // TableName returns a name no other test, in this process or another one
 // sharing the same DynamoDB Local, uses. DynamoDB Local wants at least 3
-// characters.
+// characters. The clock only tells processes that reuse a pid apart: no
+// outcome depends on the name.
 func TableName(prefix string) string {
 	if prefix == "" {
 		prefix = "hotkeys"
@@ -148,7 +165,9 @@ func CreateTable(t testing.TB, ddb *dynamodb.Client, spec TableSpec) (tableName,
 	})
 	desc := out.TableDescription
 	// dynamodb.TableExistsWaiter waits 20 s before its first retry; DynamoDB
-	// Local is usually ACTIVE at once, so poll briefly instead.
+	// Local is usually ACTIVE at once, so poll briefly instead. DynamoDB has
+	// no event for a table becoming ACTIVE: polling its state is the wait,
+	// and only how long it takes depends on the machine, not the outcome.
 	for desc == nil || desc.TableStatus != types.TableStatusActive {
 		select {
 		case <-ctx.Done():

@@ -59,9 +59,9 @@ type Server struct {
 	URL string
 
 	srv *httptest.Server
-	now func() time.Time
 
 	mu       sync.Mutex
+	now      func() time.Time
 	requests []Request
 	attempts int
 	rejected []string
@@ -77,6 +77,15 @@ func New() *Server {
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	return s
+}
+
+// SetClock sets the clock that CloudWatch's time range (two weeks back to
+// two hours ahead) is checked against; the default is time.Now. Tests that
+// fix time set it, so that their outcome does not depend on when they run.
+func (s *Server) SetClock(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.now = now
 }
 
 // Close shuts the server down, waiting for requests in flight.
@@ -259,7 +268,10 @@ func (s *Server) check(r *http.Request, wire []byte) (Request, int, error) {
 	}
 	req.ContentEncoding = r.Header.Get("Content-Encoding")
 	req.WireBytes = len(wire)
-	if err := req.Validate(s.now()); err != nil {
+	s.mu.Lock()
+	now := s.now
+	s.mu.Unlock()
+	if err := req.Validate(now()); err != nil {
 		return Request{}, http.StatusBadRequest, err
 	}
 	return req, 0, nil

@@ -24,10 +24,21 @@ func datum(name string, v float64, ts time.Time, dims ...string) types.MetricDat
 	return d
 }
 
-func TestRoundTripRealClient(t *testing.T) {
+// now is the tests' clock: CloudWatch's time range is checked against it,
+// so that no test depends on when it runs.
+var now = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+// newServer starts a server whose clock stands at now.
+func newServer() *Server {
 	s := New()
+	s.SetClock(func() time.Time { return now })
+	return s
+}
+
+func TestRoundTripRealClient(t *testing.T) {
+	s := newServer()
 	defer s.Close()
-	ts := time.Now().Truncate(time.Second).Add(-time.Minute).UTC()
+	ts := now.Add(-time.Minute)
 	in := &cloudwatch.PutMetricDataInput{
 		Namespace: aws.String("HotKeyDetector"),
 		MetricData: []types.MetricDatum{
@@ -78,10 +89,9 @@ func TestRoundTripRealClient(t *testing.T) {
 }
 
 func TestRejectsWhatCloudWatchRejects(t *testing.T) {
-	s := New()
+	s := newServer()
 	defer s.Close()
 	c := s.Client()
-	now := time.Now().UTC()
 	many := make([]types.MetricDatum, 1001)
 	for i := range many {
 		many[i] = datum("M", float64(i), now)
@@ -125,10 +135,10 @@ func TestRejectsWhatCloudWatchRejects(t *testing.T) {
 }
 
 func TestInjectedFailures(t *testing.T) {
-	s := New()
+	s := newServer()
 	defer s.Close()
 	c := s.Client(FastRetries(3))
-	in := &cloudwatch.PutMetricDataInput{Namespace: aws.String("N"), MetricData: []types.MetricDatum{datum("M", 1, time.Now())}}
+	in := &cloudwatch.PutMetricDataInput{Namespace: aws.String("N"), MetricData: []types.MetricDatum{datum("M", 1, now)}}
 
 	s.FailNext(2, InternalError)
 	if _, err := c.PutMetricData(context.Background(), in); err != nil {
@@ -154,12 +164,14 @@ func TestInjectedFailures(t *testing.T) {
 	if _, err := c.PutMetricData(context.Background(), in); err != nil {
 		t.Fatalf("first request after FailAfter(1): %v", err)
 	}
-	if _, err := c.PutMetricData(context.Background(), in); err == nil {
-		t.Fatalf("second request after FailAfter(1) succeeded")
+	if _, err := c.PutMetricData(context.Background(), in); !errors.As(err, &fault) {
+		t.Fatalf("second request after FailAfter(1): err = %v, want the modelled InternalServiceFault", err)
 	}
 
 	s.Reset()
 	s.FailAll(Failure{Stall: true})
+	// A stalled request never ends on its own: whenever the deadline
+	// comes, the client must give up with it.
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	if _, err := c.PutMetricData(ctx, in); !errors.Is(err, context.DeadlineExceeded) {
@@ -168,7 +180,7 @@ func TestInjectedFailures(t *testing.T) {
 }
 
 func TestRejectsBadEnvelope(t *testing.T) {
-	s := New()
+	s := newServer()
 	defer s.Close()
 	body := cbor.Encode(cbor.Map{"Namespace": cbor.String("N")})
 	for _, tc := range []struct {
@@ -223,6 +235,6 @@ func FuzzDecode(f *testing.F) {
 		if r.BodyBytes != len(body) {
 			t.Fatalf("BodyBytes %d for %d bytes", r.BodyBytes, len(body))
 		}
-		_ = r.Validate(time.Now())
+		_ = r.Validate(now) // a fixed clock, so that a failing input replays
 	})
 }

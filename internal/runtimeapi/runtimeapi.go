@@ -84,6 +84,9 @@ type Options struct {
 	// (Lambda-Runtime-Deadline-Ms) is this long after the runtime receives
 	// it. Default 30 s.
 	Timeout time.Duration
+	// Now is the clock deadlines are computed from. Default time.Now; a test
+	// that checks the deadline a function sees sets a fixed one.
+	Now func() time.Time
 }
 
 // Server is a Lambda Runtime API for one function instance. Its methods are
@@ -123,6 +126,9 @@ func NewWithOptions(opts Options) *Server {
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 30 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	s := &Server{
 		opts:    opts,
@@ -215,7 +221,7 @@ func (s *Server) next(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, http.StatusInternalServerError, "ServiceException", "runtime API shutting down")
 		return
 	}
-	deadline := time.Now().Add(s.opts.Timeout)
+	deadline := s.opts.Now().Add(s.opts.Timeout)
 	h := w.Header()
 	h.Set(HeaderRequestID, inv.id)
 	h.Set(HeaderDeadlineMs, strconv.FormatInt(deadline.UnixMilli(), 10))

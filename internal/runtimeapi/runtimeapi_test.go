@@ -43,9 +43,14 @@ func echo(ctx context.Context, in string) (string, error) {
 	case "panic":
 		panic("asked to panic")
 	}
-	left := time.Until(deadline).Round(time.Second)
-	return fmt.Sprintf("%s|%s|%s|%s", strings.ToUpper(in), lc.AwsRequestID, lc.InvokedFunctionArn, left), nil
+	return fmt.Sprintf("%s|%s|%s|%d", strings.ToUpper(in), lc.AwsRequestID, lc.InvokedFunctionArn, deadline.UnixMilli()), nil
 }
+
+// clock is the servers' clock in these tests: the deadline a function is
+// given is then known exactly, whenever and however slowly the test runs.
+var clock = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+func fixedClock() time.Time { return clock }
 
 func startFunction(t *testing.T, s *runtimeapi.Server) (exited <-chan struct{}) {
 	t.Helper()
@@ -72,7 +77,7 @@ func startFunction(t *testing.T, s *runtimeapi.Server) (exited <-chan struct{}) 
 // server: success, a returned error, the invocation context, and a panic,
 // after which the runtime exits as it does on Lambda.
 func TestRealRuntimeClient(t *testing.T) {
-	s := runtimeapi.NewWithOptions(runtimeapi.Options{FunctionARN: "arn:aws:lambda:us-east-1:123456789012:function:echo", Timeout: 90 * time.Second})
+	s := runtimeapi.NewWithOptions(runtimeapi.Options{FunctionARN: "arn:aws:lambda:us-east-1:123456789012:function:echo", Timeout: 90 * time.Second, Now: fixedClock})
 	defer s.Close()
 	exited := startFunction(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -89,7 +94,8 @@ func TestRealRuntimeClient(t *testing.T) {
 			t.Fatalf("response %s: %v", resp, err)
 		}
 		parts := strings.Split(out, "|")
-		if len(parts) != 4 || parts[0] != strings.ToUpper(in) || parts[2] != "arn:aws:lambda:us-east-1:123456789012:function:echo" || parts[3] != "1m30s" {
+		deadline := strconv.FormatInt(clock.Add(90*time.Second).UnixMilli(), 10)
+		if len(parts) != 4 || parts[0] != strings.ToUpper(in) || parts[2] != "arn:aws:lambda:us-east-1:123456789012:function:echo" || parts[3] != deadline {
 			t.Errorf("Invoke(%q) = %q: want upper-cased input, request id, the function ARN and a 90 s deadline", in, out)
 		}
 		ids = append(ids, parts[1])
@@ -113,10 +119,11 @@ func TestRealRuntimeClient(t *testing.T) {
 	}
 	select {
 	case <-exited:
-	case <-time.After(10 * time.Second):
+	case <-time.After(10 * time.Second): // only against a hang
 		t.Fatal("the runtime did not exit after a panic")
 	}
-	// Nobody asks for the next one now: Invoke waits until its context ends.
+	// Nobody asks for the next one now: Invoke waits until its context
+	// ends, whenever that is.
 	short, cancel2 := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel2()
 	if _, _, err := s.Invoke(short, []byte(`"d"`)); !errors.Is(err, context.DeadlineExceeded) {
@@ -158,7 +165,7 @@ type result struct {
 func invokeAsync(s *runtimeapi.Server, payload string) <-chan result {
 	ch := make(chan result, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // only against a hang
 		defer cancel()
 		r, f, err := s.Invoke(ctx, []byte(payload))
 		ch <- result{r, f, err}
@@ -167,13 +174,12 @@ func invokeAsync(s *runtimeapi.Server, payload string) <-chan result {
 }
 
 func TestProtocol(t *testing.T) {
-	s := runtimeapi.New()
+	s := runtimeapi.NewWithOptions(runtimeapi.Options{Now: fixedClock})
 	defer s.Close()
 	c := rawClient{t, "http://" + s.Addr() + "/2018-06-01/runtime/"}
 
 	// next: the event and its headers.
 	ch := invokeAsync(s, `{"x":1}`)
-	before := time.Now()
 	resp, body := c.do("GET", "invocation/next", "")
 	id := resp.Header.Get(runtimeapi.HeaderRequestID)
 	deadline, _ := strconv.ParseInt(resp.Header.Get(runtimeapi.HeaderDeadlineMs), 10, 64)
@@ -182,8 +188,8 @@ func TestProtocol(t *testing.T) {
 		t.Fatalf("next = %d %s", resp.StatusCode, body)
 	case id == "":
 		t.Error("no request id")
-	case time.UnixMilli(deadline).Sub(before) < 29*time.Second || time.UnixMilli(deadline).Sub(before) > 31*time.Second:
-		t.Errorf("deadline %d is not 30 s ahead", deadline)
+	case !time.UnixMilli(deadline).Equal(clock.Add(30 * time.Second)):
+		t.Errorf("deadline %v, want the default timeout, 30 s, after %v", time.UnixMilli(deadline).UTC(), clock)
 	case resp.Header.Get(runtimeapi.HeaderInvokedFunctionARN) == "" || !strings.HasPrefix(resp.Header.Get(runtimeapi.HeaderTraceID), "Root=1-"):
 		t.Errorf("headers %v: want a function ARN and a trace id", resp.Header)
 	}
@@ -230,14 +236,18 @@ func TestProtocol(t *testing.T) {
 		t.Errorf("Invoke of 6 MB + 1: err = %v", err)
 	}
 
-	// init/error: pending and later invocations fail with it.
+	// init/error: pending and later invocations fail with it. Whether the
+	// pending Invoke is already waiting when the error comes or starts
+	// waiting just after, it fails the same way: no need to order them.
 	ch = invokeAsync(s, `{}`)
-	time.Sleep(20 * time.Millisecond) // let it queue
 	if r, _ := c.do("POST", "init/error", `{"errorMessage":"bad config","errorType":"Runtime.ExitError"}`); r.StatusCode != 202 {
 		t.Errorf("init/error: status %d, want 202", r.StatusCode)
 	}
 	if got := <-ch; !errors.Is(got.err, runtimeapi.ErrInitFailed) || got.fnErr == nil || got.fnErr.Message != "bad config" {
-		t.Errorf("Invoke after init error = %+v, %v", got.fnErr, got.err)
+		t.Errorf("pending Invoke after init error = %+v, %v", got.fnErr, got.err)
+	}
+	if got := <-invokeAsync(s, `{}`); !errors.Is(got.err, runtimeapi.ErrInitFailed) || got.fnErr == nil || got.fnErr.Message != "bad config" {
+		t.Errorf("later Invoke after init error = %+v, %v", got.fnErr, got.err)
 	}
 	if fe := s.InitError(); fe == nil || fe.Type != "Runtime.ExitError" {
 		t.Errorf("InitError() = %+v", fe)
@@ -257,14 +267,13 @@ func TestCloseReleasesWaiters(t *testing.T) {
 		resp.Body.Close()
 		next <- resp.StatusCode
 	}()
-	time.Sleep(20 * time.Millisecond)
 	ch := invokeAsync(s, `{}`) // taken by the runtime's next, never answered
-	time.Sleep(20 * time.Millisecond)
+	// next's answer is the event: the invocation is in flight.
+	if code := <-next; code != 200 {
+		t.Fatalf("next got status %d, want the queued event (200)", code)
+	}
 	s.Close()
 	if got := <-ch; !errors.Is(got.err, runtimeapi.ErrClosed) {
 		t.Errorf("pending Invoke after Close: err = %v, want ErrClosed", got.err)
-	}
-	if code := <-next; code != 200 {
-		t.Errorf("next got status %d, want the queued event (200)", code)
 	}
 }

@@ -36,7 +36,9 @@ func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now().UTC().Truncate(time.Minute)
+	// A fixed window: EMF lines are written whatever the clock says, and
+	// the metrics they declare do not depend on the time.
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	key := detector.KeyReport{
 		Key: "OPS_LOG", Type: "S", WCU: 60000, WCULower: 59990, WCUUpper: 60010,
 		Share: 0.6, AvgWCUPerSecond: 1000, PeakWCUPerSecond: 1200,
