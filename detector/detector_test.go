@@ -151,6 +151,15 @@ func TestReportAgainstOracle(t *testing.T) {
 			}
 		}
 	}
+	listed := map[string]bool{}
+	for _, k := range rep.TopKeys {
+		listed[k.Key] = true
+	}
+	for k, w := range o.wcu {
+		if !listed[k] && w > rep.OtherKeysWCUUpper {
+			t.Errorf("key %s, not in top_keys, wrote %d WCU: above other_keys_wcu_upper %d", k, w, rep.OtherKeysWCUUpper)
+		}
+	}
 	if got := flagged["OPS_LOG"]; got.Severity != Critical {
 		t.Errorf("OPS_LOG at 900–1800 WCU/s: severity %q, want critical", got.Severity)
 	}

@@ -102,6 +102,7 @@ func TestWindowRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := DefaultConfig()
+	cfg.Top = 1 // fewer than the window's keys, so that OtherKeysWCUUpper is exercised too
 	got, err := UnmarshalWindow(b, cfg.Sketch)
 	if err != nil {
 		t.Fatal(err)

@@ -60,9 +60,13 @@ type Report struct {
 	ConditionalCheckFailures uint64  `json:"conditional_check_failures,omitempty"` // writes refused by their condition (still charged)
 	Dropped                  uint64  `json:"dropped,omitempty"`                    // calls not recorded: the client's queue was full
 
-	HotKeys []KeyReport   `json:"hot_keys"` // flagged keys, by WCU descending
-	TopKeys []KeyReport   `json:"top_keys"` // the Top heaviest keys, flagged or not, by WCU descending
-	Shards  []ShardReport `json:"shards"`
+	HotKeys []KeyReport `json:"hot_keys"` // flagged keys, by WCU descending
+	TopKeys []KeyReport `json:"top_keys"` // the Top heaviest keys, flagged or not, by WCU descending
+	// OtherKeysWCUUpper bounds every key missing from TopKeys: none wrote
+	// more WCU than this in the window. It lets windows be added up per key
+	// (a heatmap, a history) with bounds that still bracket the truth.
+	OtherKeysWCUUpper uint64        `json:"other_keys_wcu_upper"`
+	Shards            []ShardReport `json:"shards"`
 }
 
 // KeyReport describes one partition key (or, for Pattern "sharded", one

@@ -66,6 +66,13 @@ func (w *Window) Report(cfg Config) Report {
 			rep.HotKeys = append(rep.HotKeys, keys[i])
 		}
 	}
+	// A key left out of TopKeys is either tracked but ranked below them
+	// (its upper bound is at most the first one left out) or untracked (at
+	// most the summary's floor).
+	rep.OtherKeysWCUUpper = w.summary.Floor()
+	if len(order) > cfg.Top {
+		rep.OtherKeysWCUUpper = max(rep.OtherKeysWCUUpper, keys[order[cfg.Top]].WCUUpper)
+	}
 	rep.HotKeys = append(rep.HotKeys, logical...)
 	slices.SortStableFunc(rep.HotKeys, byWCU)
 

@@ -220,3 +220,8 @@ func appendTypedKey(dst []byte, k record.Key) []byte {
 	dst = append(dst, byte(k.Type))
 	return append(dst, k.Value...)
 }
+
+// AppendDistinct appends the encoding of the window's distinct-key sketch
+// (a HyperLogLog) to b: what a stored history of windows unites to count
+// distinct keys over any span.
+func (w *Window) AppendDistinct(b []byte) ([]byte, error) { return w.summary.AppendDistinct(b) }

@@ -54,6 +54,10 @@ type handler struct {
 	// the event ids recently counted, so a redelivered batch counts once.
 	det  *detector.Detector
 	seen *recentIDs
+
+	// history stores each closed tumbling window's summary; nil when
+	// HOTKEYS_HISTORY_TABLE is empty.
+	history *historyStore
 }
 
 func newHandler(cfg detector.Config, partitionKey string, schemas schemaLookup, pub publisher, log *slog.Logger, now func() time.Time) (*handler, error) {
@@ -257,7 +261,11 @@ func (inv *invocation) finishTumbling(ctx context.Context) ([]byte, error) {
 			inv.window.MarkTerminatedEarly()
 			inv.h.log.Warn("Lambda terminated the window early; publishing what there is", "shard", ev.ShardID)
 		}
-		inv.publish(ctx, []detector.Report{inv.window.Report(inv.h.cfg)})
+		rep := inv.window.Report(inv.h.cfg)
+		if inv.h.history != nil {
+			inv.h.history.write(ctx, inv.window, rep, ev.ShardID)
+		}
+		inv.publish(ctx, []detector.Report{rep})
 	default:
 		b, err := inv.window.MarshalBinary()
 		if err != nil {

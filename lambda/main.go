@@ -24,6 +24,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/historytable"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
 	"github.com/hotkeys-dev/hotkeys/redact"
 )
@@ -42,6 +43,8 @@ var envVars = []string{
 	"HOTKEYS_METRICS",                  // api, emf, both or off (api)
 	"HOTKEYS_KEY_REDACTION",            // none or hash (none)
 	"HOTKEYS_KEY_REDACTION_SECRET_ARN", // Secrets Manager secret that keys the hash; needed by hash
+	"HOTKEYS_HISTORY_TABLE",            // table to store each closed window's summary in; empty = off
+	"HOTKEYS_HISTORY_RETENTION_DAYS",   // days a stored summary lives (the table's TTL): 1 to 3650 (30)
 }
 
 func main() {
@@ -85,8 +88,35 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	schemas := keyschema.NewCache(dynamodb.NewFromConfig(awsCfg))
-	return newHandler(cfg, partitionKey, schemas, pub, log, time.Now)
+	ddb := dynamodb.NewFromConfig(awsCfg)
+	schemas := keyschema.NewCache(ddb)
+	h, err := newHandler(cfg, partitionKey, schemas, pub, log, time.Now)
+	if err != nil {
+		return nil, err
+	}
+	if h.history, err = historyFromEnv(getenv, ddb, acfg.Namespace, log); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// historyFromEnv reads HOTKEYS_HISTORY_TABLE and
+// HOTKEYS_HISTORY_RETENTION_DAYS: nil when the table is not set.
+func historyFromEnv(getenv func(string) string, api historytable.API, namespace string, log *slog.Logger) (*historyStore, error) {
+	table := getenv("HOTKEYS_HISTORY_TABLE")
+	days := 30
+	if v := getenv("HOTKEYS_HISTORY_RETENTION_DAYS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 3650 {
+			return nil, fmt.Errorf("HOTKEYS_HISTORY_RETENTION_DAYS=%q: want whole days, 1 to 3650", v)
+		}
+		days = n
+	}
+	if table == "" {
+		return nil, nil
+	}
+	return &historyStore{api: api, table: table, retention: time.Duration(days) * 24 * time.Hour, namespace: namespace,
+		emf: os.Stdout, log: log, now: time.Now, attempts: 5, firstDelay: 100 * time.Millisecond, reserve: 2 * time.Second}, nil
 }
 
 // configFromEnv reads every HOTKEYS_ variable; an error names the variable.

@@ -206,6 +206,33 @@ func (s *Summary) Top(n int) []Entry {
 	return s.hh.top(n, &s.cm)
 }
 
+// Floor returns an upper bound on the weight of any key that Top does not
+// return (with n ≥ Config.Counters): the heavy hitters' smallest counter
+// once every counter is in use, 0 before (every key is then tracked).
+func (s *Summary) Floor() uint64 {
+	if s.hll == nil {
+		return 0
+	}
+	return s.hh.Floor()
+}
+
+// AppendDistinct appends the encoding of the summary's distinct-key sketch
+// (axiomhq/hyperloglog's, precision 14) to b, so that distinct counts of
+// different summaries can be stored and united later. The summary itself
+// is left as it was: its exact set, if it still has one, is copied in.
+func (s *Summary) AppendDistinct(b []byte) ([]byte, error) {
+	s.ready()
+	h := s.hll.Clone()
+	if s.exact {
+		s.seen.each(h.InsertHash)
+	}
+	b, err := h.AppendBinary(b)
+	if err != nil {
+		return b, fmt.Errorf("sketch: %w", err)
+	}
+	return b, nil
+}
+
 // Estimate returns bounds on any key's weight: lower ≤ true weight ≤ upper.
 // For a tracked key they are its entry's; for any other key lower is 0 and
 // upper the smaller of the count-min estimate and the heavy hitters' Floor.

@@ -28,6 +28,7 @@ type options struct {
 	describeTable string         // --describe-table FILE
 	indexes       string         // --indexes auto, on or off
 	indexDefs     []record.Index // the indexes to analyse, once resolved
+	heatmap       string         // --heatmap FILE
 }
 
 func newFlagSet(name, synopsis, about string, stderr io.Writer) (*flag.FlagSet, *options) {
@@ -47,6 +48,7 @@ func newFlagSet(name, synopsis, about string, stderr io.Writer) (*flag.FlagSet, 
 	fs.IntVar(&c.Top, "top", c.Top, "list the `n` heaviest keys of each window, whatever the thresholds")
 	fs.StringVar(&o.partitionKey, "partition-key", "", "`name` of the partition-key attribute (needed when the table also has a sort key)")
 	fs.StringVar(&o.format, "format", "table", "output `format`: table or json")
+	fs.StringVar(&o.heatmap, "heatmap", "", "also draw the run as a heatmap of keys over time into `file`: one self-contained HTML page")
 	fs.StringVar(&o.describeTable, "describe-table", "", "`file` holding the output of `aws dynamodb describe-table --table-name NAME`: gives the partition key\nand the global secondary indexes (replay and demo; watch asks DynamoDB)")
 	fs.StringVar(&o.indexes, "indexes", "auto", "analyse the global secondary indexes' hot keys: `mode` auto (when the table has GSIs), on or off")
 	o.redaction.register(fs, redact.None)

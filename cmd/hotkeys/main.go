@@ -5,6 +5,7 @@
 //	hotkeys replay [flags] FILE...|-  analyse captured Lambda stream events
 //	hotkeys watch  [flags] --table T  analyse a table's stream live
 //	hotkeys hash-key [flags] KEY...   a key's redacted form, to match it in the outputs
+//	hotkeys history --table H         merge the windows the Lambda stored, table-wide
 //	hotkeys client-demo --endpoint U  the client-side detector on a skewed workload
 //
 // Exit status: 0 clean, 1 the input had errors (malformed records, a file
@@ -19,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 )
@@ -39,6 +41,7 @@ Usage:
   hotkeys replay [flags] FILE... | -     analyse captured Lambda DynamoDB stream events
   hotkeys watch  [flags] --table NAME    analyse a table's stream live (Ctrl-C to stop)
   hotkeys hash-key [flags] KEY...        print each KEY as --key-redaction hash shows it
+  hotkeys history [flags] --table NAME   merge the windows the Lambda stored in its history table
   hotkeys client-demo --endpoint URL     the client-side detector (reads, throttles, latency per key)
                                          on a skewed workload against DynamoDB Local
 
@@ -70,6 +73,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = runWatch(ctx, args[1:], stdout, stderr)
 	case "hash-key":
 		err = runHashKey(args[1:], stdout, stderr)
+	case "history":
+		err = runHistory(ctx, args[1:], stdout, stderr, time.Now)
 	case "client-demo":
 		err = runClientDemo(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":

@@ -61,7 +61,10 @@ func TestReplayFindsTheHotKey(t *testing.T) {
 			Share: 360.0 / 420, AvgWCUPerSecond: 6, PeakWCUPerSecond: 120,
 			Severity: detector.Warning, Pattern: detector.PatternSingleItem, RecommendedShards: 2,
 		}},
-		Shards: []detector.ShardReport{},
+		// 20 tail keys of 1 WCU each in every second: one left out of the
+		// top 10 wrote 1.
+		OtherKeysWCUUpper: 1,
+		Shards:            []detector.ShardReport{},
 	}
 	if diff := cmp.Diff(want, w, cmpopts.IgnoreFields(detector.Report{}, "TopKeys"),
 		cmpopts.IgnoreFields(detector.KeyReport{}, "Diagnosis")); diff != "" {
@@ -89,7 +92,7 @@ func TestReplayFindsTheHotKey(t *testing.T) {
 	// Exactly the documented fields: none missing, none undocumented
 	// (terminated_early is left out when false).
 	fields := func(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
-	wantFields := []string{"distinct_keys", "end", "hot_keys", "internal_errors", "late", "malformed", "records", "shards",
+	wantFields := []string{"distinct_keys", "end", "hot_keys", "internal_errors", "late", "malformed", "other_keys_wcu_upper", "records", "shards",
 		"start", "table", "top_keys", "ttl_deletes", "wcu", "wcu_is_lower_bound"}
 	if diff := cmp.Diff(wantFields, fields(raw.Windows[0])); diff != "" {
 		t.Errorf("report fields (-want +got):\n%s", diff)

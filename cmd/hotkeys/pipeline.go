@@ -35,6 +35,9 @@ func newPipeline(o *options, out reportWriter, stderr io.Writer, now func() time
 	if err != nil {
 		return nil, usageError{flagError(err)}
 	}
+	if o.heatmap != "" {
+		out = newHeatmapWriter(out, o.heatmap, o.cfg, now)
+	}
 	return &pipeline{in: detector.NewFeed(dec, now), det: det, out: out, stderr: stderr}, nil
 }
 

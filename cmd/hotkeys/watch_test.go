@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/heatmap"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/streams"
 )
@@ -120,7 +123,8 @@ func TestWatchFindsTheHotKey(t *testing.T) {
 	charged, total := dynamodblocal.PutCharged(t, ddb, table, "PK", items)
 
 	watchEnv(t)
-	code, out, errs := watchUntil(t, len(items), "--table", table, "--from", "trim_horizon", "--window", "15m", "--format", "json")
+	page := filepath.Join(t.TempDir(), "watch.html")
+	code, out, errs := watchUntil(t, len(items), "--table", table, "--from", "trim_horizon", "--window", "15m", "--format", "json", "--heatmap", page)
 	if code != exitOK {
 		t.Fatalf("watch exit %d; stderr:\n%s", code, errs)
 	}
@@ -134,7 +138,9 @@ func TestWatchFindsTheHotKey(t *testing.T) {
 	if len(lines) != 1 {
 		t.Errorf("%d reports, want the one window watch stopped in", len(lines))
 	}
+	drawn := heatmap.New(heatmap.Options{})
 	for _, line := range lines {
+		drawn.Add(decodeReport(t, line).Windows...)
 		for _, w := range decodeReport(t, line).Windows {
 			if start := watchAt.Truncate(15 * time.Minute); !w.Start.Equal(start) {
 				t.Errorf("window starts at %v, want %v: the records' times were not the test's", w.Start, start)
@@ -168,6 +174,14 @@ func TestWatchFindsTheHotKey(t *testing.T) {
 		if strings.HasPrefix(k, "USER#") {
 			t.Errorf("tail key %s flagged", k)
 		}
+	}
+	// --heatmap draws exactly the windows watch printed.
+	var want bytes.Buffer
+	if err := heatmap.WriteHTML(&want, drawn.Maps()); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(page); err != nil || !bytes.Equal(got, want.Bytes()) || !bytes.Contains(got, []byte(">OPS_LOG</text>")) {
+		t.Errorf("watch --heatmap: %v; the page (%d bytes) is not the one drawn from the printed windows (%d bytes), or lacks OPS_LOG", err, len(got), want.Len())
 	}
 }
 

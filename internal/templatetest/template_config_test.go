@@ -36,6 +36,8 @@ var lambdaEnvironment = []string{
 	"HOTKEYS_METRICS",
 	"HOTKEYS_KEY_REDACTION",
 	"HOTKEYS_KEY_REDACTION_SECRET_ARN",
+	"HOTKEYS_HISTORY_TABLE",
+	"HOTKEYS_HISTORY_RETENTION_DAYS",
 }
 
 var envName = regexp.MustCompile(`^HOTKEYS_[A-Z0-9_]+$`)

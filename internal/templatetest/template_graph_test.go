@@ -16,6 +16,7 @@ var getAttributes = map[string][]string{
 	"AWS::IAM::Role":             {"Arn", "RoleId"},
 	"AWS::Logs::LogGroup":        {"Arn"},
 	"AWS::SQS::Queue":            {"Arn", "QueueName", "QueueUrl"},
+	"AWS::DynamoDB::Table":       {"Arn", "StreamArn"},
 	"AWS::KMS::Key":              {"Arn", "KeyId"},
 	"AWS::SNS::Topic":            {"TopicArn", "TopicName"},
 	"AWS::SNS::Subscription":     {"Arn"},

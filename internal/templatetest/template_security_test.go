@@ -25,6 +25,7 @@ var variants = []struct {
 	{"redaction with an existing secret", map[string]string{"KeyRedaction": "hash", "KeyRedactionSecretArn": existingSecretArn}},
 	{"redaction with an existing secret under a customer key", map[string]string{"KeyRedaction": "hash", "KeyRedactionSecretArn": existingSecretArn, "KeyRedactionSecretKmsKeyArn": customerKeyArn}},
 	{"no redaction, secret parameters left over", map[string]string{"KeyRedactionSecretArn": existingSecretArn, "KeyRedactionSecretKmsKeyArn": customerKeyArn}},
+	{"history", map[string]string{"History": "on", "HistoryRetentionDays": "7"}},
 }
 
 const (
@@ -177,6 +178,10 @@ func checkFunctionRole(t *testing.T, s *cfn.Stack) {
 	}
 	if s.Param("PartitionKeyName") == "" {
 		want["dynamodb:DescribeTable"] = []string{"arn:aws:dynamodb:" + cfn.Region + ":" + cfn.Account + ":table/" + testTable}
+	}
+	if s.Param("History") == "on" {
+		// One table, one action: the window summaries, and nothing else.
+		want["dynamodb:PutItem"] = []string{cfn.GetAtt("HistoryTable", "Arn")}
 	}
 	mode, err := alert.ParseMode(s.Param("MetricsMode"))
 	if err != nil {

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/history"
+	"github.com/hotkeys-dev/hotkeys/historytable"
+)
+
+const historyAbout = `Reads the window summaries the Lambda stored in its history table (one per
+stream shard and window; see README "History") and merges them across shards
+into steps: the table-wide top keys of each step with bounds that bracket the
+truth, distinct keys, the stream shards' load, and the findings. It prints the
+same report as replay, one window per step, its "shards" naming the stream
+shards merged. An item it cannot use (corrupt, another format version, written
+by something else) is skipped with one warning, and the exit status is 1.
+
+AWS configuration comes from the standard chain (AWS_PROFILE, AWS_REGION,
+credentials files, SSO, instance roles); AWS_ENDPOINT_URL_DYNAMODB points it
+elsewhere. It needs dynamodb:Query on the history table.
+`
+
+type historyFlags struct {
+	table, from, to, format, heatmap, region, profile string
+	since, step                                       time.Duration
+	top                                               int
+	limit                                             float64
+}
+
+func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, now func() time.Time) error {
+	var f historyFlags
+	fs := flag.NewFlagSet("history", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: hotkeys history [flags] --table NAME [--since 6h | --from T --to T]\n\n%s\nFlags:\n", historyAbout)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&f.table, "table", "", "`name` of the history table (the stack's HistoryTable output)")
+	fs.DurationVar(&f.since, "since", 6*time.Hour, "the last `span` of time, up to now")
+	fs.StringVar(&f.from, "from", "", "start `time`, RFC 3339 (2026-11-22T10:00:00Z), instead of --since")
+	fs.StringVar(&f.to, "to", "", "end `time`, RFC 3339 (default: now)")
+	fs.DurationVar(&f.step, "step", time.Minute, "length of each reported `step` (1m, 5m, 1h, ...): at least the stored windows' length")
+	fs.IntVar(&f.top, "top", detector.DefaultTop, "list the `n` heaviest keys of each step")
+	fs.StringVar(&f.format, "format", "table", "output `format`: table or json")
+	fs.StringVar(&f.heatmap, "heatmap", "", "also draw the steps as a heatmap into `file`: one self-contained HTML page")
+	fs.Float64Var(&f.limit, "partition-limit", detector.DefaultPartitionLimit, "per-partition write limit in WCU/s, the heatmap's scale")
+	fs.StringVar(&f.region, "region", "", "AWS `region` (default: from the AWS configuration)")
+	fs.StringVar(&f.profile, "profile", "", "AWS shared-config `profile` (default: AWS_PROFILE or default)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errHelp
+		}
+		return usageError{err}
+	}
+	from, to, err := f.span(fs, now())
+	if err != nil {
+		return usageError{err}
+	}
+	switch {
+	case f.table == "":
+		return usageError{errors.New("history: --table NAME (the history table) is required")}
+	case f.format != "table" && f.format != "json":
+		return usageError{fmt.Errorf("--format %q: want table or json", f.format)}
+	case f.top < 0 || f.top > 1000:
+		return usageError{fmt.Errorf("--top %d: want 0 to 1000", f.top)}
+	case !(f.limit > 0):
+		return usageError{fmt.Errorf("--partition-limit %g: want > 0", f.limit)}
+	}
+	if _, err := history.NewMerger("", f.step, f.top); err != nil {
+		return usageError{fmt.Errorf("--step: %w", err)}
+	}
+
+	var opts []func(*config.LoadOptions) error
+	if f.region != "" {
+		opts = append(opts, config.WithRegion(f.region))
+	}
+	if f.profile != "" {
+		opts = append(opts, config.WithSharedConfigProfile(f.profile))
+	}
+	awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return fmt.Errorf("history: loading AWS configuration: %w", err)
+	}
+	ddb := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.DisableValidateResponseChecksum = true })
+
+	mergers := map[string]*history.Merger{}
+	var skipped int
+	err = historytable.Read(ctx, ddb, f.table, from, to, func(s *history.Summary) error {
+		m := mergers[s.Table]
+		if m == nil {
+			m, _ = history.NewMerger(s.Table, f.step, f.top) // the step was checked
+			mergers[s.Table] = m
+		}
+		err := m.Add(s)
+		if errors.Is(err, history.ErrStep) {
+			return usageError{fmt.Errorf("--step %s: the stored windows of %s are %s long: use --step %s or a multiple of it", f.step, s.Table, s.End.Sub(s.Start), s.End.Sub(s.Start))}
+		}
+		if err != nil {
+			skipped++
+			fmt.Fprintf(stderr, "hotkeys history: skipped the summary of %s, shard %s, %s: %v\n", s.Table, s.Shard, s.Start.Format(time.RFC3339), err)
+		}
+		return nil
+	}, func(key string, err error) {
+		skipped++
+		fmt.Fprintf(stderr, "hotkeys history: skipped item %s: %v\n", key, err)
+	})
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			return ue
+		}
+		return fmt.Errorf("history: %w", err)
+	}
+
+	var reps []detector.Report
+	for _, m := range mergers {
+		reps = append(reps, m.Reports()...)
+	}
+	slices.SortFunc(reps, func(a, b detector.Report) int {
+		return cmp.Or(a.Start.Compare(b.Start), cmp.Compare(a.Table, b.Table))
+	})
+	out := newReportWriter(f.format, stdout, false)
+	if f.heatmap != "" {
+		cfg := detector.DefaultConfig()
+		cfg.PartitionLimit = f.limit
+		out = newHeatmapWriter(out, f.heatmap, cfg, now)
+	}
+	if err := out.Write(reps); err != nil {
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	if len(reps) == 0 {
+		fmt.Fprintf(stderr, "hotkeys history: no stored windows in %s from %s to %s\n", f.table, from.Format(time.RFC3339), to.Format(time.RFC3339))
+	}
+	if skipped > 0 {
+		return inputError{fmt.Sprintf("%d stored item(s) could not be used and were skipped", skipped)}
+	}
+	return nil
+}
+
+// span resolves --since, --from and --to.
+func (f *historyFlags) span(fs *flag.FlagSet, now time.Time) (from, to time.Time, err error) {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if set["since"] && (set["from"] || set["to"]) {
+		return from, to, errors.New("history: give --since, or --from and --to, not both")
+	}
+	to = now.UTC()
+	if f.to != "" {
+		if to, err = time.Parse(time.RFC3339, f.to); err != nil {
+			return from, to, fmt.Errorf("--to %q: want RFC 3339, e.g. 2026-11-22T10:00:00Z", f.to)
+		}
+	}
+	if f.from == "" {
+		if f.since <= 0 {
+			return from, to, fmt.Errorf("--since %s: want > 0", f.since)
+		}
+		return to.Add(-f.since), to, nil
+	}
+	if from, err = time.Parse(time.RFC3339, f.from); err != nil {
+		return from, to, fmt.Errorf("--from %q: want RFC 3339, e.g. 2026-11-22T10:00:00Z", f.from)
+	}
+	if !from.Before(to) {
+		return from, to, fmt.Errorf("--from %s is not before --to %s", from.Format(time.RFC3339), to.Format(time.RFC3339))
+	}
+	return from.UTC(), to.UTC(), nil
+}

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/history"
+	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/record"
+)
+
+// storedDay is a workload over shards and minutes, summarised per shard and
+// 1-minute window as the Lambda's tumbling windows summarise it, with its
+// exact truth per minute.
+type storedDay struct {
+	summaries []*history.Summary
+	wcu       map[int64]map[string]uint64 // minute -> key -> WCU
+	records   map[int64]uint64
+}
+
+func newStoredDay(t *testing.T, shards, minutes int, start time.Time) *storedDay {
+	rng := rand.New(rand.NewPCG(12, 12))
+	cfg := detector.DefaultConfig()
+	cfg.Top = 5
+	d := &storedDay{wcu: map[int64]map[string]uint64{}, records: map[int64]uint64{}}
+	for m := range minutes {
+		ws := start.Add(time.Duration(m) * time.Minute)
+		d.wcu[ws.Unix()] = map[string]uint64{}
+		for sh := range shards {
+			shard := fmt.Sprintf("shardId-%d", sh)
+			w, err := detector.NewWindow(cfg.Sketch, "Orders", ws, ws.Add(time.Minute))
+			if err != nil {
+				t.Fatal(err)
+			}
+			add := func(k string, wcu uint64, sec int) {
+				r := record.Record{Table: "Orders", Shard: shard, Time: ws.Add(time.Duration(sec) * time.Second),
+					PartitionKey: record.Key{Type: record.String, Value: []byte(k)}, WCU: wcu, WCUExact: true}
+				w.Add(&r)
+				d.wcu[ws.Unix()][k] += wcu
+				d.records[ws.Unix()]++
+			}
+			for sec := range 60 {
+				for range 20 {
+					add(fmt.Sprintf("USER#%d", rng.IntN(5000)), uint64(1+rng.IntN(2)), sec)
+				}
+				add(fmt.Sprintf("K%d", int(rng.ExpFloat64()*4)), 3, sec)
+				if m == sh && m < 2 {
+					// A key hot on shard 0 in minute 0 and on shard 1 in
+					// minute 1.
+					add("HOT", 400, sec)
+				}
+			}
+			hll, err := w.AppendDistinct(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.summaries = append(d.summaries, history.FromReport(w.Report(cfg), shard, hll))
+		}
+	}
+	return d
+}
+
+// TestHistoryOnDynamoDBLocal stores shard-window summaries in a history
+// table on DynamoDB Local, as the Lambda does, adds a redelivered window and
+// corrupt and foreign items, and merges them with `hotkeys history`: the
+// table-wide figures of every step must bracket the truth of the same
+// records.
+func TestHistoryOnDynamoDBLocal(t *testing.T) {
+	ep := dynamodblocal.Endpoint(t)
+	ddb, _ := dynamodblocal.Clients(t)
+	table, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "history", HashKey: historytable.AttrDay,
+		RangeKey: historytable.AttrWindow, NoStream: true})
+	ctx := context.Background()
+	// Late in a UTC day, so that the steps span two days (two partitions).
+	start := time.Date(2026, 11, 22, 23, 58, 0, 0, time.UTC)
+	day := newStoredDay(t, 3, 4, start)
+	const retention = 30 * 24 * time.Hour
+	for _, s := range day.summaries {
+		if err := historytable.Put(ctx, ddb, table, s, retention); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A redelivered final invoke writes its window again: same item.
+	if err := historytable.Put(ctx, ddb, table, day.summaries[0], retention); err != nil {
+		t.Fatal(err)
+	}
+	// The TTL attribute: the window's end plus the retention.
+	got, err := ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{
+		historytable.AttrDay:    &types.AttributeValueMemberS{Value: "2026-11-22"},
+		historytable.AttrWindow: &types.AttributeValueMemberS{Value: fmt.Sprintf("%012d#Orders#shardId-0", start.Unix())},
+	}})
+	if err != nil || got.Item == nil {
+		t.Fatalf("get the stored window: %v, %v", err, got)
+	}
+	if n, _ := got.Item[historytable.AttrExpires].(*types.AttributeValueMemberN); n == nil || n.Value != strconv.FormatInt(start.Add(time.Minute+retention).Unix(), 10) {
+		t.Errorf("expires = %v, want %d", got.Item[historytable.AttrExpires], start.Add(time.Minute+retention).Unix())
+	}
+	// Items history cannot use, each skipped with a warning.
+	good, _ := historytable.Item(day.summaries[1], retention)
+	window := func(s string) *types.AttributeValueMemberS {
+		return &types.AttributeValueMemberS{Value: fmt.Sprintf("%012d#%s", start.Unix(), s)}
+	}
+	corrupt := map[string]map[string]types.AttributeValue{
+		"corrupt": {historytable.AttrWindow: window("Orders#corrupt"), historytable.AttrSummary: &types.AttributeValueMemberB{Value: []byte("hk\x01garbage")}},
+		"version": {historytable.AttrWindow: window("Orders#v2"), historytable.AttrFormat: &types.AttributeValueMemberN{Value: "2"}},
+		"missing": {historytable.AttrWindow: window("Orders#missing"), historytable.AttrSummary: nil},
+		"foreign": {historytable.AttrWindow: window("Orders#copied-from-elsewhere")},
+		"flipped": {historytable.AttrWindow: window("Orders#flipped"), historytable.AttrSummary: &types.AttributeValueMemberB{Value: flip(good[historytable.AttrSummary].(*types.AttributeValueMemberB).Value)}},
+	}
+	for name, change := range corrupt {
+		item := map[string]types.AttributeValue{}
+		for k, v := range good {
+			item[k] = v
+		}
+		for k, v := range change {
+			if v == nil {
+				delete(item, k)
+			} else {
+				item[k] = v
+			}
+		}
+		if _, err := ddb.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+
+	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", ep)
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_REGION", dynamodblocal.Region)
+	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+	page := filepath.Join(t.TempDir(), "history.html")
+	for _, step := range []time.Duration{time.Minute, 2 * time.Minute} {
+		var out, errb bytes.Buffer
+		code := run(ctx, []string{"history", "--table", table, "--from", start.Format(time.RFC3339), "--to", start.Add(4 * time.Minute).Format(time.RFC3339),
+			"--step", step.String(), "--top", "5", "--format", "json", "--heatmap", page}, nil, &out, &errb)
+		if code != exitInputError || strings.Count(errb.String(), "skipped item") != len(corrupt) {
+			t.Errorf("step %s: exit %d, want 1 with %d items skipped; stderr:\n%s", step, code, len(corrupt), errb.String())
+		}
+		reps := decodeReport(t, out.String()).Windows
+		if want := int(4 * time.Minute / step); len(reps) != want {
+			t.Fatalf("step %s: %d steps, want %d:\n%s", step, len(reps), want, out.String())
+		}
+		for i, rep := range reps {
+			truth, records := map[string]uint64{}, uint64(0)
+			for at := rep.Start.Unix(); at < rep.End.Unix(); at += 60 {
+				for k, w := range day.wcu[at] {
+					truth[k] += w
+				}
+				records += day.records[at]
+			}
+			var wcu uint64
+			for _, w := range truth {
+				wcu += w
+			}
+			if rep.WCU != wcu || rep.Records != records {
+				t.Errorf("step %s #%d: %d WCU, %d records; truth %d, %d (a redelivered window counted twice?)", step, i, rep.WCU, rep.Records, wcu, records)
+			}
+			if d := float64(rep.DistinctKeys) / float64(len(truth)); d < 0.97 || d > 1.03 {
+				t.Errorf("step %s #%d: distinct keys %d, truth %d", step, i, rep.DistinctKeys, len(truth))
+			}
+			listed := map[string]bool{}
+			for _, k := range slices.Concat(rep.TopKeys, rep.HotKeys) {
+				listed[k.Key] = true
+				if k.WCULower > truth[k.Key] || truth[k.Key] > k.WCUUpper {
+					t.Errorf("step %s #%d: %s [%d, %d] does not bracket %d", step, i, k.Key, k.WCULower, k.WCUUpper, truth[k.Key])
+				}
+			}
+			for k, w := range truth {
+				if !listed[k] && w > rep.OtherKeysWCUUpper {
+					t.Errorf("step %s #%d: unlisted %s wrote %d, over other_keys_wcu_upper %d", step, i, k, w, rep.OtherKeysWCUUpper)
+				}
+			}
+			var shards []string
+			for _, s := range rep.Shards {
+				shards = append(shards, s.Shard)
+			}
+			if slices.Sort(shards); !slices.Equal(shards, []string{"shardId-0", "shardId-1", "shardId-2"}) {
+				t.Errorf("step %s #%d: merged shards %v", step, i, shards)
+			}
+			hot := slices.IndexFunc(rep.HotKeys, func(k detector.KeyReport) bool { return k.Key == "HOT" })
+			if hotMinute := rep.Start.Unix() <= start.Add(time.Minute).Unix(); hotMinute != (hot >= 0) {
+				t.Errorf("step %s #%d: HOT flagged %v, want %v: hot keys %+v", step, i, hot >= 0, hotMinute, rep.HotKeys)
+			}
+			if step == time.Minute && i < 2 && rep.Shards[0].Shard != fmt.Sprintf("shardId-%d", i) {
+				t.Errorf("minute %d: busiest shard %s, want shardId-%d, where HOT was", i, rep.Shards[0].Shard, i)
+			}
+		}
+		html, err := os.ReadFile(page)
+		if err != nil || !bytes.Contains(html, []byte(">HOT</text>")) {
+			t.Errorf("step %s: --heatmap: %v; no HOT row", step, err)
+		}
+	}
+}
+
+func flip(b []byte) []byte {
+	b = bytes.Clone(b)
+	b[len(b)/2] ^= 0x40
+	return b
+}
+
+func TestHistoryUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"history"},
+		{"history", "--table", "h", "--since", "1h", "--from", "2026-11-22T10:00:00Z"},
+		{"history", "--table", "h", "--from", "yesterday"},
+		{"history", "--table", "h", "--from", "2026-11-22T10:00:00Z", "--to", "2026-11-22T09:00:00Z"},
+		{"history", "--table", "h", "--step", "1500ms"},
+		{"history", "--table", "h", "--format", "xml"},
+	} {
+		code, _, errs := hotkeys(t, "", args...)
+		if code != exitUsage || !strings.Contains(errs, "hotkeys:") {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and a message", args, code, errs)
+		}
+	}
+}

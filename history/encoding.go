@@ -1,0 +1,498 @@
+package history
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/axiomhq/hyperloglog"
+
+	"github.com/hotkeys-dev/hotkeys/detector"
+)
+
+// MaxEncodedSize caps a summary's encoding so that its item (the encoding
+// plus a few short attributes) stays within 16 KB: 16 WCU to write.
+const MaxEncodedSize = 16*1024 - 512
+
+// maxDiagnosis caps a stored diagnosis, in bytes; longer ones are cut at a
+// character boundary (a detector diagnosis is about 300 bytes).
+const maxDiagnosis = 1024
+
+const (
+	magic0, magic1 = 'h', 'k'
+	version        = 1
+)
+
+// Errors. Every decoding error wraps ErrCorrupt or ErrVersion.
+var (
+	ErrCorrupt  = errors.New("history: corrupt summary")
+	ErrVersion  = errors.New("history: unknown summary version")
+	ErrTooLarge = errors.New("history: summary too large even without keys")
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+var severities = []detector.Severity{detector.None, detector.Warning, detector.Critical}
+
+var patterns = []detector.Pattern{"", detector.PatternSingleKey, detector.PatternLowCardinality, detector.PatternTimeBucket,
+	detector.PatternSingleItem, detector.PatternShardedUneven, detector.PatternShardedTooFew}
+
+// MarshalBinary encodes the summary in at most MaxEncodedSize bytes: 'h',
+// 'k', a version byte, the fields as varints and length-prefixed strings,
+// the HyperLogLog deflated, and a CRC-32C of all of it.
+//
+// A summary too large to fit is trimmed, and its bounds stay honest: the
+// lightest keys go first (flagged keys last), and each dropped physical
+// key raises OtherKeysWCUUpper to its upper bound, so it still bounds every
+// key left out. Then, if need be, the HyperLogLog goes (DistinctKeys
+// stays). The receiver is not changed; decoding the result gives the
+// trimmed summary, with Trimmed set.
+func (s *Summary) MarshalBinary() ([]byte, error) {
+	hll, err := packHLL(s.Distinct)
+	if err != nil {
+		return nil, err
+	}
+	// Keep flagged keys longest, then the heaviest.
+	order := make([]int, len(s.Keys))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		fa, fb := s.Keys[a].Severity != detector.None, s.Keys[b].Severity != detector.None
+		switch {
+		case fa && !fb:
+			return -1
+		case fb && !fa:
+			return 1
+		}
+		return 0 // already heaviest first
+	})
+	for _, withHLL := range []bool{true, false} {
+		h := hll
+		if !withHLL {
+			h = nil
+		}
+		for keep := len(order); keep >= 0; keep-- {
+			kept := slices.Clone(order[:keep])
+			slices.Sort(kept) // back to heaviest first
+			ceiling := s.OtherKeysWCUUpper
+			for _, i := range order[keep:] {
+				if len(s.Keys[i].Shards) == 0 {
+					ceiling = max(ceiling, s.Keys[i].WCUUpper)
+				}
+			}
+			b := s.encode(kept, ceiling, keep < len(order) || s.Trimmed, h)
+			if len(b) <= MaxEncodedSize {
+				return b, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("%w: table %q, shard %q, %d shard reports", ErrTooLarge, s.Table, s.Shard, len(s.Shards))
+}
+
+func (s *Summary) encode(keys []int, ceiling uint64, trimmed bool, hll []byte) []byte {
+	b := make([]byte, 0, 1024+len(hll))
+	b = append(b, magic0, magic1, version)
+	b = appendString(b, s.Table)
+	b = appendString(b, s.Shard)
+	b = binary.AppendVarint(b, s.Start.Unix())
+	b = binary.AppendVarint(b, s.End.Unix())
+	for _, v := range []uint64{s.Records, s.TTLDeletes, s.Malformed, s.Late, s.WCU, s.DistinctKeys, ceiling} {
+		b = binary.AppendUvarint(b, v)
+	}
+	var flags byte
+	if s.WCUIsLowerBound {
+		flags |= 1
+	}
+	if s.TerminatedEarly {
+		flags |= 2
+	}
+	if trimmed {
+		flags |= 4
+	}
+	b = append(b, flags)
+	b = binary.AppendUvarint(b, uint64(len(s.Shards)))
+	for _, sh := range s.Shards {
+		b = appendString(b, sh.Shard)
+		b = binary.AppendUvarint(b, sh.Records)
+		b = binary.AppendUvarint(b, sh.WCU)
+		b = binary.AppendUvarint(b, wholeRate(sh.PeakWCUPerSecond))
+	}
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	for _, i := range keys {
+		k := s.Keys[i]
+		b = appendString(b, k.Type)
+		b = appendString(b, k.Key)
+		b = binary.AppendUvarint(b, k.WCULower)
+		b = binary.AppendUvarint(b, k.WCUUpper)
+		b = binary.AppendUvarint(b, wholeRate(k.PeakWCUPerSecond))
+		b = append(b, byte(max(0, slices.Index(severities, k.Severity))), byte(max(0, slices.Index(patterns, k.Pattern))))
+		b = binary.AppendUvarint(b, uint64(max(0, k.RecommendedShards)))
+		b = appendString(b, cut(k.Diagnosis, maxDiagnosis))
+		b = binary.AppendUvarint(b, uint64(len(k.Shards)))
+		for _, p := range k.Shards {
+			b = appendString(b, p.Key)
+			b = binary.AppendUvarint(b, p.WCU)
+		}
+	}
+	b = appendString(b, string(hll))
+	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
+// UnmarshalBinary decodes a summary. It rejects truncated, corrupt,
+// foreign and oversized input with an error wrapping ErrCorrupt or
+// ErrVersion, and never panics; on error s is unchanged.
+func (s *Summary) UnmarshalBinary(data []byte) error {
+	if len(data) < 3 || data[0] != magic0 || data[1] != magic1 {
+		return fmt.Errorf("%w: not a hotkeys summary", ErrCorrupt)
+	}
+	if data[2] != version {
+		return fmt.Errorf("%w: %d (this build reads %d)", ErrVersion, data[2], version)
+	}
+	if len(data) > MaxEncodedSize {
+		return fmt.Errorf("%w: %d bytes, over %d", ErrCorrupt, len(data), MaxEncodedSize)
+	}
+	if len(data) < 7 {
+		return fmt.Errorf("%w: truncated", ErrCorrupt)
+	}
+	body, sum := data[:len(data)-4], binary.BigEndian.Uint32(data[len(data)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
+	}
+	r := &reader{b: body[3:]}
+	var out Summary
+	out.Table = r.string()
+	out.Shard = r.string()
+	start, end := r.varint(), r.varint()
+	out.Start, out.End = time.Unix(start, 0).UTC(), time.Unix(end, 0).UTC()
+	for _, p := range []*uint64{&out.Records, &out.TTLDeletes, &out.Malformed, &out.Late, &out.WCU, &out.DistinctKeys, &out.OtherKeysWCUUpper} {
+		*p = r.uvarint()
+	}
+	flags := r.byte()
+	out.WCUIsLowerBound, out.TerminatedEarly, out.Trimmed = flags&1 != 0, flags&2 != 0, flags&4 != 0
+	if flags > 7 {
+		r.fail("unknown flags %#x", flags)
+	}
+	n := r.count(2)
+	for range n {
+		out.Shards = append(out.Shards, detector.ShardReport{Shard: r.string(), Records: r.uvarint(), WCU: r.uvarint(), PeakWCUPerSecond: float64(r.uvarint())})
+	}
+	n = r.count(8)
+	seen := make(map[keyID]bool, n)
+	for range n {
+		k := detector.KeyReport{Type: r.string(), Key: r.string(), WCULower: r.uvarint(), WCUUpper: r.uvarint(), PeakWCUPerSecond: float64(r.uvarint())}
+		sev, pat := int(r.byte()), int(r.byte())
+		if sev >= len(severities) || pat >= len(patterns) {
+			r.fail("severity %d or pattern %d unknown", sev, pat)
+			break
+		}
+		k.Severity, k.Pattern = severities[sev], patterns[pat]
+		k.RecommendedShards = int(min(r.uvarint(), 1<<20))
+		k.Diagnosis = r.string()
+		parts := r.count(2)
+		for range parts {
+			k.Shards = append(k.Shards, detector.ShardedKeyPart{Key: r.string(), WCU: r.uvarint()})
+		}
+		if k.WCULower > k.WCUUpper {
+			r.fail("key bounds [%d, %d] inverted", k.WCULower, k.WCUUpper)
+		}
+		k.WCU = k.WCUUpper
+		// A key listed twice would be counted twice when merged.
+		if id := (keyID{k.Type, k.Key, len(k.Shards) > 0}); seen[id] {
+			r.fail("key %q listed twice", k.Key)
+		} else {
+			seen[id] = true
+		}
+		out.Keys = append(out.Keys, k)
+	}
+	hll := r.string()
+	if r.err == nil && len(r.b) != 0 {
+		r.fail("%d trailing bytes", len(r.b))
+	}
+	if r.err == nil && !out.End.After(out.Start) {
+		r.fail("window end %s not after start %s", out.End, out.Start)
+	}
+	if r.err != nil {
+		return r.err
+	}
+	if hll != "" {
+		raw, err := unpackHLL([]byte(hll))
+		if err != nil {
+			return err
+		}
+		if err := checkHLL(raw); err != nil {
+			return err
+		}
+		out.Distinct = raw
+	}
+	*s = out
+	return nil
+}
+
+// axiomhq/hyperloglog's encoding (version 2): version, precision, 0, a
+// sparse flag, then for a dense sketch a 4-byte register count and one byte
+// per register. Every stored sketch has the windows' precision, 14, so
+// that any two merge; a dense one merges by a register-wise maximum, with
+// no decoding at all.
+const (
+	hllPrecision = 14
+	hllRegisters = 1 << hllPrecision
+	hllHeader    = 8
+	hllMaxRho    = 64 - hllPrecision + 1
+)
+
+// denseRegisters returns the registers of a dense encoding, or nil for a
+// sparse one.
+func denseRegisters(raw []byte) []byte {
+	if len(raw) == hllHeader+hllRegisters && raw[3] == 0 {
+		return raw[hllHeader:]
+	}
+	return nil
+}
+
+// checkHLL validates a stored HyperLogLog without building it when dense.
+func checkHLL(raw []byte) error {
+	if len(raw) < hllHeader || raw[0] != 2 || raw[1] != hllPrecision || raw[2] != 0 || raw[3] > 1 {
+		return fmt.Errorf("%w: distinct-key sketch is not a precision-14 HyperLogLog", ErrCorrupt)
+	}
+	if raw[3] == 0 {
+		if len(raw) != hllHeader+hllRegisters || binary.BigEndian.Uint32(raw[4:]) != hllRegisters {
+			return fmt.Errorf("%w: dense distinct-key sketch of %d bytes", ErrCorrupt, len(raw))
+		}
+		for _, r := range raw[hllHeader:] {
+			if r > hllMaxRho {
+				return fmt.Errorf("%w: distinct-key sketch register %d", ErrCorrupt, r)
+			}
+		}
+		return nil
+	}
+	_, err := decodeHLL(raw)
+	return err
+}
+
+// decodeHLL decodes a stored HyperLogLog.
+func decodeHLL(raw []byte) (*hyperloglog.Sketch, error) {
+	if len(raw) < 2 || raw[1] != hllPrecision {
+		return nil, fmt.Errorf("%w: distinct-key sketch is not of precision 14", ErrCorrupt)
+	}
+	h := hyperloglog.New14()
+	if err := h.UnmarshalBinary(raw); err != nil {
+		return nil, fmt.Errorf("%w: distinct-key sketch: %v", ErrCorrupt, err)
+	}
+	return h, nil
+}
+
+// How a HyperLogLog is stored: a dense one as its registers packed in
+// nibbles (a register of 15 or more is a nibble 15 and an exception; at
+// 2^14 registers they are rare), 8 KB and decoded by a plain loop, which
+// inflating is not; a sparse one (a few thousand keys at most) as its
+// encoding deflated.
+const (
+	hllDense  = 1
+	hllSparse = 2
+)
+
+func packHLL(raw []byte) ([]byte, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	regs := denseRegisters(raw)
+	if regs == nil {
+		z, err := deflate(raw)
+		return append([]byte{hllSparse}, z...), err
+	}
+	b := make([]byte, 1, 1+hllRegisters/2+16)
+	b[0] = hllDense
+	var exceptions []byte
+	last := 0
+	for i := 0; i < hllRegisters; i += 2 {
+		b = append(b, min(regs[i], 15)<<4|min(regs[i+1], 15))
+		for _, j := range []int{i, i + 1} {
+			if regs[j] >= 15 {
+				exceptions = binary.AppendUvarint(exceptions, uint64(j-last))
+				exceptions = append(exceptions, regs[j])
+				last = j
+			}
+		}
+	}
+	return append(b, exceptions...), nil
+}
+
+func unpackHLL(b []byte) ([]byte, error) {
+	switch b[0] {
+	case hllSparse:
+		return inflate(b[1:])
+	case hllDense:
+	default:
+		return nil, fmt.Errorf("%w: distinct-key sketch of kind %d", ErrCorrupt, b[0])
+	}
+	if len(b) < 1+hllRegisters/2 {
+		return nil, fmt.Errorf("%w: dense distinct-key sketch truncated", ErrCorrupt)
+	}
+	raw := make([]byte, hllHeader+hllRegisters)
+	raw[0], raw[1] = 2, hllPrecision
+	binary.BigEndian.PutUint32(raw[4:], hllRegisters)
+	regs := raw[hllHeader:]
+	for i, c := range b[1 : 1+hllRegisters/2] {
+		regs[2*i], regs[2*i+1] = c>>4, c&15
+	}
+	r := &reader{b: b[1+hllRegisters/2:]}
+	last := 0
+	for len(r.b) > 0 && r.err == nil {
+		j := last + int(min(r.uvarint(), hllRegisters))
+		v := r.byte()
+		if j >= hllRegisters || regs[j] != 15 || v < 15 {
+			r.fail("distinct-key sketch exception %d = %d", j, v)
+			break
+		}
+		regs[j], last = v, j
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return raw, nil
+}
+
+// maxHLL bounds an inflated HyperLogLog: precision 14 is 16 KB dense.
+const maxHLL = 64 << 10
+
+func deflate(raw []byte) ([]byte, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var z bytes.Buffer
+	w, err := flate.NewWriter(&z, flate.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	w.Write(raw)
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return z.Bytes(), nil
+}
+
+// inflaters keeps decompressors and their buffers: a new one allocates
+// tens of KB, and history decodes tens of thousands of summaries.
+var inflaters = sync.Pool{New: func() any { return &inflater{} }}
+
+type inflater struct {
+	r   io.ReadCloser
+	buf bytes.Buffer
+}
+
+func inflate(z []byte) ([]byte, error) {
+	in := inflaters.Get().(*inflater)
+	defer inflaters.Put(in)
+	if in.r == nil {
+		in.r = flate.NewReader(bytes.NewReader(z))
+	} else if err := in.r.(flate.Resetter).Reset(bytes.NewReader(z), nil); err != nil {
+		return nil, fmt.Errorf("%w: distinct-key sketch: %v", ErrCorrupt, err)
+	}
+	in.buf.Reset()
+	if _, err := in.buf.ReadFrom(io.LimitReader(in.r, maxHLL+1)); err != nil {
+		return nil, fmt.Errorf("%w: distinct-key sketch: %v", ErrCorrupt, err)
+	}
+	if in.buf.Len() > maxHLL {
+		return nil, fmt.Errorf("%w: distinct-key sketch over %d bytes", ErrCorrupt, maxHLL)
+	}
+	return bytes.Clone(in.buf.Bytes()), nil
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// wholeRate stores a rate (WCU within one second: a whole number) as an
+// integer.
+func wholeRate(f float64) uint64 {
+	if !(f > 0) {
+		return 0
+	}
+	return uint64(min(math.Round(f), 1<<53))
+}
+
+// cut shortens s to at most n bytes at a UTF-8 boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// reader decodes with bounds checks; the first failure sticks.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) fail(format string, a ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, a...)...)
+	}
+	r.b = nil
+}
+
+func (r *reader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail("truncated or overlong number")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail("truncated or overlong number")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) byte() byte {
+	if len(r.b) == 0 {
+		r.fail("truncated")
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *reader) string() string {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.fail("string of %d bytes with %d left", n, len(r.b))
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
+// count reads a number of elements, each at least min bytes long: more than
+// the bytes left could hold is corrupt, so no allocation follows a lie.
+func (r *reader) count(min int) int {
+	n := r.uvarint()
+	if n > uint64(len(r.b)/min) {
+		r.fail("%d elements in %d bytes", n, len(r.b))
+		return 0
+	}
+	return int(n)
+}

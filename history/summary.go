@@ -1,0 +1,87 @@
+// Package history stores what a closed window of one stream shard showed
+// (a Summary of at most MaxEncodedSize bytes) and merges stored summaries
+// across shards and into steps of any length, with bounds that still
+// bracket the truth.
+//
+// Keys merge as Agarwal et al., "Mergeable Summaries" (PODS 2012), allow
+// for summaries that keep bounds: a summary that lists a key adds its
+// [lower, upper]; one that does not adds [0, its ceiling], the bound it
+// keeps on every key it left out. Distinct keys merge as HyperLogLogs do
+// (Flajolet et al., 2007): by taking the union of their registers.
+package history
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/hotkeys-dev/hotkeys/detector"
+)
+
+// Summary is one stream shard's closed window: totals, the heaviest keys
+// with bounds and peaks, the findings, the shard's load and the
+// distinct-key sketch.
+type Summary struct {
+	Table string
+	Shard string // the stream shard; "" when the records did not say
+	Start time.Time
+	End   time.Time
+
+	Records, TTLDeletes, Malformed, Late, WCU uint64
+	WCUIsLowerBound, TerminatedEarly          bool
+
+	// DistinctKeys is the window's own estimate; Distinct the HyperLogLog
+	// it came from (axiomhq/hyperloglog's encoding), which merges.
+	DistinctKeys uint64
+	Distinct     []byte
+
+	// Keys are the heaviest keys and every flagged one (logical sharded
+	// keys included, with their parts), heaviest first. No key missing
+	// from Keys wrote more than OtherKeysWCUUpper in the window.
+	Keys              []detector.KeyReport
+	OtherKeysWCUUpper uint64
+
+	Shards []detector.ShardReport // the load of the shard(s) the window covered
+
+	// Trimmed says keys were dropped to fit MaxEncodedSize; their bound
+	// went into OtherKeysWCUUpper.
+	Trimmed bool
+}
+
+// FromReport makes the summary of a window from its report and the
+// encoding of its distinct-key sketch (detector.Window.AppendDistinct). The
+// report's keys are taken as they are, so a report made with redaction
+// makes a redacted summary.
+func FromReport(rep detector.Report, shard string, distinct []byte) *Summary {
+	s := &Summary{
+		Table: rep.Table, Shard: shard, Start: rep.Start.UTC(), End: rep.End.UTC(),
+		Records: rep.Records, TTLDeletes: rep.TTLDeletes, Malformed: rep.Malformed, Late: rep.Late, WCU: rep.WCU,
+		WCUIsLowerBound: rep.WCUIsLowerBound, TerminatedEarly: rep.TerminatedEarly,
+		DistinctKeys: rep.DistinctKeys, Distinct: distinct,
+		OtherKeysWCUUpper: rep.OtherKeysWCUUpper,
+		Shards:            slices.Clone(rep.Shards),
+	}
+	seen := map[keyID]bool{}
+	for _, list := range [][]detector.KeyReport{rep.HotKeys, rep.TopKeys} {
+		for _, k := range list {
+			id := keyID{k.Type, k.Key, len(k.Shards) > 0}
+			if !seen[id] {
+				seen[id] = true
+				s.Keys = append(s.Keys, k)
+			}
+		}
+	}
+	// A flagged key beyond the top keys is still a key left out of
+	// TopKeys: the ceiling already covers it, and listing it only tightens.
+	slices.SortStableFunc(s.Keys, func(a, b detector.KeyReport) int {
+		return cmp.Or(cmp.Compare(b.WCUUpper, a.WCUUpper), cmp.Compare(a.Key, b.Key))
+	})
+	return s
+}
+
+// keyID tells keys apart: the string "1" and the number 1 are two keys, and
+// a logical sharded key is not a physical one.
+type keyID struct {
+	typ, key string
+	logical  bool
+}

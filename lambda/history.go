@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/history"
+	"github.com/hotkeys-dev/hotkeys/historytable"
+)
+
+// MetricHistoryWriteErrors counts windows whose summary could not be
+// stored in the history table. It goes out as an EMF line (no API call, no
+// permission), and only when it happens.
+const MetricHistoryWriteErrors = "HistoryWriteErrors"
+
+// historyStore writes each closed tumbling window's summary to the history
+// table (HOTKEYS_HISTORY_TABLE). It never fails the batch: a write that
+// still fails after its retries is logged and counted, and the window's
+// metrics are published all the same.
+type historyStore struct {
+	api       historytable.API
+	table     string
+	retention time.Duration
+	namespace string
+	emf       io.Writer // where the HistoryWriteErrors EMF line goes (stdout)
+	log       *slog.Logger
+	now       func() time.Time
+	// attempts and firstDelay bound the retries; each waits twice the
+	// last, and none starts unless the deadline leaves reserve after it.
+	attempts   int
+	firstDelay time.Duration
+	reserve    time.Duration
+}
+
+// write stores the window's summary; it returns whether it did.
+func (s *historyStore) write(ctx context.Context, w *detector.Window, rep detector.Report, shard string) bool {
+	hll, err := w.AppendDistinct(nil)
+	if err == nil {
+		sum := history.FromReport(rep, shard, hll)
+		delay := s.firstDelay
+		for attempt := 1; ; attempt++ {
+			// The item's key is the window's start, table and shard: a
+			// redelivered final invoke puts the same item again.
+			if err = historytable.Put(ctx, s.api, s.table, sum, s.retention); err == nil {
+				return true
+			}
+			deadline, ok := ctx.Deadline()
+			if attempt >= s.attempts || ctx.Err() != nil || (ok && deadline.Sub(s.now()) < delay+s.reserve) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(delay):
+			}
+			delay *= 2
+		}
+	}
+	s.log.Error("history: the window's summary could not be stored; its metrics are published all the same",
+		"error", err.Error(), "history_table", s.table, "table", rep.Table, "shard", shard, "window_start", rep.Start.Format(time.RFC3339))
+	line, merr := json.Marshal(map[string]any{
+		"_aws": map[string]any{
+			"Timestamp": rep.Start.UnixMilli(),
+			"CloudWatchMetrics": []any{map[string]any{
+				"Namespace":  s.namespace,
+				"Dimensions": [][]string{{"TableName"}},
+				"Metrics":    []any{map[string]string{"Name": MetricHistoryWriteErrors, "Unit": "Count"}},
+			}},
+		},
+		"TableName":              rep.Table,
+		MetricHistoryWriteErrors: 1,
+	})
+	if merr == nil {
+		fmt.Fprintf(s.emf, "%s\n", line)
+	}
+	return false
+}
