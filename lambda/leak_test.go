@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -120,6 +121,8 @@ func replayOutputs(format string) func(*testing.T, *sample, bool) []output {
 		if err != nil {
 			t.Fatal(err)
 		}
+		page := filepath.Join(t.TempDir(), "heatmap.html")
+		args = append(args, "--heatmap", page)
 		stdout, stderr, _ := runCLI(t, secret, nil, append(args, path)...) // exit 1 for malformed records
 		if stdout == "" {
 			t.Fatalf("hotkeys %v printed no report; stderr: %s", args, stderr)
@@ -127,9 +130,14 @@ func replayOutputs(format string) func(*testing.T, *sample, bool) []output {
 		if s.Want.Malformed > 0 && !strings.Contains(stderr, "skipped malformed record") {
 			t.Errorf("%s: no malformed-record note on stderr, so that output went unchecked: %q", s.File, stderr)
 		}
+		html, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatalf("hotkeys %v wrote no heatmap: %v", args, err)
+		}
 		return []output{
 			{"report (diagnoses included)", true, stdout},
 			{"stderr (malformed-record notes)", false, stderr},
+			{"heatmap page (--heatmap)", true, string(html)},
 		}
 	}
 }
