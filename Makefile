@@ -54,7 +54,10 @@ $(DDB_LOCAL_JAR):
 
 ## browser: Debian's chromium-headless-shell, for the tests that check pictures in a real browser.
 browser:
-	command -v $(BROWSER) >/dev/null || (apt-get update && apt-get install -y $(BROWSER))
+	@command -v $(BROWSER) >/dev/null || { \
+		echo "installing $(BROWSER) (Debian's package) for the tests that check pictures"; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER); } || \
+		{ echo "could not install $(BROWSER): run 'sudo apt-get install $(BROWSER)', then make test again"; exit 1; }; }
 
 ## heatmap-png: the demo's heatmap as README shows it, screenshot by the browser the tests use.
 heatmap-png: browser
