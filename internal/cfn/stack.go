@@ -457,3 +457,28 @@ func (s *Stack) paramType(name string) string {
 	t, _ := decl["Type"].(string)
 	return t
 }
+
+// Outputs returns the template's outputs as this stack has them: evaluated,
+// without those whose Condition is false, as CloudFormation leaves them out.
+func (s *Stack) Outputs() (map[string]any, error) {
+	decl, _ := s.template["Outputs"].(map[string]any)
+	out := map[string]any{}
+	for name, o := range decl {
+		m, _ := o.(map[string]any)
+		if c, ok := m["Condition"].(string); ok {
+			on, err := s.condition(c, nil)
+			if err != nil {
+				return nil, fmt.Errorf("output %s: %w", name, err)
+			}
+			if !on {
+				continue
+			}
+		}
+		e, err := s.Eval(o)
+		if err != nil {
+			return nil, fmt.Errorf("output %s: %w", name, err)
+		}
+		out[name] = e
+	}
+	return out, nil
+}
