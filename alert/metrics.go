@@ -240,20 +240,10 @@ func publishedKeys(hot []detector.KeyReport, top int) []detector.KeyReport {
 	keys := slices.Clone(hot)
 	slices.SortStableFunc(keys, func(a, b detector.KeyReport) int {
 		return cmp.Or(
-			cmp.Compare(severityRank(b.Severity), severityRank(a.Severity)),
+			cmp.Compare(b.Severity.Rank(), a.Severity.Rank()),
 			cmp.Compare(b.WCU, a.WCU),
 			cmp.Compare(a.Key, b.Key),
 		)
 	})
 	return keys[:min(top, len(keys))]
-}
-
-func severityRank(s detector.Severity) int {
-	switch s {
-	case detector.Critical:
-		return 2
-	case detector.Warning:
-		return 1
-	}
-	return 0
 }

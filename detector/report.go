@@ -14,6 +14,17 @@ const (
 	Critical Severity = "critical"
 )
 
+// Rank orders severities: 0 for none, 1 warning, 2 critical.
+func (s Severity) Rank() int {
+	switch s {
+	case Critical:
+		return 2
+	case Warning:
+		return 1
+	}
+	return 0
+}
+
 // Report is what the detector concludes about one closed window. Its JSON
 // form is the stable `--format json` shape documented in README.
 type Report struct {

@@ -312,16 +312,7 @@ func (j judge) logicalName(base string) string {
 }
 
 func worse(a, b Severity) Severity {
-	rank := func(s Severity) int {
-		switch s {
-		case Critical:
-			return 2
-		case Warning:
-			return 1
-		}
-		return 0
-	}
-	if rank(b) > rank(a) {
+	if b.Rank() > a.Rank() {
 		return b
 	}
 	return a

@@ -216,7 +216,7 @@ func (w *window) add(r detector.Report) {
 		f.lower += k.WCULower
 		f.upper += k.WCUUpper
 		f.peak = max(f.peak, k.PeakWCUPerSecond)
-		if rank(k.Severity) > rank(f.severity) {
+		if k.Severity.Rank() > f.severity.Rank() {
 			f.severity, f.pattern, f.diagnosis = k.Severity, k.Pattern, k.Diagnosis
 		} else if f.pattern == "" {
 			f.pattern = k.Pattern
@@ -231,16 +231,6 @@ func (w *window) add(r detector.Report) {
 		f.peak = max(f.peak, s.PeakWCUPerSecond)
 		w.shards[s.Shard] = f
 	}
-}
-
-func rank(s detector.Severity) int {
-	switch s {
-	case detector.Critical:
-		return 2
-	case detector.Warning:
-		return 1
-	}
-	return 0
 }
 
 // Maps lays out every table seen, in the order they first came.
@@ -351,7 +341,7 @@ func keyCell(ws []*window, id keyID, colWCU uint64) Cell {
 		c.WCULower += f.lower
 		c.WCUUpper += f.upper
 		c.Peak = max(c.Peak, f.peak)
-		if rank(f.severity) > rank(c.Severity) {
+		if f.severity.Rank() > c.Severity.Rank() {
 			c.Severity, c.Pattern, c.Diagnosis = f.severity, f.pattern, f.diagnosis
 		} else if c.Pattern == "" {
 			c.Pattern = f.pattern

@@ -135,7 +135,7 @@ func (m *Merger) Add(s *Summary) error {
 		acc.k.WCUUpper += k.WCUUpper
 		acc.k.PeakWCUPerSecond = max(acc.k.PeakWCUPerSecond, k.PeakWCUPerSecond)
 		acc.k.RecommendedShards = max(acc.k.RecommendedShards, k.RecommendedShards)
-		if rank(k.Severity) > rank(acc.k.Severity) {
+		if k.Severity.Rank() > acc.k.Severity.Rank() {
 			acc.k.Severity, acc.k.Pattern, acc.k.Diagnosis = k.Severity, k.Pattern, k.Diagnosis
 		} else if acc.k.Pattern == "" {
 			acc.k.Pattern = k.Pattern
@@ -148,16 +148,6 @@ func (m *Merger) Add(s *Summary) error {
 		}
 	}
 	return nil
-}
-
-func rank(s detector.Severity) int {
-	switch s {
-	case detector.Critical:
-		return 2
-	case detector.Warning:
-		return 1
-	}
-	return 0
 }
 
 // Reports returns one report per step that had a summary, oldest first, in
