@@ -96,6 +96,7 @@ func TestDemoHeatmapInBrowser(t *testing.T) {
 // TestDemoHeatmapRedacted: with --key-redaction hash, no demo key reaches
 // the page, not even a logical sharded key's base.
 func TestDemoHeatmapRedacted(t *testing.T) {
+	t.Setenv(secretEnv, testSecret)
 	_, html, maps := demoHeatmap(t, "--key-redaction", "hash")
 	for _, leak := range []string{"OPS_LOG", "STATUS#", "DATE#", "COUNTER#", "ORDERS", "EVENTS", "SHARD_", "USER#", "SESSION#"} {
 		if bytes.Contains(html, []byte(leak)) {
