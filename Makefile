@@ -64,7 +64,7 @@ heatmap-png: browser
 	mkdir -p .cache
 	$(GO) run ./cmd/hotkeys demo --heatmap .cache/demo-heatmap.html >/dev/null 2>&1
 	$(BROWSER) --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update \
-		--disable-sync --no-first-run --window-size=868,510 --screenshot=docs/heatmap.png \
+		--disable-sync --no-first-run --window-size=964,910 --screenshot=docs/heatmap.png \
 		file://$(CURDIR)/.cache/demo-heatmap.html 2>/dev/null
 
 ## build-HotKeysFunction: what `sam build` runs (BuildMethod: makefile); writes $(ARTIFACTS_DIR)/bootstrap.

@@ -61,6 +61,10 @@ func (o Options) withDefaults() Options {
 // tests can compare whole.
 type Map struct {
 	Table string
+	// Index is the global secondary index the map is of; "" for the table
+	// itself. An index's partitions are apart from the table's, so it gets
+	// a map of its own.
+	Index string
 	// Window is the reports' window length; Bucket how many windows one
 	// column spans (1 unless the run has more than Options.MaxColumns).
 	Window time.Duration
@@ -149,17 +153,20 @@ type shardFigures struct {
 }
 
 // Builder collects the reports of a run and lays them out, one Map per
-// table. Only what the map needs is kept of each report (its keys, bounds,
+// table and one per analysed index. Only what the map needs is kept of each report (its keys, bounds,
 // verdicts and shards), so a day of 1-minute windows takes a few MB.
 type Builder struct {
 	opts   Options
-	tables map[string][]*window
-	order  []string
+	tables map[mapID][]*window
+	order  []mapID
 }
+
+// mapID names what a Map is of: a table, or one of its indexes.
+type mapID struct{ table, index string }
 
 // New returns an empty Builder.
 func New(opts Options) *Builder {
-	return &Builder{opts: opts.withDefaults(), tables: map[string][]*window{}}
+	return &Builder{opts: opts.withDefaults(), tables: map[mapID][]*window{}}
 }
 
 // Add takes reports of closed windows, in any order. Two reports of the same
@@ -169,9 +176,10 @@ func (b *Builder) Add(reps ...detector.Report) {
 		if !r.End.After(r.Start) {
 			continue
 		}
-		ws, seen := b.tables[r.Table]
+		id := mapID{r.Table, r.Index}
+		ws, seen := b.tables[id]
 		if !seen {
-			b.order = append(b.order, r.Table)
+			b.order = append(b.order, id)
 		}
 		var w *window
 		for _, x := range ws {
@@ -181,7 +189,7 @@ func (b *Builder) Add(reps ...detector.Report) {
 		}
 		if w == nil {
 			w = &window{start: r.Start, end: r.End, keys: map[keyID]keyFigures{}, shards: map[string]shardFigures{}}
-			b.tables[r.Table] = append(ws, w)
+			b.tables[id] = append(ws, w)
 		}
 		w.add(r)
 	}
@@ -233,7 +241,7 @@ func (w *window) add(r detector.Report) {
 	}
 }
 
-// Maps lays out every table seen, in the order they first came.
+// Maps lays out every table and index seen, in the order they first came.
 func (b *Builder) Maps() []*Map {
 	maps := make([]*Map, 0, len(b.order))
 	for _, t := range b.order {
@@ -242,9 +250,9 @@ func (b *Builder) Maps() []*Map {
 	return maps
 }
 
-func (b *Builder) layout(table string, ws []*window) *Map {
+func (b *Builder) layout(id mapID, ws []*window) *Map {
 	slices.SortFunc(ws, func(a, c *window) int { return a.start.Compare(c.start) })
-	m := &Map{Table: table, Limit: b.opts.PartitionLimit, Bucket: 1}
+	m := &Map{Table: id.table, Index: id.index, Limit: b.opts.PartitionLimit, Bucket: 1}
 	m.Window = ws[0].end.Sub(ws[0].start)
 	last := ws[0].end
 	for _, w := range ws {

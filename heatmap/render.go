@@ -92,7 +92,7 @@ func WriteHTML(w io.Writer, maps []*Map) error {
 	if len(maps) > 0 {
 		names := make([]string, len(maps))
 		for i, m := range maps {
-			names[i] = m.Table
+			names[i] = m.name()
 		}
 		title += ": " + strings.Join(names, ", ")
 	}
@@ -164,7 +164,7 @@ func (m *Map) writeSVG(w *bufio.Writer) {
 }
 
 func (m *Map) writeHeader(w *bufio.Writer) {
-	fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" class=\"h\">%s</text>\n", margin, margin+14, esc(m.Table+": write heat by partition key"))
+	fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" class=\"h\">%s</text>\n", margin, margin+14, esc(m.name()+": write heat by partition key"))
 	sub := fmt.Sprintf("%s – %s UTC · %d window%s of %s", m.Columns[0].Start.Format("2006-01-02 15:04"),
 		m.Columns[len(m.Columns)-1].End.Format(m.timeLayout()), m.windows(), plural(m.windows()), duration(m.Window))
 	if m.Bucket > 1 {
@@ -397,3 +397,11 @@ func truncateLeft(s string, n int) string {
 }
 
 func esc(s string) string { return html.EscapeString(s) }
+
+// name is what the map is of: "Shop", or "Shop · index GSI1".
+func (m *Map) name() string {
+	if m.Index == "" {
+		return m.Table
+	}
+	return m.Table + " · index " + m.Index
+}

@@ -49,8 +49,13 @@ func demoHeatmap(t *testing.T, args ...string) (string, []byte, []*heatmap.Map) 
 // in the grey of unlisted cells.
 func TestDemoHeatmapInBrowser(t *testing.T) {
 	page, _, maps := demoHeatmap(t)
-	if len(maps) != 1 {
-		t.Fatalf("%d maps, want 1 (table Shop)", len(maps))
+	// The table first, then its index GSI1 on a map of its own: an index's
+	// partitions are not the table's.
+	if len(maps) != 2 || maps[0].Table != "Shop" || maps[0].Index != "" || maps[1].Table != "Shop" || maps[1].Index != "GSI1" {
+		t.Fatalf("maps %v, want the table Shop, then its index GSI1", mapNames(maps))
+	}
+	if r := maps[1].Rows[0]; r.Name != "OPS_LOG" {
+		t.Errorf("GSI1's heaviest row is %q, want OPS_LOG", r.Name)
 	}
 	m := maps[0]
 	w, h := m.Size()
@@ -164,4 +169,12 @@ func near(got color.Color, want color.RGBA) bool {
 		}
 	}
 	return true
+}
+
+func mapNames(maps []*heatmap.Map) []string {
+	var names []string
+	for _, m := range maps {
+		names = append(names, m.Table+"/"+m.Index)
+	}
+	return names
 }
