@@ -262,10 +262,12 @@ func (inv *invocation) finishTumbling(ctx context.Context) ([]byte, error) {
 			inv.h.log.Warn("Lambda terminated the window early; publishing what there is", "shard", ev.ShardID)
 		}
 		rep := inv.window.Report(inv.h.cfg)
+		// Metrics first: the alarms read them, and history may take what is
+		// left of the deadline for its retries.
+		inv.publish(ctx, []detector.Report{rep})
 		if inv.h.history != nil {
 			inv.h.history.write(ctx, inv.window, rep, ev.ShardID)
 		}
-		inv.publish(ctx, []detector.Report{rep})
 	default:
 		b, err := inv.window.MarshalBinary()
 		if err != nil {
