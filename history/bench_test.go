@@ -10,7 +10,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
-// dayShards and dayWindows are the scale: 24 h of 60-s windows from
+// dayShards and dayWindows are the scale README measures: 24 h of 60-s windows from
 // 16 stream shards, 23,040 summaries.
 const (
 	dayShards  = 16

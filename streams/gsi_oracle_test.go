@@ -472,36 +472,9 @@ func (o *gsiOracle) verify(streamARN string, dec *record.Decoder) {
 			return nil
 		},
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	errc := make(chan error, 1)
-	go func() {
-		errc <- rd.Run(ctx, streams.Handler{
-			Batch: func(_ string, payload []byte) error {
-				mu.Lock()
-				defer mu.Unlock()
-				return dec.Decode(payload, visit)
-			},
-			Lost: func(_ string, err error) {
-				mu.Lock()
-				defer mu.Unlock()
-				fail("data lost: %v", err)
-			},
-		})
-	}()
-	select {
-	case <-all:
-		cancel()
-		if err := <-errc; err != nil {
-			t.Fatalf("Run: %v", err)
-		}
-	case err := <-errc:
-		t.Fatalf("Run stopped: %v", err)
-	case <-time.After(60 * time.Second):
-		cancel()
-		<-errc
-		t.Errorf("timed out: %d stream records for %d writes", seen, len(o.writes))
-	}
+	readAll(t, rd, o.db, o.table, dec, visit, &mu, all,
+		func(err error) { fail("data lost: %v", err) },
+		func() string { return fmt.Sprintf("%d stream records for %d writes", seen, len(o.writes)) })
 	mu.Lock()
 	defer mu.Unlock()
 	if seen != len(o.writes) {
@@ -619,7 +592,7 @@ func TestGSIHalfKeyDocsWin(t *testing.T) {
 	w := o.writes[1]
 	if got := w.charged["all"]; got != 2 {
 		t.Errorf("%v: DynamoDB Local charged index all %v WCU; this test pins 2 (the larger would-be entry). "+
-			"If DynamoDB Local now charges 0, it follows the documentation: remove this departure from BRIEF and docs/record.md.", w, got)
+			"If DynamoDB Local now charges 0, it follows the documentation: remove this departure from docs/record.md.", w, got)
 	}
 	w.charged["all"] = 0 // the documentation's figure, which record must give
 	o.verify(arn, dec)

@@ -289,47 +289,9 @@ func (o *oracle) verify(streamARN string, exactView bool) int {
 			return nil
 		},
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	errc := make(chan error, 1)
-	go func() {
-		errc <- r.Run(ctx, streams.Handler{
-			Batch: func(shardID string, payload []byte) error {
-				mu.Lock()
-				defer mu.Unlock()
-				return dec.Decode(payload, visit)
-			},
-			Lost: func(shardID string, err error) {
-				mu.Lock()
-				defer mu.Unlock()
-				lost = append(lost, err)
-			},
-		})
-	}()
-	select {
-	case <-all:
-		// Deleting the table ends its stream: the Reader reads what is left
-		// and returns ErrStreamEnded, after which nothing more can come.
-		if _, err := o.db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: &o.table}); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case err := <-errc:
-			if !errors.Is(err, streams.ErrStreamEnded) {
-				t.Fatalf("Run = %v after the table was deleted, want ErrStreamEnded", err)
-			}
-		case <-time.After(60 * time.Second): // only against a hang
-			t.Fatal("Run did not end after the table was deleted")
-		}
-	case err := <-errc:
-		t.Fatalf("Run stopped: %v", err)
-	case <-time.After(60 * time.Second): // only against a hang
-		cancel()
-		<-errc
-		mu.Lock()
-		t.Errorf("timed out: the stream gave %d records for %d writes", seen, len(o.writes))
-		mu.Unlock()
-	}
+	readAll(t, r, o.db, o.table, dec, visit, &mu, all,
+		func(err error) { lost = append(lost, err) },
+		func() string { return fmt.Sprintf("the stream gave %d records for %d writes", seen, len(o.writes)) })
 	mu.Lock()
 	defer mu.Unlock()
 	if len(lost) > 0 {
@@ -493,4 +455,54 @@ func TestNumberProbes(t *testing.T) {
 		}
 	}
 	o.verify(arn, true)
+}
+
+// readAll reads a table's whole stream with r, decoding each batch with dec
+// into visit under mu (which guards the state visit shares with the
+// caller), until all is closed. It then deletes the table, which ends the
+// stream: the Reader reads what is left and returns ErrStreamEnded, so a
+// record beyond those expected still reaches visit. lost receives what the
+// Reader reports lost, under mu. On a hang, progress says how far it got.
+func readAll(t testing.TB, r *streams.Reader, db *dynamodb.Client, table string, dec *record.Decoder,
+	visit record.Visitor, mu *sync.Mutex, all <-chan struct{}, lost func(error), progress func() string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- r.Run(ctx, streams.Handler{
+			Batch: func(_ string, payload []byte) error {
+				mu.Lock()
+				defer mu.Unlock()
+				return dec.Decode(payload, visit)
+			},
+			Lost: func(_ string, err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				lost(err)
+			},
+		})
+	}()
+	select {
+	case <-all:
+		if _, err := db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: &table}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-errc:
+			if !errors.Is(err, streams.ErrStreamEnded) {
+				t.Fatalf("Run = %v after the table was deleted, want ErrStreamEnded", err)
+			}
+		case <-time.After(60 * time.Second): // only against a hang
+			t.Fatal("Run did not end after the table was deleted")
+		}
+	case err := <-errc:
+		t.Fatalf("Run stopped: %v", err)
+	case <-time.After(60 * time.Second): // only against a hang
+		cancel()
+		<-errc
+		mu.Lock()
+		defer mu.Unlock()
+		t.Errorf("timed out: %s", progress())
+	}
 }
