@@ -309,6 +309,8 @@ func TestStateWorstCase(t *testing.T) {
 		if rep.Trimmed {
 			trimmed++
 		}
+		t.Logf("%-6q trimmed %-5v WCU %6d, other_keys_wcu_upper %5d (%.1f %% of the window's WCU)",
+			rep.Index, rep.Trimmed, rep.WCU, rep.OtherKeysWCUUpper, 100*float64(rep.OtherKeysWCUUpper)/float64(rep.WCU))
 		listed := map[string]bool{}
 		for _, k := range rep.TopKeys {
 			listed[k.Key] = true
