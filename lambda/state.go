@@ -16,10 +16,13 @@ import (
 // Their sizes: a window's encoding is its heavy-hitter keys (up to 2,049
 // bytes each, DynamoDB's longest partition key plus a type byte), plus a
 // count-min of Width × Depth varints, plus a HyperLogLog of at most 16,392
-// bytes, plus a few hundred bytes. Without keys, the worst case (every cell
-// a 10-byte varint) is 57.3 KB for the table (sketch.DefaultConfig) and
-// 26.6 KB per index (indexSketch): 589 KB for the table and 20 indexes,
-// 785 KB as base64, under stateBudget. The keys take what is left, and
+// bytes, plus at most about 650 bytes of names, counts and the shard's
+// load. Without keys, the worst case (255-byte names, every cell a 10-byte
+// varint) is 57.9 KB for the table (sketch.DefaultConfig: 16,392 + 40,960
+// + ~500) and 27.3 KB per index (indexSketch: 16,392 + 10,240 + ~650):
+// 603 KB for the table and 20 indexes, about 805 KB as base64 with the key
+// names, under stateBudget. With cells under 2^28 (4-byte varints) it is
+// about 610 KB, leaving the keys at least 290 KB. The keys take what is left, and
 // detector.MarshalWithin trims the lightest, honestly, when they would not
 // fit: with keys of ordinary length (under about 200 bytes) it never needs
 // to; with 2,048-byte keys it does (TestStateWorstCase).
