@@ -258,4 +258,3 @@ func TestPublishClientReportWithIndex(t *testing.T) {
 		t.Errorf("%d EMF values", res.MetricsEMF)
 	}
 }
-
