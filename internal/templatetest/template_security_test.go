@@ -20,6 +20,9 @@ var variants = []struct {
 }{
 	{"defaults", nil},
 	{"partition key given, EMF, e-mail", map[string]string{"PartitionKeyName": "pk", "MetricsMode": "emf", "AlarmEmail": "oncall@example.com"}},
+	{"partition key given, indexes off", map[string]string{"PartitionKeyName": "pk", "IndexAnalysis": "off"}},
+	{"partition key looked up, indexes off", map[string]string{"IndexAnalysis": "off"}},
+	{"partition key given, indexes on", map[string]string{"PartitionKeyName": "pk", "IndexAnalysis": "on"}},
 	{"metrics off", map[string]string{"MetricsMode": "off"}},
 	{"both, redaction with a generated secret", map[string]string{"MetricsMode": "both", "KeyRedaction": "hash"}},
 	{"redaction with an existing secret", map[string]string{"KeyRedaction": "hash", "KeyRedactionSecretArn": existingSecretArn}},
@@ -176,7 +179,9 @@ func checkFunctionRole(t *testing.T, s *cfn.Stack) {
 		"logs:CreateLogStream": {cfn.GetAtt("HotKeysLogGroup", "Arn")},
 		"logs:PutLogEvents":    {cfn.GetAtt("HotKeysLogGroup", "Arn")},
 	}
-	if s.Param("PartitionKeyName") == "" {
+	// DescribeTable gives the partition key when it is not a parameter,
+	// and the indexes unless their analysis is off: that one table only.
+	if s.Param("PartitionKeyName") == "" || s.Param("IndexAnalysis") != "off" {
 		want["dynamodb:DescribeTable"] = []string{"arn:aws:dynamodb:" + cfn.Region + ":" + cfn.Account + ":table/" + testTable}
 	}
 	if s.Param("History") == "on" {
