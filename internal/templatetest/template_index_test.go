@@ -2,8 +2,6 @@ package templatetest
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/cfn"
 	"github.com/hotkeys-dev/hotkeys/record"
@@ -31,18 +28,8 @@ type point struct {
 // returns every value its EMF lines carry.
 func publishPoints(t *testing.T, reports []detector.Report) []point {
 	t.Helper()
-	cfg := alert.DefaultConfig()
-	cfg.Mode = alert.ModeEMF
-	var out bytes.Buffer
-	p, err := alert.NewPublisher(cfg, nil, &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Publish(context.Background(), reports); err != nil {
-		t.Fatal(err)
-	}
 	var pts []point
-	sc := bufio.NewScanner(&out)
+	sc := bufio.NewScanner(publishEMF(t, reports))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var root map[string]any

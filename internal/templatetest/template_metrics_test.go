@@ -36,13 +36,6 @@ func metricID(name string, dims []string) string {
 // its EMF lines declare, by metricID, and the findings log lines it writes.
 func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) {
 	t.Helper()
-	cfg := alert.DefaultConfig()
-	cfg.Mode = alert.ModeEMF
-	var out bytes.Buffer
-	p, err := alert.NewPublisher(cfg, nil, &out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// A fixed window: EMF lines are written whatever the clock says, and
 	// the metrics they declare do not depend on the time.
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -74,12 +67,10 @@ func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) 
 		cw.AddCapacity(celebrity, start, 20, 0, false)
 	}
 	cw.AddThrottle(celebrity, start, []string{"TableReadKeyRangeThroughputExceeded"})
-	if _, err := p.Publish(context.Background(), []detector.Report{report, index, cw.Report(detector.DefaultConfig())}); err != nil {
-		t.Fatal(err)
-	}
+	out := publishEMF(t, []detector.Report{report, index, cw.Report(detector.DefaultConfig())})
 	metrics := map[string]publishedMetric{}
 	var findings []map[string]any
-	sc := bufio.NewScanner(&out)
+	sc := bufio.NewScanner(out)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var line struct {
@@ -120,6 +111,23 @@ var (
 	tableDims = []string{alert.DimensionTableName}
 	keyDims   = []string{alert.DimensionTableName, alert.DimensionPartitionKey}
 )
+
+// publishEMF runs the real alert.Publisher, with its default configuration
+// in EMF mode, on reports and returns what it writes to stdout.
+func publishEMF(t *testing.T, reports []detector.Report) *bytes.Buffer {
+	t.Helper()
+	cfg := alert.DefaultConfig()
+	cfg.Mode = alert.ModeEMF
+	var out bytes.Buffer
+	p, err := alert.NewPublisher(cfg, nil, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Publish(context.Background(), reports); err != nil {
+		t.Fatal(err)
+	}
+	return &out
+}
 
 // awsMetrics are the AWS-published metrics the template may read, with
 // their dimensions (from the Lambda and SQS metric references).
