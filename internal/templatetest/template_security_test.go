@@ -358,13 +358,18 @@ func TestTemplateAlarms(t *testing.T) {
 	s := deploy(t, tmpl, map[string]string{"CriticalWCUPerSecond": "750", "ShareThreshold": "0.25", "ClientAlarms": "on", "CriticalRCUPerSecond": "2000"})
 	maxWindow := toFloat(t, tmpl["Parameters"].(map[string]any)["WindowSeconds"].(map[string]any)["MaxValue"])
 	thresholds := map[string]string{
-		"HotKeyCriticalAlarm":     "750",
-		"HotKeyByKeyAlarm":        "750",
-		"HotKeyWarningAlarm":      "0.25",
-		"MalformedRecordsAlarm":   "0",
-		"InternalErrorsAlarm":     "0",
-		"ClientThrottledKeyAlarm": "0",
-		"ClientReadHotKeyAlarm":   "2000",
+		"HotKeyCriticalAlarm": "750",
+		"HotKeyByKeyAlarm":    "750",
+		"HotKeyWarningAlarm":  "0.25",
+		// The indexes' (IndexAnalysis auto): the same critical rate; the
+		// warning counts flagged keys.
+		"IndexHotKeyCriticalAlarm": "750",
+		"IndexHotKeyByKeyAlarm":    "750",
+		"IndexHotKeyWarningAlarm":  "1",
+		"MalformedRecordsAlarm":    "0",
+		"InternalErrorsAlarm":      "0",
+		"ClientThrottledKeyAlarm":  "0",
+		"ClientReadHotKeyAlarm":    "2000",
 	}
 	for _, id := range s.Resources("AWS::CloudWatch::Alarm") {
 		p := properties(mustResource(t, s, id))
