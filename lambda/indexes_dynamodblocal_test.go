@@ -23,8 +23,9 @@ import (
 // OPS_LOG#<date>, spread over three days, while every log line's GSI1PK is
 // "OPS_LOG". The records are DynamoDB Local's real stream, the function
 // asks DynamoDB Local's DescribeTable for the index, and its findings log
-// must name GSI1 and OPS_LOG with exactly the WCU DynamoDB Local charged
-// the index (ReturnConsumedCapacity=INDEXES). With HOTKEYS_INDEXES=off
+// must name GSI1 and OPS_LOG, and its EMF metrics carry IndexName=GSI1,
+// with exactly the WCU DynamoDB Local charged the index
+// (ReturnConsumedCapacity=INDEXES). With HOTKEYS_INDEXES=off
 // there is no index window, and no DescribeTable is needed.
 func TestIndexesOnDynamoDBLocal(t *testing.T) {
 	ddb, dds := dynamodblocal.Clients(t)
@@ -108,11 +109,33 @@ func TestIndexesOnDynamoDBLocal(t *testing.T) {
 					gsi = append(gsi, l)
 				}
 			}
+			// The index's metrics: EMF lines with an IndexName dimension.
+			var indexWCU, opsLogWCU float64
+			indexLines := 0
+			for _, l := range emfLines(lines) {
+				if l.str("IndexName") == "" {
+					continue
+				}
+				indexLines++
+				if l.str("IndexName") != "GSI1" || l.str("TableName") != table {
+					t.Errorf("EMF line for index %q of table %q", l.str("IndexName"), l.str("TableName"))
+				}
+				if v, ok := l["WriteCapacityUnits"].(float64); ok {
+					indexWCU += v
+				}
+				if l.str("PartitionKey") == "OPS_LOG" {
+					opsLogWCU += l.num("KeyWriteCapacityUnits")
+				}
+			}
 			if mode == "off" {
-				if len(gsi) != 0 {
-					t.Errorf("HOTKEYS_INDEXES=off, yet index findings: %v", gsi)
+				if len(gsi) != 0 || indexLines != 0 {
+					t.Errorf("HOTKEYS_INDEXES=off, yet %d index findings and %d index EMF lines", len(gsi), indexLines)
 				}
 				return
+			}
+			if indexWCU != float64(gsiCharged) || opsLogWCU != float64(gsiCharged) {
+				t.Errorf("EMF: GSI1's WriteCapacityUnits %v and OPS_LOG's KeyWriteCapacityUnits %v; DynamoDB Local charged the index %d",
+					indexWCU, opsLogWCU, gsiCharged)
 			}
 			if len(gsi) != 1 {
 				t.Fatalf("%d index findings, want 1 (GSI1's OPS_LOG): %v", len(gsi), gsi)
