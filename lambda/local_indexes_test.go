@@ -27,6 +27,16 @@ import (
 // with exactly the WCU DynamoDB Local charged the index
 // (ReturnConsumedCapacity=INDEXES). With HOTKEYS_INDEXES=off
 // there is no index window, and no DescribeTable is needed.
+//
+// This file is named to run after leak_test.go (go test runs files in name
+// order). DynamoDB Local 1.11.478 can give a new table's stream records
+// sequence numbers already taken ("UNIQUE constraint failed:
+// us.SequenceNumber" in its log, InternalFailure on every PutItem), as
+// after two tables written with streams, then the client-demo, then a
+// third: TestLambdaPathOnDynamoDBLocal, again, TestNoRawKeyOrSecretInAnyOutput,
+// and TestLambdaPathOnDynamoDBLocal once more reproduce it on one
+// DynamoDB Local without this test. Run before the client-demo, this
+// test's table made that order happen under -count=3.
 func TestIndexesOnDynamoDBLocal(t *testing.T) {
 	ddb, dds := dynamodblocal.Clients(t)
 	endpoint := dynamodblocal.Endpoint(t)
@@ -35,13 +45,13 @@ func TestIndexesOnDynamoDBLocal(t *testing.T) {
 		Indexes: []types.GlobalSecondaryIndex{{
 			IndexName:  aws.String("GSI1"),
 			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("GSI1PK"), KeyType: types.KeyTypeHash}},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
 		}},
 		IndexAttributes: []types.AttributeDefinition{{AttributeName: aws.String("GSI1PK"), AttributeType: types.ScalarAttributeTypeS}},
 	})
 	var items []map[string]types.AttributeValue
 	for i := range 180 {
-		item := dynamodblocal.Item(fmt.Sprintf("OPS_LOG#2026-11-%02d", 20+i%3), fmt.Sprintf("LINE#%d", i), 1200)
+		item := dynamodblocal.Item(fmt.Sprintf("OPS_LOG#2026-11-%02d", 20+i%3), fmt.Sprintf("LINE#%d", i), 100)
 		item["GSI1PK"] = &types.AttributeValueMemberS{Value: "OPS_LOG"}
 		items = append(items, item)
 	}
@@ -164,7 +174,7 @@ func putIndexesCharged(t *testing.T, ddb *dynamodb.Client, table string, items [
 	var mu sync.Mutex
 	var total float64
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
+	sem := make(chan struct{}, 1)
 	for _, item := range items {
 		sem <- struct{}{}
 		wg.Go(func() {
