@@ -9,11 +9,11 @@ import (
 // sameAttr reports whether attribute id has the same value in both images
 // (or is absent from both).
 func (d *Decoder) sameAttr(id int) bool {
-	kn, ko := d.is.at[sideNew][id], d.is.at[sideOld][id]
-	if kn == 0 || ko == 0 {
-		return kn == ko
+	an, ao := d.attr(sideNew, id), d.attr(sideOld, id)
+	if an == nil || ao == nil {
+		return an == ao
 	}
-	return d.sameValue(&d.is.attrs[sideNew][kn-1], &d.is.attrs[sideOld][ko-1])
+	return d.sameValue(an, ao)
 }
 
 // sameValue compares two attribute values: as raw JSON first, then, if
@@ -26,6 +26,9 @@ func (d *Decoder) sameValue(a, b *attrRef) bool {
 	}
 	if a.size != b.size { // the names are the same: the values differ in size
 		return false
+	}
+	if a.str == strRaw && b.str == strRaw {
+		return false // compact strings with nothing to decode, spelled differently
 	}
 	if plainScalar(ra) && plainScalar(rb) {
 		return false // spelled one way only, and spelled differently
