@@ -47,7 +47,13 @@ func (d *Decoder) sizeFast(i int, slots []attrRef, gen uint32) (end, size int, o
 			if sp > 0 {
 				size++ // per element of an M
 			} else if slots != nil {
-				top = attrRef{nameStart: i, nameEnd: e, valStart: e + 1, size: size, id: d.attrID(i, e, plain)}
+				var id int
+				if plain && n < 8 { // most names: shortString read 8 bytes past the quote
+					id = d.ix.shortID(b, i, n)
+				} else {
+					id = d.attrID(i, e, plain)
+				}
+				top = attrRef{nameStart: i, nameEnd: e, valStart: e + 1, size: size, id: id}
 			}
 			size += n
 			if byteAt(b, e) != ':' {

@@ -172,6 +172,19 @@ func (p *indexPlan) lookup(name []byte) int {
 	return -1
 }
 
+// shortID is lookup for the plain name of n < 8 bytes whose quote is at
+// b[q], when b holds 8 bytes past the quote: small enough to inline in the
+// scanner's loop.
+func (p *indexPlan) shortID(b []byte, q, n int) int {
+	w := binary.LittleEndian.Uint64(b[q+1:]) & (1<<(8*n) - 1)
+	for _, e := range p.words[n&7] {
+		if e.word == w {
+			return e.id
+		}
+	}
+	return -1
+}
+
 // nameWord is a name of up to 8 bytes as a little-endian word.
 type nameWord struct {
 	word uint64
