@@ -16,9 +16,12 @@ import (
 // slots, when not nil, receives the top-level attributes whose names the
 // indexes need (see attrRef), each at its id, marked gen: only a decoder
 // with indexes passes them.
-func (d *Decoder) sizeFast(i int, slots []attrRef, gen uint32) (end, size int, ok bool) {
+func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, ok bool) {
 	b := d.data
-	var top attrRef // the top-level attribute being read, when slots != nil
+	// The top-level attribute being read, when its name is tracked (only
+	// with slots): its id, or -1.
+	var top imgAttr
+	topID := -1
 	// stack[k] is '{' for a map (the item at 0, then M values) or '[' for
 	// an L value; nesting is bounded as in the general scanner.
 	var stack [maxNesting + 1]byte
@@ -47,13 +50,14 @@ func (d *Decoder) sizeFast(i int, slots []attrRef, gen uint32) (end, size int, o
 			if sp > 0 {
 				size++ // per element of an M
 			} else if slots != nil {
-				var id int
 				if plain && n < 8 { // most names: shortString read 8 bytes past the quote
-					id = d.ix.shortID(b, i, n)
+					topID = d.ix.shortID(b, i, n)
 				} else {
-					id = d.attrID(i, e, plain)
+					topID = d.attrID(i, e, plain)
 				}
-				top = attrRef{nameStart: i, nameEnd: e, valStart: e + 1, size: size, id: id}
+				if topID >= 0 {
+					top = imgAttr{valStart: e + 1, size: size}
+				}
 			}
 			size += n
 			if byteAt(b, e) != ':' {
@@ -96,7 +100,7 @@ func (d *Decoder) sizeFast(i int, slots []attrRef, gen uint32) (end, size int, o
 		case at(b, i+2, `BOOL":`), at(b, i+2, `NULL":`):
 			j, tag = i+8, tagBOOL
 		}
-		if sp == 0 && slots != nil {
+		if sp == 0 && topID >= 0 {
 			top.typ = tagKeyType(tag)
 		}
 		var n int
@@ -168,9 +172,10 @@ func (d *Decoder) sizeFast(i int, slots []attrRef, gen uint32) (end, size int, o
 					return 0, 0, false
 				}
 				i++
-				if sp == 0 && slots != nil && top.id >= 0 {
+				if sp == 0 && topID >= 0 {
 					top.valEnd, top.size, top.gen = i, size-top.size, gen
-					slots[top.id] = top
+					slots[topID] = top
+					topID = -1
 				}
 			}
 			empty = false

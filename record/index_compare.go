@@ -19,7 +19,7 @@ func (d *Decoder) sameAttr(id int) bool {
 // sameValue compares two attribute values: as raw JSON first, then, if
 // they are spelled differently, by their canonical hashes (numbers in
 // canonical form, strings and binaries decoded, sets and maps unordered).
-func (d *Decoder) sameValue(a, b *attrRef) bool {
+func (d *Decoder) sameValue(a, b *imgAttr) bool {
 	ra, rb := d.data[a.valStart:a.valEnd], d.data[b.valStart:b.valEnd]
 	if string(ra) == string(rb) {
 		return true
@@ -69,7 +69,7 @@ func (d *Decoder) anyAttrChanged() bool {
 			inOrder = false
 			break
 		}
-		if !d.sameValue(&an[k], &ao[k]) {
+		if !d.sameValue(&an[k].imgAttr, &ao[k].imgAttr) {
 			return true
 		}
 	}
@@ -82,7 +82,7 @@ func (d *Decoder) anyAttrChanged() bool {
 	slices.SortFunc(an, byName)
 	slices.SortFunc(ao, byName)
 	for k := range an {
-		if string(d.attrName(&an[k], 0)) != string(d.attrName(&ao[k], 1)) || !d.sameValue(&an[k], &ao[k]) {
+		if string(d.attrName(&an[k], 0)) != string(d.attrName(&ao[k], 1)) || !d.sameValue(&an[k].imgAttr, &ao[k].imgAttr) {
 			return true
 		}
 	}

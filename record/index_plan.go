@@ -13,12 +13,19 @@ import (
 
 // attrRef locates a top-level attribute of an image in the payload.
 type attrRef struct {
-	nameStart, nameEnd int     // the name's JSON string, quotes included
-	valStart, valEnd   int     // its attribute value object
-	size               int     // name + value, by the item-size rules
-	id                 int     // the name's id in the indexPlan; -1 for a name no index needs
-	gen                uint32  // in indexState.slots: the image it was read from
-	typ                KeyType // its value's type if S, N or B (as a key); 0 otherwise
+	nameStart, nameEnd int // the name's JSON string, quotes included
+	id                 int // the name's id in the indexPlan; -1 for a name no index needs
+	imgAttr
+}
+
+// imgAttr is what the index rules need of a top-level attribute: where its
+// value is, its size, and what kind of key it could be. indexState.slots
+// holds them by name id.
+type imgAttr struct {
+	valStart, valEnd int     // its attribute value object
+	size             int     // name + value, by the item-size rules
+	gen              uint32  // in indexState.slots: the image it was read from
+	typ              KeyType // its value's type if S, N or B (as a key); 0 otherwise
 	// str tells, for a compact {"S":"…"} that sizeFast read, whether the
 	// string's bytes are its value as they stand (strRaw) or need decoding
 	// (strCoded); strUnknown otherwise. indexKey and sameValue then need
@@ -26,7 +33,7 @@ type attrRef struct {
 	str uint8
 }
 
-// attrRef.str values.
+// imgAttr.str values.
 const (
 	strUnknown = iota
 	strRaw
@@ -197,7 +204,7 @@ type indexState struct {
 	// id, the image's top-level attribute of that name: the one whose gen
 	// is gen[side], the image's number. Other slots are stale (the image
 	// lacks the name), so nothing is cleared per image.
-	slots [2][]attrRef
+	slots [2][]imgAttr
 	gen   [2]uint32
 	list  []attrRef // the general scanner's attributes, before they go to slots
 	out   []ixOut   // results of the records waiting in the queue: only the writes that touched an index
@@ -264,16 +271,16 @@ func (d *Decoder) itemAttrs(i, side int) (int, int) {
 	end, size := d.walkAttrs(i, &d.is.list, false)
 	for _, a := range d.is.list {
 		a.gen = d.is.gen[side]
-		slots[a.id] = a
+		slots[a.id] = a.imgAttr
 	}
 	return end, size
 }
 
 // newImageSlots starts a new image on side: no attribute in its slots.
-func (d *Decoder) newImageSlots(side int) []attrRef {
+func (d *Decoder) newImageSlots(side int) []imgAttr {
 	is := &d.is
 	if len(is.slots[side]) != len(d.ix.names) {
-		is.slots[side] = make([]attrRef, len(d.ix.names))
+		is.slots[side] = make([]imgAttr, len(d.ix.names))
 	}
 	if is.gen[side]++; is.gen[side] == 0 { // wrapped: make every slot stale
 		clear(is.slots[side])
@@ -283,7 +290,7 @@ func (d *Decoder) newImageSlots(side int) []attrRef {
 }
 
 // attr returns the attribute of tracked name id in image side, or nil.
-func (d *Decoder) attr(side, id int) *attrRef {
+func (d *Decoder) attr(side, id int) *imgAttr {
 	if a := &d.is.slots[side][id]; a.gen == d.is.gen[side] {
 		return a
 	}
