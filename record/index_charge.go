@@ -20,16 +20,8 @@ func (d *Decoder) chargeIndexes() (first, n int32) {
 	default:
 		need = have[sideNew] && have[sideOld]
 	}
-	// The table's key attributes, which every entry holds (KeysSize).
-	tableKey := [2]int{-1, -1}
-	for k := 0; k < rs.nkeys && k < 2; k++ {
-		name := d.bytesOf(rs.keys[k].name)
-		if c := &is.tableKeys[k]; string(name) != c.name || !c.known {
-			c.name, c.id, c.known = string(name), p.lookup(name), true
-		}
-		tableKey[k] = is.tableKeys[k].id
-	}
-	allChanged := -1 // unknown yet
+	is.keyIDsKnown = false // see tableKeyIDs
+	allChanged := -1       // unknown yet
 	for x := range p.ix {
 		def := &p.ix[x]
 		// in[s]: image s shows the item in the index.
@@ -37,7 +29,7 @@ func (d *Decoder) chargeIndexes() (first, n int32) {
 		if need && !in[sideNew] && !in[sideOld] {
 			continue // the index's blank write
 		}
-		c := d.applyRules(def, have, in, tableKey, &allChanged)
+		c := d.applyRules(def, have, in, &allChanged)
 		if c.exact && c.del == 0 && c.put == 0 && c.ttl == 0 {
 			continue // the index's blank write
 		}
@@ -61,7 +53,7 @@ func (d *Decoder) chargeIndexes() (first, n int32) {
 // entrySize is the size of the item's entry in index def by image s: the
 // table's key attributes, the index's key attributes that are not table
 // keys, and the projected attributes (for ALL: the whole item).
-func (d *Decoder) entrySize(def *ixDef, s int, tableKey [2]int) int {
+func (d *Decoder) entrySize(def *ixDef, s int) int {
 	rs := &d.rs
 	if def.all {
 		if s == sideOld {
@@ -69,6 +61,7 @@ func (d *Decoder) entrySize(def *ixDef, s int, tableKey [2]int) int {
 		}
 		return rs.newSize
 	}
+	tableKey := d.tableKeyIDs()
 	e := rs.keysSize
 	for _, id := range def.entry {
 		if id == tableKey[0] || id == tableKey[1] {
@@ -81,6 +74,25 @@ func (d *Decoder) entrySize(def *ixDef, s int, tableKey [2]int) int {
 	return e
 }
 
+// tableKeyIDs returns the ids of the current record's table key names (-1
+// for a name no index needs), worked out once per record and only when an
+// entry is sized.
+func (d *Decoder) tableKeyIDs() [2]int {
+	is, rs := &d.is, &d.rs
+	if !is.keyIDsKnown {
+		is.keyIDs = [2]int{-1, -1}
+		for k := 0; k < rs.nkeys && k < 2; k++ {
+			name := d.bytesOf(rs.keys[k].name)
+			if c := &is.tableKeys[k]; string(name) != c.name || !c.known {
+				c.name, c.id, c.known = string(name), d.ix.lookup(name), true
+			}
+			is.keyIDs[k] = is.tableKeys[k].id
+		}
+		is.keyIDsKnown = true
+	}
+	return is.keyIDs
+}
+
 // charge is what a write cost one index, in WCU.
 type charge struct {
 	del, put, ttl uint64
@@ -91,9 +103,9 @@ type charge struct {
 // there are (have) and whether each shows the item in the index (in).
 // allChanged caches, across the record's indexes, whether any attribute
 // changed (-1: not known yet).
-func (d *Decoder) applyRules(def *ixDef, have, in [2]bool, tableKey [2]int, allChanged *int) charge {
+func (d *Decoder) applyRules(def *ixDef, have, in [2]bool, allChanged *int) charge {
 	rs := &d.rs
-	entry := func(s int) uint64 { return units(d.entrySize(def, s, tableKey)) }
+	entry := func(s int) uint64 { return units(d.entrySize(def, s)) }
 	c := charge{exact: true}
 	switch {
 	case rs.eventName == Remove && rs.ttlType && rs.ttlPrinc: // a TTL delete: free

@@ -212,9 +212,12 @@ type indexState struct {
 	// tableKeys remembers the ids of the last table key names: they are
 	// the same in every record of a table.
 	tableKeys [2]tableKeyID
-	names     [2][]byte    // decoded escaped names (attrName)
-	sorted    [2][]attrRef // attrs sorted by name (anyAttrChanged)
-	canon     []byte       // a canonical number or decoded binary (canonHash)
+	// keyIDs are the current record's table key ids, once keyIDsKnown.
+	keyIDs      [2]int
+	keyIDsKnown bool
+	names       [2][]byte    // decoded escaped names (attrName)
+	sorted      [2][]attrRef // attrs sorted by name (anyAttrChanged)
+	canon       []byte       // a canonical number or decoded binary (canonHash)
 }
 
 // tableKeyID is a table key name and its id in the indexPlan.
