@@ -139,8 +139,6 @@ func (d *Decoder) SetIndexes(defs []Index) error {
 		return err
 	}
 	d.ix = p
-	// The cached ids of the table's key names are the old plan's.
-	d.is.tableKeys = [2]tableKeyID{}
 	return nil
 }
 

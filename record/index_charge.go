@@ -20,8 +20,7 @@ func (d *Decoder) chargeIndexes() (first, n int32) {
 	default:
 		need = have[sideNew] && have[sideOld]
 	}
-	is.keyIDsKnown = false // see tableKeyIDs
-	allChanged := -1       // unknown yet
+	allChanged := -1 // unknown yet
 	for x := range p.ix {
 		def := &p.ix[x]
 		// in[s]: image s shows the item in the index.
@@ -61,36 +60,16 @@ func (d *Decoder) entrySize(def *ixDef, s int) int {
 		}
 		return rs.newSize
 	}
-	tableKey := d.tableKeyIDs()
 	e := rs.keysSize
 	for _, id := range def.entry {
-		if id == tableKey[0] || id == tableKey[1] {
-			continue // KeysSize has it
+		if k := int32(id + 1); k == rs.keyIDs[0] || k == rs.keyIDs[1] {
+			continue // a table key: KeysSize has it
 		}
 		if a := d.attr(s, id); a != nil {
 			e += a.size
 		}
 	}
 	return e
-}
-
-// tableKeyIDs returns the ids of the current record's table key names (-1
-// for a name no index needs), worked out once per record and only when an
-// entry is sized.
-func (d *Decoder) tableKeyIDs() [2]int {
-	is, rs := &d.is, &d.rs
-	if !is.keyIDsKnown {
-		is.keyIDs = [2]int{-1, -1}
-		for k := 0; k < rs.nkeys && k < 2; k++ {
-			name := d.bytesOf(rs.keys[k].name)
-			if c := &is.tableKeys[k]; string(name) != c.name || !c.known {
-				c.name, c.id, c.known = string(name), d.ix.lookup(name), true
-			}
-			is.keyIDs[k] = is.tableKeys[k].id
-		}
-		is.keyIDsKnown = true
-	}
-	return is.keyIDs
 }
 
 // charge is what a write cost one index, in WCU.

@@ -204,27 +204,14 @@ type indexState struct {
 	// id, the image's top-level attribute of that name: the one whose gen
 	// is gen[side], the image's number. Other slots are stale (the image
 	// lacks the name), so nothing is cleared per image.
-	slots [2][]imgAttr
-	gen   [2]uint32
-	list  []attrRef // the general scanner's attributes, before they go to slots
-	out   []ixOut   // results of the records waiting in the queue: only the writes that touched an index
-	image [2][2]int // each image's JSON, [start, end) in the payload
-	// tableKeys remembers the ids of the last table key names: they are
-	// the same in every record of a table.
-	tableKeys [2]tableKeyID
-	// keyIDs are the current record's table key ids, once keyIDsKnown.
-	keyIDs      [2]int
-	keyIDsKnown bool
-	names       [2][]byte    // decoded escaped names (attrName)
-	sorted      [2][]attrRef // attrs sorted by name (anyAttrChanged)
-	canon       []byte       // a canonical number or decoded binary (canonHash)
-}
-
-// tableKeyID is a table key name and its id in the indexPlan.
-type tableKeyID struct {
-	name  string
-	id    int
-	known bool
+	slots  [2][]imgAttr
+	gen    [2]uint32
+	list   []attrRef    // the general scanner's attributes, before they go to slots
+	out    []ixOut      // results of the records waiting in the queue: only the writes that touched an index
+	image  [2][2]int    // each image's JSON, [start, end) in the payload
+	names  [2][]byte    // decoded escaped names (attrName)
+	sorted [2][]attrRef // attrs sorted by name (anyAttrChanged)
+	canon  []byte       // a canonical number or decoded binary (canonHash)
 }
 
 // ixOut is an IndexWrite held in offsets, for a queued record; only a
