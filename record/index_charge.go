@@ -142,17 +142,17 @@ func (d *Decoder) applyRules(def *ixDef, have, in [2]bool, allChanged *int) char
 }
 
 // inIndex reports whether image side has every key attribute of index
-// def, as S, N or B.
+// def, as S, N or B. It is small enough to inline.
 func (d *Decoder) inIndex(side int, def *ixDef) bool {
-	if a := d.attr(side, def.pk); a == nil || a.typ == 0 {
+	slots, gen := d.is.slots[side], d.is.gen[side]
+	if a := &slots[def.pk]; a.gen != gen || a.typ == 0 {
 		return false
 	}
-	if def.sk >= 0 {
-		if a := d.attr(side, def.sk); a == nil || a.typ == 0 {
-			return false
-		}
+	if def.sk < 0 {
+		return true
 	}
-	return true
+	b := &slots[def.sk]
+	return b.gen == gen && b.typ != 0
 }
 
 // valueKeyType returns the type of the attribute value object at i if it
