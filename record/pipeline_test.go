@@ -68,14 +68,7 @@ var benchIndexes = []record.Index{
 // one's wall and CPU time per batch and their ratios; ns/op is the pair's.
 func BenchmarkPipelineIndexes(b *testing.B) {
 	payload := record.BenchBatch()
-	var decs [2]*record.Decoder
-	for v, indexes := range [2][]record.Index{nil, benchIndexes} {
-		dec, err := record.NewDecoder(record.Config{PartitionKey: "pk", Indexes: indexes})
-		if err != nil {
-			b.Fatal(err)
-		}
-		decs[v] = dec
-	}
+	decs := benchDecoders(b)
 	benchPair(b, func(v int) {
 		indexed := map[string]bool{}
 		for _, r := range pipeline(b, decs[v], payload) {
@@ -85,6 +78,20 @@ func BenchmarkPipelineIndexes(b *testing.B) {
 			b.Fatalf("reports for %v", indexed)
 		}
 	})
+}
+
+// benchDecoders returns a decoder without indexes and one with
+// benchIndexes, for benchPair's two runs.
+func benchDecoders(b *testing.B) [2]*record.Decoder {
+	var decs [2]*record.Decoder
+	for v, indexes := range [2][]record.Index{nil, benchIndexes} {
+		dec, err := record.NewDecoder(record.Config{PartitionKey: "pk", Indexes: indexes})
+		if err != nil {
+			b.Fatal(err)
+		}
+		decs[v] = dec
+	}
+	return decs
 }
 
 // benchPair runs run(0) (without indexes) and run(1) (with) in every
@@ -152,14 +159,7 @@ func newDecoder(tb testing.TB) *record.Decoder {
 // what the decoder's index analysis costs by itself, measured the same way.
 func BenchmarkDecodeIndexes(b *testing.B) {
 	payload := record.BenchBatch()
-	var decs [2]*record.Decoder
-	for v, indexes := range [2][]record.Index{nil, benchIndexes} {
-		dec, err := record.NewDecoder(record.Config{PartitionKey: "pk", Indexes: indexes})
-		if err != nil {
-			b.Fatal(err)
-		}
-		decs[v] = dec
-	}
+	decs := benchDecoders(b)
 	var wcu [2]uint64
 	visitors := [2]record.Visitor{}
 	for v := range visitors {
