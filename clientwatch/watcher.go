@@ -128,7 +128,12 @@ func New(opts Options) (*Watcher, error) {
 // dynamodb.Options.APIOptions.
 func (w *Watcher) Middleware() func(*middleware.Stack) error {
 	return func(s *middleware.Stack) error {
-		return s.Initialize.Add(w, middleware.Before)
+		return errors.Join(
+			s.Initialize.Add(w, middleware.Before),
+			// Just inside the SDK's deserializer: outside the CRC32 check
+			// and gzip (see wire.go).
+			s.Deserialize.Insert(stripCapacityWire{}, "OperationDeserializer", middleware.After),
+		)
 	}
 }
 
