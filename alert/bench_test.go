@@ -9,7 +9,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/detector"
 )
 
-// One window of the sample table (11 table values, 3 keys): the work of one
+// One window of the sample table (12 table values, 3 keys): the work of one
 // final tumbling-window invocation.
 func BenchmarkPublishEMF(b *testing.B) {
 	p, err := newTestPublisher(Config{Namespace: DefaultNamespace, Mode: ModeEMF, Top: 10, StorageResolution: 60}, nil, io.Discard)
@@ -53,5 +53,27 @@ func BenchmarkDimensionValue(b *testing.B) {
 				DimensionValue(bc.key)
 			}
 		})
+	}
+}
+
+// The same window with three of the table's global secondary indexes, each
+// with its own window (9 values and 3 keys each): what indexes add to one
+// final invocation.
+func BenchmarkPublishEMFIndexes(b *testing.B) {
+	p, err := newTestPublisher(Config{Namespace: DefaultNamespace, Mode: ModeEMF, Top: 10, StorageResolution: 60}, nil, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reports := []detector.Report{sampleReport("Orders", recentStart())}
+	for _, name := range []string{"GSI1", "GSI2", "GSI3"} {
+		r := sampleReport("Orders", recentStart())
+		r.Index = name
+		reports = append(reports, r)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.Publish(context.Background(), reports); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

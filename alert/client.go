@@ -33,21 +33,21 @@ const (
 const UnitMilliseconds = "Milliseconds"
 
 var clientCatalogue = []MetricDefinition{
-	{MetricClientRequests, UnitCount, tableDims, "calls the instrumented client completed in the window (each with all its attempts)"},
-	{MetricClientReadCapacityUnits, UnitCount, tableDims, "RCU the calls consumed, from DynamoDB's ConsumedCapacity (exact)"},
-	{MetricClientWriteCapacityUnits, UnitCount, tableDims, "WCU the calls consumed, from DynamoDB's ConsumedCapacity (exact)"},
-	{MetricClientThrottledAttempts, UnitCount, tableDims, "attempts DynamoDB throttled, those the SDK retried included"},
-	{MetricClientConditionalCheckFailures, UnitCount, tableDims, "writes refused by their condition (charged, never streamed)"},
-	{MetricClientUnattributedRequests, UnitCount, tableDims, "calls charged to no key: no key visible, or the table's key schema not known yet"},
-	{MetricClientHotKeys, UnitCount, tableDims, "keys flagged for reads, writes, throttling or latency"},
-	{MetricClientMaxKeyPeakRCUPerSecond, UnitCountPerSecond, tableDims, "highest per-second RCU of one reported key (the per-partition limit is 3,000)"},
-	{MetricClientMaxKeyPeakWCUPerSecond, UnitCountPerSecond, tableDims, "highest per-second WCU of one reported key (the per-partition limit is 1,000)"},
-	{MetricClientDroppedCalls, UnitCount, tableDims, "calls not recorded because the publishing queue was full"},
-	{MetricClientKeyReadCapacityUnits, UnitCount, keyDims, "RCU of a flagged key in the window (best estimate)"},
-	{MetricClientKeyWriteCapacityUnits, UnitCount, keyDims, "WCU of a flagged key in the window (best estimate)"},
-	{MetricClientKeyPeakRCUPerSecond, UnitCountPerSecond, keyDims, "highest RCU of a flagged key within one second (a lower bound)"},
-	{MetricClientKeyThrottledAttempts, UnitCount, keyDims, "throttled attempts of a flagged key, retried ones included"},
-	{MetricClientKeyLatencyP99, UnitMilliseconds, keyDims, "p99 latency of a flagged key's calls as the application saw them (0 when unmeasured)"},
+	{MetricClientRequests, UnitCount, tableDims, "calls the instrumented client completed in the window (each with all its attempts)", nil},
+	{MetricClientReadCapacityUnits, UnitCount, tableDims, "RCU the calls consumed, from DynamoDB's ConsumedCapacity (exact)", nil},
+	{MetricClientWriteCapacityUnits, UnitCount, tableDims, "WCU the calls consumed, from DynamoDB's ConsumedCapacity (exact)", nil},
+	{MetricClientThrottledAttempts, UnitCount, tableDims, "attempts DynamoDB throttled, those the SDK retried included", nil},
+	{MetricClientConditionalCheckFailures, UnitCount, tableDims, "writes refused by their condition (charged, never streamed)", nil},
+	{MetricClientUnattributedRequests, UnitCount, tableDims, "calls charged to no key: no key visible, or the table's key schema not known yet", nil},
+	{MetricClientHotKeys, UnitCount, tableDims, "keys flagged for reads, writes, throttling or latency", nil},
+	{MetricClientMaxKeyPeakRCUPerSecond, UnitCountPerSecond, tableDims, "highest per-second RCU of one reported key (the per-partition limit is 3,000)", nil},
+	{MetricClientMaxKeyPeakWCUPerSecond, UnitCountPerSecond, tableDims, "highest per-second WCU of one reported key (the per-partition limit is 1,000)", nil},
+	{MetricClientDroppedCalls, UnitCount, tableDims, "calls not recorded because the publishing queue was full", nil},
+	{MetricClientKeyReadCapacityUnits, UnitCount, keyDims, "RCU of a flagged key in the window (best estimate)", nil},
+	{MetricClientKeyWriteCapacityUnits, UnitCount, keyDims, "WCU of a flagged key in the window (best estimate)", nil},
+	{MetricClientKeyPeakRCUPerSecond, UnitCountPerSecond, keyDims, "highest RCU of a flagged key within one second (a lower bound)", nil},
+	{MetricClientKeyThrottledAttempts, UnitCount, keyDims, "throttled attempts of a flagged key, retried ones included", nil},
+	{MetricClientKeyLatencyP99, UnitMilliseconds, keyDims, "p99 latency of a flagged key's calls as the application saw them (0 when unmeasured)", nil},
 }
 
 // ClientMetrics returns the catalogue of the client-side detector's
@@ -57,7 +57,7 @@ func ClientMetrics() []MetricDefinition {
 	out := make([]MetricDefinition, len(clientCatalogue))
 	for i, d := range clientCatalogue {
 		d.Dimensions = slices.Clone(d.Dimensions)
-		out[i] = d
+		out[i] = d // no IndexDimensions: a client's reports describe tables
 	}
 	return out
 }

@@ -9,6 +9,15 @@
 // a custom metric CloudWatch bills by the month, which is why only flagged
 // keys are published and why their number is capped.
 //
+// A global secondary index's window (a report with Index set) publishes the
+// same metrics with the dimension IndexName after TableName
+// ([MetricDefinition.IndexDimensions]), except those that belong to the
+// stream as a whole (malformed records, internal errors, the stream shards'
+// peak), which its table's window already carries. CloudWatch tells metrics
+// apart by their whole set of dimensions, so an index's figures never mix
+// into its table's. A table with n indexes thus has at most 12 + 9n window
+// metrics and (1 + n) × Config.Top × 3 key metrics per window.
+//
 // Publishing never fails the caller because CloudWatch is unavailable: when
 // PutMetricData still fails after the client's own retries, or the deadline
 // of the context draws near, the metrics not yet accepted are written as EMF

@@ -68,7 +68,7 @@ func TestFindingsLog(t *testing.T) {
 }
 
 // TestFindingsLogIndex: an index window's findings name the index; its
-// figures are not published as the table's metrics.
+// figures are published under IndexName, never as the table's metrics.
 func TestFindingsLogIndex(t *testing.T) {
 	p, out := emfPublisher(t, Config{Namespace: "N", Top: 0, StorageResolution: 60})
 	r := sampleReport("Orders", recentStart())
@@ -78,9 +78,14 @@ func TestFindingsLogIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	emf, logs := splitOutput(t, out.Bytes())
-	if len(logs) != len(r.HotKeys) || res.MetricsEMF != 0 || len(emf) != 0 {
-		t.Fatalf("%d log lines, %d metrics (%d EMF lines); want %d lines and no metrics", len(logs), res.MetricsEMF, len(emf), len(r.HotKeys))
+	want := expectedObs(r, nil) // Top 0: no key metrics
+	if len(logs) != len(r.HotKeys) || res.MetricsEMF != len(want) || len(emf) != 1 {
+		t.Fatalf("%d log lines, %d metrics (%d EMF lines); want %d lines and %d metrics in 1 line", len(logs), res.MetricsEMF, len(emf), len(r.HotKeys), len(want))
 	}
+	if got := strings.Join(emf[0].Dims, ","); got != "TableName,IndexName" {
+		t.Errorf("index window's EMF dimensions %s, want TableName,IndexName", got)
+	}
+	sameObs(t, "index window", emfObs(emf), want)
 	for _, l := range logs {
 		if l["index"] != "GSI1" || l["table"] != "Orders" {
 			t.Errorf("log line %v", l)

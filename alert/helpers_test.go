@@ -99,10 +99,15 @@ func apiObs(data []fakecloudwatch.Datum) []obs {
 
 // expectedObs computes, independently of the package's code paths, what a
 // report must publish: the table metrics, then the key metrics of the top
-// flagged keys in the given order.
+// flagged keys in the given order. An index's window adds IndexName after
+// TableName and leaves out what belongs to the stream as a whole: malformed
+// records, internal errors and the stream shards' peak.
 func expectedObs(r detector.Report, keys []detector.KeyReport) []obs {
 	ts := r.Start.UnixMilli()
 	table := "TableName=" + r.Table
+	if r.Index != "" {
+		table += "|IndexName=" + r.Index
+	}
 	var maxShare, maxPeak, maxShard float64
 	critical := 0
 	for _, k := range append(slices.Clone(r.HotKeys), r.TopKeys...) {
@@ -138,6 +143,11 @@ func expectedObs(r detector.Report, keys []detector.KeyReport) []obs {
 		{"TTLDeletes", "Count", table, ts, float64(r.TTLDeletes)},
 		{"WCUIsLowerBound", "None", table, ts, lower},
 		{"MaxShardPeakWCUPerSecond", "Count/Second", table, ts, maxShard},
+	}
+	if r.Index != "" {
+		out = slices.DeleteFunc(out, func(o obs) bool {
+			return o.Name == "MalformedRecords" || o.Name == "InternalErrors" || o.Name == "MaxShardPeakWCUPerSecond"
+		})
 	}
 	for _, k := range keys {
 		dims := table + "|PartitionKey=" + DimensionValue(k.Key)

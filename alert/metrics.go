@@ -15,6 +15,11 @@ import (
 const (
 	DimensionTableName    = "TableName"
 	DimensionPartitionKey = "PartitionKey"
+	// DimensionIndexName names the global secondary index whose window a
+	// metric describes. A table's own windows never carry it, so an index's
+	// figures never mix into the table's: CloudWatch tells metrics apart by
+	// their whole set of dimensions.
+	DimensionIndexName = "IndexName"
 )
 
 // Metric names: the table metrics, one value per report.
@@ -54,30 +59,40 @@ type MetricDefinition struct {
 	Dimensions []string // dimension names, in the order they are sent
 	// Description says what the value means, for README and dashboards.
 	Description string
+	// IndexDimensions are the dimension names, in the order they are sent,
+	// when the value describes a global secondary index's window: those of
+	// Dimensions with IndexName after TableName. Nil when an index's window
+	// does not publish the metric: malformed records, internal errors and
+	// stream shards belong to the stream as a whole, and are published once,
+	// on the table's window (an index's would always be 0, and billed).
+	IndexDimensions []string
 }
 
 var (
-	tableDims = []string{DimensionTableName}
-	keyDims   = []string{DimensionTableName, DimensionPartitionKey}
+	tableDims      = []string{DimensionTableName}
+	keyDims        = []string{DimensionTableName, DimensionPartitionKey}
+	indexDims      = []string{DimensionTableName, DimensionIndexName}
+	indexKeyDims   = []string{DimensionTableName, DimensionIndexName, DimensionPartitionKey}
+	streamOnlyDims []string // a table metric an index's window does not publish
 )
 
 // catalogue lists every metric in the order it is published.
 var catalogue = []MetricDefinition{
-	{MetricWriteCapacityUnits, UnitCount, tableDims, "WCU of the window's analysed writes (exact; a lower bound when WCUIsLowerBound is 1)"},
-	{MetricStreamRecords, UnitCount, tableDims, "stream records analysed in the window (malformed ones excluded)"},
-	{MetricDistinctPartitionKeys, UnitCount, tableDims, "distinct partition keys written in the window (HyperLogLog estimate)"},
-	{MetricMaxKeyWCUShare, UnitNone, tableDims, "largest share of the window's WCU taken by one reported key, a fraction from 0 to 1"},
-	{MetricMaxKeyPeakWCUPerSecond, UnitCountPerSecond, tableDims, "highest per-second WCU of one reported key (the per-partition limit is 1,000)"},
-	{MetricHotKeys, UnitCount, tableDims, "keys flagged warning or critical"},
-	{MetricCriticalHotKeys, UnitCount, tableDims, "keys flagged critical (peak near the per-partition limit)"},
-	{MetricMalformedRecords, UnitCount, tableDims, "records skipped as malformed"},
-	{MetricInternalErrors, UnitCount, tableDims, "records lost to a bug in hotkeys (a recovered panic), never the input's fault"},
-	{MetricTTLDeletes, UnitCount, tableDims, "TTL deletes in the window (0 WCU)"},
-	{MetricWCUIsLowerBound, UnitNone, tableDims, "1 when some record lacked the image needed to size it, so WCU figures are lower bounds; else 0"},
-	{MetricMaxShardPeakWCUPerSecond, UnitCountPerSecond, tableDims, "highest per-second WCU of one stream shard, roughly one table partition"},
-	{MetricKeyWriteCapacityUnits, UnitCount, keyDims, "WCU of a flagged key in the window (best estimate)"},
-	{MetricKeyWCUShare, UnitNone, keyDims, "share of the window's WCU taken by a flagged key, a fraction from 0 to 1"},
-	{MetricKeyPeakWCUPerSecond, UnitCountPerSecond, keyDims, "highest WCU of a flagged key within one second of the window (a lower bound)"},
+	{MetricWriteCapacityUnits, UnitCount, tableDims, "WCU of the window's analysed writes (exact; a lower bound when WCUIsLowerBound is 1)", indexDims},
+	{MetricStreamRecords, UnitCount, tableDims, "stream records analysed in the window (malformed ones excluded)", indexDims},
+	{MetricDistinctPartitionKeys, UnitCount, tableDims, "distinct partition keys written in the window (HyperLogLog estimate)", indexDims},
+	{MetricMaxKeyWCUShare, UnitNone, tableDims, "largest share of the window's WCU taken by one reported key, a fraction from 0 to 1", indexDims},
+	{MetricMaxKeyPeakWCUPerSecond, UnitCountPerSecond, tableDims, "highest per-second WCU of one reported key (the per-partition limit is 1,000)", indexDims},
+	{MetricHotKeys, UnitCount, tableDims, "keys flagged warning or critical", indexDims},
+	{MetricCriticalHotKeys, UnitCount, tableDims, "keys flagged critical (peak near the per-partition limit)", indexDims},
+	{MetricMalformedRecords, UnitCount, tableDims, "records skipped as malformed", streamOnlyDims},
+	{MetricInternalErrors, UnitCount, tableDims, "records lost to a bug in hotkeys (a recovered panic), never the input's fault", streamOnlyDims},
+	{MetricTTLDeletes, UnitCount, tableDims, "TTL deletes in the window (0 WCU)", indexDims},
+	{MetricWCUIsLowerBound, UnitNone, tableDims, "1 when some record lacked the image needed to size it, so WCU figures are lower bounds; else 0", indexDims},
+	{MetricMaxShardPeakWCUPerSecond, UnitCountPerSecond, tableDims, "highest per-second WCU of one stream shard, roughly one table partition", streamOnlyDims},
+	{MetricKeyWriteCapacityUnits, UnitCount, keyDims, "WCU of a flagged key in the window (best estimate)", indexKeyDims},
+	{MetricKeyWCUShare, UnitNone, keyDims, "share of the window's WCU taken by a flagged key, a fraction from 0 to 1", indexKeyDims},
+	{MetricKeyPeakWCUPerSecond, UnitCountPerSecond, keyDims, "highest WCU of a flagged key within one second of the window (a lower bound)", indexKeyDims},
 }
 
 // Metrics returns the catalogue of every metric the package can publish, in
@@ -87,15 +102,19 @@ func Metrics() []MetricDefinition {
 	out := make([]MetricDefinition, len(catalogue))
 	for i, d := range catalogue {
 		d.Dimensions = slices.Clone(d.Dimensions)
+		d.IndexDimensions = slices.Clone(d.IndexDimensions)
 		out[i] = d
 	}
 	return out
 }
 
-func unitOf(name string) string {
-	for _, d := range slices.Concat(catalogue, clientCatalogue) {
-		if d.Name == name {
-			return d.Unit
+// definitionOf returns the catalogue's entry for a metric name.
+func definitionOf(name string) *MetricDefinition {
+	for _, c := range [][]MetricDefinition{catalogue, clientCatalogue} {
+		for i := range c {
+			if c[i].Name == name {
+				return &c[i]
+			}
 		}
 	}
 	panic("alert: metric " + name + " is not in the catalogue")
@@ -111,6 +130,9 @@ type group struct {
 	// must not get it (one such datum fails the whole request), while an EMF
 	// line is still written, as a log record whose metrics CloudWatch skips.
 	outside bool
+	// index is true for a global secondary index's window: only metrics
+	// with IndexDimensions go in.
+	index bool
 }
 
 type dimension struct{ name, value string }
@@ -140,8 +162,10 @@ type collector struct {
 }
 
 func (c *collector) add(i int, r *detector.Report) {
-	if r.Table == "" || r.Start.IsZero() || r.End.Before(r.Start) {
-		c.err = errors.Join(c.err, fmt.Errorf("%w: report %d: table %q, window %v to %v", ErrInvalidReport, i, r.Table, r.Start, r.End))
+	client := r.Source == detector.SourceClient
+	if r.Table == "" || r.Start.IsZero() || r.End.Before(r.Start) || (client && r.Index != "") {
+		c.err = errors.Join(c.err, fmt.Errorf("%w: report %d: table %q, index %q, source %q, window %v to %v",
+			ErrInvalidReport, i, r.Table, r.Index, r.Source, r.Start, r.End))
 		return
 	}
 	// The window's start, not its end, stamps its metrics: windows are
@@ -150,12 +174,17 @@ func (c *collector) add(i int, r *detector.Report) {
 	// while its end would fall in the next period. A window published again
 	// also lands on the same datapoint.
 	ts := r.Start.UTC()
-	table := DimensionValue(r.Table)
 	age := c.now.Sub(ts)
 	outside := age > maxAge || age < -maxAhead
 
-	client := r.Source == detector.SourceClient
-	g := group{timestamp: ts, dims: []dimension{{DimensionTableName, table}}, outside: outside}
+	// An index's window carries IndexName after TableName, on its table
+	// metrics and on its keys' (catalogue: IndexDimensions).
+	dims := []dimension{{DimensionTableName, DimensionValue(r.Table)}}
+	index := r.Index != ""
+	if index {
+		dims = append(dims, dimension{DimensionIndexName, DimensionValue(r.Index)})
+	}
+	g := group{timestamp: ts, dims: dims, outside: outside, index: index}
 	if client {
 		c.clientValues(&g, r)
 	} else {
@@ -163,7 +192,8 @@ func (c *collector) add(i int, r *detector.Report) {
 	}
 	c.groups = append(c.groups, g)
 	for _, k := range publishedKeys(r.HotKeys, c.top) {
-		g := group{timestamp: ts, dims: []dimension{{DimensionTableName, table}, {DimensionPartitionKey, DimensionValue(k.Key)}}, outside: outside}
+		kd := append(slices.Clip(dims), dimension{DimensionPartitionKey, DimensionValue(k.Key)})
+		g := group{timestamp: ts, dims: kd, outside: outside, index: index}
 		if client {
 			c.clientKeyValues(&g, &k)
 		} else {
@@ -175,7 +205,8 @@ func (c *collector) add(i int, r *detector.Report) {
 	}
 }
 
-// tableValues puts the table metrics of r into g, in catalogue order.
+// tableValues puts the table metrics of r into g, in catalogue order (for
+// an index's window, those the catalogue gives IndexDimensions).
 func (c *collector) tableValues(g *group, r *detector.Report) {
 	var maxShare, maxPeak, maxShardPeak float64
 	for _, ks := range [][]detector.KeyReport{r.HotKeys, r.TopKeys} {
@@ -211,8 +242,13 @@ func (c *collector) tableValues(g *group, r *detector.Report) {
 	c.put(g, MetricMaxShardPeakWCUPerSecond, maxShardPeak)
 }
 
-// put appends a value unless CloudWatch would reject it.
+// put appends a value unless CloudWatch would reject it, or g is an index's
+// window and the catalogue does not publish the metric for indexes.
 func (c *collector) put(g *group, name string, v float64) {
+	d := definitionOf(name)
+	if g.index && d.IndexDimensions == nil {
+		return
+	}
 	a := math.Abs(v)
 	switch {
 	case math.IsNaN(v) || a > maxMagnitude:
@@ -221,7 +257,7 @@ func (c *collector) put(g *group, name string, v float64) {
 	case a < minMagnitude:
 		v = 0
 	}
-	g.values = append(g.values, value{name, unitOf(name), v})
+	g.values = append(g.values, value{name, d.Unit, v})
 }
 
 func maxFinite(m, v float64) float64 {

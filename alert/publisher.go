@@ -88,12 +88,6 @@ func (p *Publisher) Publish(ctx context.Context, reports []detector.Report) (Res
 
 	c := collector{top: p.cfg.Top, now: p.now()}
 	for i := range reports {
-		// An index's windows have no metrics of their own (no IndexName
-		// dimension yet): counting them as the table's would corrupt the
-		// table's figures. Their findings are still logged, naming the index.
-		if reports[i].Index != "" {
-			continue
-		}
 		c.add(i, &reports[i])
 	}
 	res.NonFinite = c.nonFinite

@@ -24,18 +24,18 @@ type publishedMetric struct {
 	dimensions            []string // sorted
 }
 
+// metricID names a metric by its name and its set of dimension names, as
+// CloudWatch tells metrics apart: "HotKeys{IndexName,TableName}".
+func metricID(name string, dims []string) string {
+	return name + "{" + strings.Join(slices.Sorted(slices.Values(dims)), ",") + "}"
+}
+
 // publishWindow runs the real alert.Publisher, in EMF mode, on a window with
-// a flagged key and returns the metrics its EMF lines declare and the
-// findings log lines it writes.
+// a flagged key, on a window of one of the table's global secondary indexes
+// with a flagged key, and on a client-side window, and returns the metrics
+// its EMF lines declare, by metricID, and the findings log lines it writes.
 func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) {
 	t.Helper()
-	cfg := alert.DefaultConfig()
-	cfg.Mode = alert.ModeEMF
-	var out bytes.Buffer
-	p, err := alert.NewPublisher(cfg, nil, &out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// A fixed window: EMF lines are written whatever the clock says, and
 	// the metrics they declare do not depend on the time.
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -51,6 +51,10 @@ func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) 
 		HotKeys: []detector.KeyReport{key}, TopKeys: []detector.KeyReport{key},
 		Shards: []detector.ShardReport{{Shard: "shardId-1", Records: 60000, WCU: 100000, PeakWCUPerSecond: 2000}},
 	}
+	// A window of index GSI1, with the table's key among its hot keys.
+	index := report
+	index.Index = testIndex
+	index.Malformed, index.Shards = 0, []detector.ShardReport{}
 	// And a client-side window (package clientwatch): a read-hot key that
 	// was throttled, for the optional client alarms.
 	cw, err := detector.NewClientWindow(detector.DefaultConfig().Sketch, testTable, start, start.Add(time.Minute))
@@ -63,12 +67,10 @@ func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) 
 		cw.AddCapacity(celebrity, start, 20, 0, false)
 	}
 	cw.AddThrottle(celebrity, start, []string{"TableReadKeyRangeThroughputExceeded"})
-	if _, err := p.Publish(context.Background(), []detector.Report{report, cw.Report(detector.DefaultConfig())}); err != nil {
-		t.Fatal(err)
-	}
+	out := publishEMF(t, []detector.Report{report, index, cw.Report(detector.DefaultConfig())})
 	metrics := map[string]publishedMetric{}
 	var findings []map[string]any
-	sc := bufio.NewScanner(&out)
+	sc := bufio.NewScanner(out)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var line struct {
@@ -94,7 +96,7 @@ func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) 
 		for _, d := range line.AWS.CloudWatchMetrics {
 			for _, dims := range d.Dimensions {
 				for _, m := range d.Metrics {
-					metrics[m.Name] = publishedMetric{d.Namespace, m.Name, m.Unit, slices.Sorted(slices.Values(dims))}
+					metrics[metricID(m.Name, dims)] = publishedMetric{d.Namespace, m.Name, m.Unit, slices.Sorted(slices.Values(dims))}
 				}
 			}
 		}
@@ -103,6 +105,28 @@ func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) 
 		t.Fatal(err)
 	}
 	return metrics, findings
+}
+
+var (
+	tableDims = []string{alert.DimensionTableName}
+	keyDims   = []string{alert.DimensionTableName, alert.DimensionPartitionKey}
+)
+
+// publishEMF runs the real alert.Publisher, with its default configuration
+// in EMF mode, on reports and returns what it writes to stdout.
+func publishEMF(t *testing.T, reports []detector.Report) *bytes.Buffer {
+	t.Helper()
+	cfg := alert.DefaultConfig()
+	cfg.Mode = alert.ModeEMF
+	var out bytes.Buffer
+	p, err := alert.NewPublisher(cfg, nil, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Publish(context.Background(), reports); err != nil {
+		t.Fatal(err)
+	}
+	return &out
 }
 
 // awsMetrics are the AWS-published metrics the template may read, with
@@ -145,16 +169,28 @@ func templateMetricRefs(t *testing.T, s *cfn.Stack) (alarmRefs map[string][]metr
 // means something for it.
 func TestTemplateReadsOnlyPublishedMetrics(t *testing.T) {
 	published, _ := publishWindow(t)
-	catalogue := map[string]alert.MetricDefinition{}
+	catalogued := map[string]bool{}
 	for _, d := range slices.Concat(alert.Metrics(), alert.ClientMetrics()) {
-		catalogue[d.Name] = d
-		p, ok := published[d.Name]
-		if !ok {
-			t.Errorf("alert.Metrics lists %s, which a window with a flagged key does not publish", d.Name)
-			continue
+		sets := [][]string{d.Dimensions}
+		if d.IndexDimensions != nil {
+			sets = append(sets, d.IndexDimensions)
 		}
-		if !slices.Equal(p.dimensions, slices.Sorted(slices.Values(d.Dimensions))) || p.unit != d.Unit || p.namespace != alert.DefaultNamespace {
-			t.Errorf("published %+v, catalogue says %+v", p, d)
+		for _, dims := range sets {
+			id := metricID(d.Name, dims)
+			catalogued[id] = true
+			p, ok := published[id]
+			if !ok {
+				t.Errorf("alert.Metrics lists %s, which windows with a flagged key do not publish", id)
+				continue
+			}
+			if p.unit != d.Unit || p.namespace != alert.DefaultNamespace {
+				t.Errorf("published %+v, catalogue says %+v", p, d)
+			}
+		}
+	}
+	for id := range published {
+		if !catalogued[id] {
+			t.Errorf("published %s, which the catalogue does not list", id)
 		}
 	}
 
@@ -180,14 +216,20 @@ func TestTemplateReadsOnlyPublishedMetrics(t *testing.T) {
 			}
 			continue
 		}
-		p, ok := published[r.name]
+		// A metric is its name and its whole set of dimensions: a reference
+		// with one too many or too few reads nothing.
+		p, ok := published[metricID(r.name, r.dimensionNames())]
 		switch {
 		case r.namespace != alert.DefaultNamespace:
 			t.Errorf("%v: namespace %q, the code publishes in %q", r, r.namespace, alert.DefaultNamespace)
 		case !ok:
-			t.Errorf("%v: the code publishes no metric %s", r, r.name)
-		case !slices.Equal(r.dimensionNames(), p.dimensions):
-			t.Errorf("%v: dimensions %v, the code publishes %s with %v", r, r.dimensionNames(), r.name, p.dimensions)
+			var sets [][]string
+			for _, p := range published {
+				if p.name == r.name {
+					sets = append(sets, p.dimensions)
+				}
+			}
+			t.Errorf("%v: dimensions %v, the code publishes %s with %v", r, r.dimensionNames(), r.name, sets)
 		}
 		if v, ok := r.dimensions[alert.DimensionTableName]; ok && v != testTable {
 			t.Errorf("%v: TableName %q, want the stream's table %q", r, v, testTable)
@@ -197,6 +239,15 @@ func TestTemplateReadsOnlyPublishedMetrics(t *testing.T) {
 		}
 		if r.insights && !slices.Contains(r.groupBy, alert.DimensionPartitionKey) && slices.Contains(r.schema, alert.DimensionPartitionKey) {
 			t.Errorf("%v: a key metric query must GROUP BY PartitionKey", r)
+		}
+		// Index names are known only at run time: a reference must not
+		// name one, and a query on index metrics groups by IndexName, so
+		// that each index is a contributor that names itself.
+		if v := r.dimensions[alert.DimensionIndexName]; v != "" {
+			t.Errorf("%v: names the index %q; indexes must come from GROUP BY", r, v)
+		}
+		if _, ok := r.dimensions[alert.DimensionIndexName]; ok && !(r.insights && slices.Contains(r.groupBy, alert.DimensionIndexName)) {
+			t.Errorf("%v: an index metric must be read by a query that GROUP BY IndexName", r)
 		}
 		// Several shards publish the same table metric for one window, and
 		// mode "both" sends every value twice: summing a rate or a fraction
@@ -211,27 +262,40 @@ func TestTemplateReadsOnlyPublishedMetrics(t *testing.T) {
 
 	// The dashboard shows every table and key metric README lists, and
 	// the alarms watch the three README and docs/deploy.md describe.
-	for _, name := range []string{
-		alert.MetricWriteCapacityUnits, alert.MetricStreamRecords, alert.MetricDistinctPartitionKeys,
-		alert.MetricMaxKeyWCUShare, alert.MetricMaxKeyPeakWCUPerSecond, alert.MetricHotKeys,
-		alert.MetricMalformedRecords, alert.MetricKeyWriteCapacityUnits, alert.MetricKeyWCUShare,
-		alert.MetricKeyPeakWCUPerSecond,
+	idx := []string{alert.DimensionIndexName, alert.DimensionTableName}
+	idxKey := []string{alert.DimensionIndexName, alert.DimensionPartitionKey, alert.DimensionTableName}
+	shows := func(refs []metricRef, id string) bool {
+		return slices.ContainsFunc(refs, func(r metricRef) bool { return metricID(r.name, r.dimensionNames()) == id })
+	}
+	for _, id := range []string{
+		metricID(alert.MetricWriteCapacityUnits, tableDims), metricID(alert.MetricStreamRecords, tableDims),
+		metricID(alert.MetricDistinctPartitionKeys, tableDims), metricID(alert.MetricMaxKeyWCUShare, tableDims),
+		metricID(alert.MetricMaxKeyPeakWCUPerSecond, tableDims), metricID(alert.MetricHotKeys, tableDims),
+		metricID(alert.MetricMalformedRecords, tableDims), metricID(alert.MetricKeyWriteCapacityUnits, keyDims),
+		metricID(alert.MetricKeyWCUShare, keyDims), metricID(alert.MetricKeyPeakWCUPerSecond, keyDims),
+		// The indexes: their write load, their hot keys by peak and share.
+		metricID(alert.MetricWriteCapacityUnits, idx), metricID(alert.MetricMaxKeyPeakWCUPerSecond, idx),
+		metricID(alert.MetricHotKeys, idx), metricID(alert.MetricKeyPeakWCUPerSecond, idxKey),
+		metricID(alert.MetricKeyWCUShare, idxKey),
 	} {
-		if !slices.ContainsFunc(dashRefs, func(r metricRef) bool { return r.name == name }) {
-			t.Errorf("the dashboard does not show %s", name)
+		if !shows(dashRefs, id) {
+			t.Errorf("the dashboard does not show %s", id)
 		}
 	}
-	for id, name := range map[string]string{
-		"HotKeyCriticalAlarm":     alert.MetricMaxKeyPeakWCUPerSecond,
-		"HotKeyByKeyAlarm":        alert.MetricKeyPeakWCUPerSecond,
-		"HotKeyWarningAlarm":      alert.MetricMaxKeyWCUShare,
-		"MalformedRecordsAlarm":   alert.MetricMalformedRecords,
-		"InternalErrorsAlarm":     alert.MetricInternalErrors,
-		"ClientThrottledKeyAlarm": alert.MetricClientKeyThrottledAttempts,
-		"ClientReadHotKeyAlarm":   alert.MetricClientMaxKeyPeakRCUPerSecond,
+	for alarm, id := range map[string]string{
+		"HotKeyCriticalAlarm":      metricID(alert.MetricMaxKeyPeakWCUPerSecond, tableDims),
+		"HotKeyByKeyAlarm":         metricID(alert.MetricKeyPeakWCUPerSecond, keyDims),
+		"HotKeyWarningAlarm":       metricID(alert.MetricMaxKeyWCUShare, tableDims),
+		"IndexHotKeyCriticalAlarm": metricID(alert.MetricMaxKeyPeakWCUPerSecond, idx),
+		"IndexHotKeyByKeyAlarm":    metricID(alert.MetricKeyPeakWCUPerSecond, idxKey),
+		"IndexHotKeyWarningAlarm":  metricID(alert.MetricHotKeys, idx),
+		"MalformedRecordsAlarm":    metricID(alert.MetricMalformedRecords, tableDims),
+		"InternalErrorsAlarm":      metricID(alert.MetricInternalErrors, tableDims),
+		"ClientThrottledKeyAlarm":  metricID(alert.MetricClientKeyThrottledAttempts, keyDims),
+		"ClientReadHotKeyAlarm":    metricID(alert.MetricClientMaxKeyPeakRCUPerSecond, tableDims),
 	} {
-		if !slices.ContainsFunc(alarmRefs[id], func(r metricRef) bool { return r.name == name }) {
-			t.Errorf("alarm %s does not read %s", id, name)
+		if !shows(alarmRefs[alarm], id) {
+			t.Errorf("alarm %s does not read %s", alarm, id)
 		}
 	}
 }
@@ -254,39 +318,62 @@ func TestTemplateDashboardWidgets(t *testing.T) {
 		t.Fatalf("the publisher logged no %q line for a flagged key", alert.MsgHotKey)
 	}
 
-	s := deploy(t, readTemplate(t), nil)
-	_, widgets, _ := templateMetricRefs(t, s)
-	var alarmsShown []string
-	logWidgets := 0
-	for i, w := range widgets {
-		if w.X < 0 || w.Width < 1 || w.X+w.Width > 24 || w.Y < 0 || w.Height < 1 {
-			t.Errorf("widget %d at (%d,%d) size %dx%d is outside the 24-column grid", i, w.X, w.Y, w.Width, w.Height)
-		}
-		if r, ok := w.Properties["region"]; ok && r != cfn.Region {
-			t.Errorf("widget %d: region %v, want the stack's", i, r)
-		}
-		switch w.Type {
-		case "alarm":
-			for _, a := range w.Properties["alarms"].([]any) {
-				alarmsShown = append(alarmsShown, a.(string))
+	// With IndexAnalysis off the index alarms and widgets are gone, and
+	// nothing on the dashboard refers to them.
+	for _, indexes := range []string{"auto", "off"} {
+		s := deploy(t, readTemplate(t), map[string]string{"IndexAnalysis": indexes})
+		_, widgets, dashRefs := templateMetricRefs(t, s)
+		var alarmsShown []string
+		logWidgets := 0
+		for i, w := range widgets {
+			if w.X < 0 || w.Width < 1 || w.X+w.Width > 24 || w.Y < 0 || w.Height < 1 {
+				t.Errorf("widget %d at (%d,%d) size %dx%d is outside the 24-column grid", i, w.X, w.Y, w.Width, w.Height)
 			}
-		case "log":
-			logWidgets++
-			checkFindingsQuery(t, i, w.Properties["query"].(string), fields)
+			for j, o := range widgets[:i] {
+				if w.X < o.X+o.Width && o.X < w.X+w.Width && w.Y < o.Y+o.Height && o.Y < w.Y+w.Height {
+					t.Errorf("IndexAnalysis=%s: widgets %d and %d overlap", indexes, j, i)
+				}
+			}
+			if r, ok := w.Properties["region"]; ok && r != cfn.Region {
+				t.Errorf("widget %d: region %v, want the stack's", i, r)
+			}
+			switch w.Type {
+			case "alarm":
+				for _, a := range w.Properties["alarms"].([]any) {
+					alarmsShown = append(alarmsShown, a.(string))
+				}
+			case "log":
+				logWidgets++
+				checkFindingsQuery(t, i, w.Properties["query"].(string), fields)
+			}
 		}
-	}
-	var alarms []string
-	for _, id := range s.Resources("AWS::CloudWatch::Alarm") {
-		if r, err := s.Resource(id); err == nil && r != nil { // the optional client alarms are not on the dashboard
-			alarms = append(alarms, cfn.GetAtt(id, "Arn"))
+		var alarms []string
+		for _, id := range s.Resources("AWS::CloudWatch::Alarm") {
+			if r, err := s.Resource(id); err == nil && r != nil && !strings.HasPrefix(id, "Client") { // the optional client alarms are not on the dashboard
+				alarms = append(alarms, cfn.GetAtt(id, "Arn"))
+			}
 		}
-	}
-	slices.Sort(alarmsShown)
-	if !slices.Equal(alarmsShown, alarms) {
-		t.Errorf("alarm widgets show %v, want every alarm %v", alarmsShown, alarms)
-	}
-	if logWidgets != 1 {
-		t.Errorf("%d findings log widgets, want 1", logWidgets)
+		slices.Sort(alarmsShown)
+		if !slices.Equal(alarmsShown, alarms) {
+			t.Errorf("IndexAnalysis=%s: alarm widgets show %v, want every alarm %v", indexes, alarmsShown, alarms)
+		}
+		wantIndexAlarms := 3
+		if indexes == "off" {
+			wantIndexAlarms = 0
+		}
+		if n := len(slices.DeleteFunc(alarms, func(a string) bool { return !strings.Contains(a, "IndexHotKey") })); n != wantIndexAlarms {
+			t.Errorf("IndexAnalysis=%s: %d index alarms, want %d", indexes, n, wantIndexAlarms)
+		}
+		readsIndexes := slices.ContainsFunc(dashRefs, func(r metricRef) bool {
+			_, ok := r.dimensions[alert.DimensionIndexName]
+			return ok
+		})
+		if readsIndexes != (indexes != "off") {
+			t.Errorf("IndexAnalysis=%s: the dashboard reads index metrics = %v", indexes, readsIndexes)
+		}
+		if logWidgets != 1 {
+			t.Errorf("%d findings log widgets, want 1", logWidgets)
+		}
 	}
 }
 

@@ -20,6 +20,9 @@ var variants = []struct {
 }{
 	{"defaults", nil},
 	{"partition key given, EMF, e-mail", map[string]string{"PartitionKeyName": "pk", "MetricsMode": "emf", "AlarmEmail": "oncall@example.com"}},
+	{"partition key given, indexes off", map[string]string{"PartitionKeyName": "pk", "IndexAnalysis": "off"}},
+	{"partition key looked up, indexes off", map[string]string{"IndexAnalysis": "off"}},
+	{"partition key given, indexes on", map[string]string{"PartitionKeyName": "pk", "IndexAnalysis": "on"}},
 	{"metrics off", map[string]string{"MetricsMode": "off"}},
 	{"both, redaction with a generated secret", map[string]string{"MetricsMode": "both", "KeyRedaction": "hash"}},
 	{"redaction with an existing secret", map[string]string{"KeyRedaction": "hash", "KeyRedactionSecretArn": existingSecretArn}},
@@ -176,7 +179,9 @@ func checkFunctionRole(t *testing.T, s *cfn.Stack) {
 		"logs:CreateLogStream": {cfn.GetAtt("HotKeysLogGroup", "Arn")},
 		"logs:PutLogEvents":    {cfn.GetAtt("HotKeysLogGroup", "Arn")},
 	}
-	if s.Param("PartitionKeyName") == "" {
+	// DescribeTable gives the partition key when it is not a parameter,
+	// and the indexes unless their analysis is off: that one table only.
+	if s.Param("PartitionKeyName") == "" || s.Param("IndexAnalysis") != "off" {
 		want["dynamodb:DescribeTable"] = []string{"arn:aws:dynamodb:" + cfn.Region + ":" + cfn.Account + ":table/" + testTable}
 	}
 	if s.Param("History") == "on" {
@@ -353,13 +358,18 @@ func TestTemplateAlarms(t *testing.T) {
 	s := deploy(t, tmpl, map[string]string{"CriticalWCUPerSecond": "750", "ShareThreshold": "0.25", "ClientAlarms": "on", "CriticalRCUPerSecond": "2000"})
 	maxWindow := toFloat(t, tmpl["Parameters"].(map[string]any)["WindowSeconds"].(map[string]any)["MaxValue"])
 	thresholds := map[string]string{
-		"HotKeyCriticalAlarm":     "750",
-		"HotKeyByKeyAlarm":        "750",
-		"HotKeyWarningAlarm":      "0.25",
-		"MalformedRecordsAlarm":   "0",
-		"InternalErrorsAlarm":     "0",
-		"ClientThrottledKeyAlarm": "0",
-		"ClientReadHotKeyAlarm":   "2000",
+		"HotKeyCriticalAlarm": "750",
+		"HotKeyByKeyAlarm":    "750",
+		"HotKeyWarningAlarm":  "0.25",
+		// The indexes' (IndexAnalysis auto): the same critical rate; the
+		// warning counts flagged keys.
+		"IndexHotKeyCriticalAlarm": "750",
+		"IndexHotKeyByKeyAlarm":    "750",
+		"IndexHotKeyWarningAlarm":  "1",
+		"MalformedRecordsAlarm":    "0",
+		"InternalErrorsAlarm":      "0",
+		"ClientThrottledKeyAlarm":  "0",
+		"ClientReadHotKeyAlarm":    "2000",
 	}
 	for _, id := range s.Resources("AWS::CloudWatch::Alarm") {
 		p := properties(mustResource(t, s, id))

@@ -26,6 +26,7 @@ const (
 	functionID = "HotKeysFunction"
 
 	testTable     = "Orders"
+	testIndex     = "GSI1"
 	testStreamArn = "arn:aws:dynamodb:" + cfn.Region + ":" + cfn.Account + ":table/" + testTable + "/stream/2026-11-22T10:00:00.000"
 )
 
