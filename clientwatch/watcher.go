@@ -125,7 +125,9 @@ func New(opts Options) (*Watcher, error) {
 }
 
 // Middleware returns the stack mutator to append to
-// dynamodb.Options.APIOptions.
+// dynamodb.Options.APIOptions. It adds two middlewares: one first in the
+// Initialize step, which sees each call once, and one just inside the
+// SDK's deserializer, which takes the capacity it asked for off the wire.
 func (w *Watcher) Middleware() func(*middleware.Stack) error {
 	return func(s *middleware.Stack) error {
 		return errors.Join(
