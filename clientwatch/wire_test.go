@@ -26,6 +26,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hotkeys-dev/hotkeys/clientwatch"
+	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
 )
 
 // wireCase is a response as DynamoDB sends it to a caller who did not ask
@@ -264,5 +265,59 @@ func TestCapacityTakenOffTheWire(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestPaginatorsOnDynamoDBLocal: a Scan paginator through the watched
+// client gives the caller the same pages as a plain client (items, counts,
+// LastEvaluatedKey), each page's capacity taken off the wire, and the
+// window's read capacity is the sum DynamoDB Local reports for the same
+// pages when asked.
+func TestPaginatorsOnDynamoDBLocal(t *testing.T) {
+	ep := dynamodblocal.Endpoint(t)
+	ctx := ctxT(t)
+	plain := newClient(ep, nil, nil)
+	table := createTable(t, plain)
+	for i := range 12 {
+		item := map[string]types.AttributeValue{"pk": s("k" + strconv.Itoa(i)), "v": s(strings.Repeat("x", 1+700*i))}
+		if _, err := plain.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: item}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := clientwatch.DefaultOptions()
+	opts.PartitionKeys = map[string]string{table: "pk"}
+	opts.Now = (&fakeClock{t: t0, step: time.Millisecond}).Now
+	w, err := clientwatch.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := func(c *dynamodb.Client, rcc types.ReturnConsumedCapacity) (outs []*dynamodb.ScanOutput) {
+		p := dynamodb.NewScanPaginator(c, &dynamodb.ScanInput{TableName: &table, Limit: aws.Int32(5), ReturnConsumedCapacity: rcc})
+		for p.HasMorePages() {
+			out, err := p.NextPage(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs = append(outs, out)
+		}
+		return outs
+	}
+	want, got := pages(plain, ""), pages(newClient(ep, w, nil), "")
+	if len(want) != 3 {
+		t.Fatalf("%d pages, want 3 (12 items, 5 a page)", len(want))
+	}
+	if diff := cmp.Diff(want, got, sameOutput...); diff != "" {
+		t.Errorf("pages (-plain +watched):\n%s", diff)
+	}
+	var rcu float64
+	for _, o := range pages(plain, types.ReturnConsumedCapacityIndexes) {
+		rcu += *o.ConsumedCapacity.Table.CapacityUnits
+	}
+	var recorded float64
+	for _, rep := range w.Reports() {
+		recorded += rep.RCU
+	}
+	if recorded != rcu || rcu == 0 {
+		t.Errorf("recorded %v RCU over the pages; DynamoDB Local reported %v", recorded, rcu)
 	}
 }
