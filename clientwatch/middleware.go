@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"time"
 
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
@@ -34,7 +35,12 @@ func (w *Watcher) HandleInitialize(ctx context.Context, in middleware.Initialize
 	}
 	start := w.now()
 	out, md, err = next.HandleInitialize(ctx, in)
-	end := w.now()
+	var end time.Time
+	if w.monotonic {
+		end = start.Add(time.Since(start)) // one clock reading, not two
+	} else {
+		end = w.now()
+	}
 	w.mu.Lock()
 	w.rec.wire = st
 	w.rec.record(w, in.Parameters, out.Result, md, err, start, end)

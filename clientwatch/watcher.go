@@ -73,6 +73,7 @@ var ErrConfig = errors.New("clientwatch: invalid configuration")
 type Watcher struct {
 	cfg       detector.Config
 	now       func() time.Time
+	monotonic bool // now is time.Now: a call's end is its start plus the monotonic time elapsed
 	describe  keyschema.DescribeTableAPI
 	publisher Publisher
 
@@ -102,12 +103,14 @@ func New(opts Options) (*Watcher, error) {
 	if opts.Queue == 0 {
 		opts.Queue = 2
 	}
-	if opts.Now == nil {
+	monotonic := opts.Now == nil
+	if monotonic {
 		opts.Now = time.Now
 	}
 	w := &Watcher{
 		cfg:       opts.Detector,
 		now:       opts.Now,
+		monotonic: monotonic,
 		describe:  opts.Describe,
 		publisher: opts.Publisher,
 		schemas:   map[string]string{},
