@@ -14,8 +14,8 @@
 //
 // Capacity figures are DynamoDB's own: when the caller did not ask for
 // ConsumedCapacity the middleware asks for it (INDEXES) on a copy of the
-// input and removes it from the output, so the caller sees exactly what it
-// would have seen. A call that touches one partition key is charged to it
+// input and takes it out of the response body before the SDK decodes it
+// (wire.go), so the caller sees exactly what it would have seen. A call that touches one partition key is charged to it
 // exactly; a call that touches several (batches, transactions, Query and
 // Scan pages across keys) has its exact total split by DynamoDB's item-size
 // rules (package record), and the report marks those figures apportioned.

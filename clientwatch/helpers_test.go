@@ -3,7 +3,6 @@ package clientwatch_test
 import (
 	"context"
 	"errors"
-	"net/http"
 	"reflect"
 	"sync"
 	"testing"
@@ -43,7 +42,7 @@ var t0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 // newClient returns a DynamoDB client for endpoint whose retries never
 // sleep (a zero backoff and no client-side retry quota), optionally
 // instrumented by w.
-func newClient(endpoint string, w *clientwatch.Watcher, hc *http.Client) *dynamodb.Client {
+func newClient(endpoint string, w *clientwatch.Watcher, hc dynamodb.HTTPClient) *dynamodb.Client {
 	o := dynamodb.Options{
 		BaseEndpoint:                    aws.String(endpoint),
 		Region:                          "us-east-1",

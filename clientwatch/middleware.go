@@ -3,11 +3,16 @@ package clientwatch
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"time"
 
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // ID names the middleware in the client's stack.
@@ -24,112 +29,116 @@ func (w *Watcher) ID() string { return "HotkeysClientWatch" }
 func (w *Watcher) HandleInitialize(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
 	out middleware.InitializeOutput, md middleware.Metadata, err error,
 ) {
-	asked, ok := askCapacity(&in)
+	ctx, st, ok := askCapacity(ctx, &in)
 	if !ok {
 		return next.HandleInitialize(ctx, in)
 	}
 	start := w.now()
 	out, md, err = next.HandleInitialize(ctx, in)
-	end := w.now()
+	var end time.Time
+	if w.monotonic {
+		end = start.Add(time.Since(start)) // one clock reading, not two
+	} else {
+		end = w.now()
+	}
 	w.mu.Lock()
+	w.rec.wire = st
 	w.rec.record(w, in.Parameters, out.Result, md, err, start, end)
+	w.rec.wire = nil
 	w.mu.Unlock()
-	if asked {
+	if st != nil {
+		// What the wire middleware could not take out (a body it could
+		// not read), the SDK decoded: take it out of the output.
 		stripCapacity(out.Result)
+		if resp, ok := awsmiddleware.GetRawResponse(md).(*smithyhttp.Response); ok && resp.Body == io.ReadCloser(&st.body) {
+			resp.Body = http.NoBody // the pooled state is not the caller's to read
+		}
+		st.release()
 	}
 	return out, md, err
 }
 
 // askCapacity makes the call return ConsumedCapacity. When the caller did
 // not ask (NONE or unset), it swaps in a copy of the input with INDEXES, so
-// that the caller's own struct is never written, and says asked. ok is
-// false for operations the detector does not cover.
-func askCapacity(in *middleware.InitializeInput) (asked, ok bool) {
-	const want = types.ReturnConsumedCapacityIndexes
-	none := func(r types.ReturnConsumedCapacity) bool { return r == "" || r == types.ReturnConsumedCapacityNone }
+// that the caller's own struct is never written, and returns a context
+// that carries the call's wire state (see wire.go); st is nil when the
+// caller asked. ok is false for operations the detector does not cover.
+func askCapacity(ctx context.Context, in *middleware.InitializeInput) (_ context.Context, st *wireState, ok bool) {
 	switch p := in.Parameters.(type) {
 	case *dynamodb.GetItemInput:
 		if none(p.ReturnConsumedCapacity) {
-			c := *p
-			c.ReturnConsumedCapacity, in.Parameters = want, &c
-			return true, true
+			return ask(ctx, in, p, func(c *dynamodb.GetItemInput) { c.ReturnConsumedCapacity = want })
 		}
 	case *dynamodb.PutItemInput:
 		if none(p.ReturnConsumedCapacity) {
-			c := *p
-			c.ReturnConsumedCapacity, in.Parameters = want, &c
-			return true, true
+			return ask(ctx, in, p, func(c *dynamodb.PutItemInput) { c.ReturnConsumedCapacity = want })
 		}
 	case *dynamodb.UpdateItemInput:
 		if none(p.ReturnConsumedCapacity) {
-			c := *p
-			c.ReturnConsumedCapacity, in.Parameters = want, &c
-			return true, true
+			return ask(ctx, in, p, func(c *dynamodb.UpdateItemInput) { c.ReturnConsumedCapacity = want })
 		}
 	case *dynamodb.DeleteItemInput:
 		if none(p.ReturnConsumedCapacity) {
-			c := *p
-			c.ReturnConsumedCapacity, in.Parameters = want, &c
-			return true, true
+			return ask(ctx, in, p, func(c *dynamodb.DeleteItemInput) { c.ReturnConsumedCapacity = want })
 		}
 	case *dynamodb.QueryInput:
 		if none(p.ReturnConsumedCapacity) {
-			c := *p
-			c.ReturnConsumedCapacity, in.Parameters = want, &c
-			return true, true
+			return ask(ctx, in, p, func(c *dynamodb.QueryInput) { c.ReturnConsumedCapacity = want })
 		}
 	case *dynamodb.ScanInput:
 		if none(p.ReturnConsumedCapacity) {
-			c := *p
-			c.ReturnConsumedCapacity, in.Parameters = want, &c
-			return true, true
+			return ask(ctx, in, p, func(c *dynamodb.ScanInput) { c.ReturnConsumedCapacity = want })
 		}
 	case *dynamodb.BatchGetItemInput:
 		if none(p.ReturnConsumedCapacity) {
-			c := *p
-			c.ReturnConsumedCapacity, in.Parameters = want, &c
-			return true, true
+			return ask(ctx, in, p, func(c *dynamodb.BatchGetItemInput) { c.ReturnConsumedCapacity = want })
 		}
 	case *dynamodb.BatchWriteItemInput:
 		if none(p.ReturnConsumedCapacity) {
-			c := *p
-			c.ReturnConsumedCapacity, in.Parameters = want, &c
-			return true, true
+			return ask(ctx, in, p, func(c *dynamodb.BatchWriteItemInput) { c.ReturnConsumedCapacity = want })
 		}
 	case *dynamodb.TransactGetItemsInput:
 		if none(p.ReturnConsumedCapacity) {
-			c := *p
-			c.ReturnConsumedCapacity, in.Parameters = want, &c
-			return true, true
+			return ask(ctx, in, p, func(c *dynamodb.TransactGetItemsInput) { c.ReturnConsumedCapacity = want })
 		}
 	case *dynamodb.TransactWriteItemsInput:
 		if none(p.ReturnConsumedCapacity) {
-			c := *p
-			c.ReturnConsumedCapacity, in.Parameters = want, &c
-			return true, true
+			return ask(ctx, in, p, func(c *dynamodb.TransactWriteItemsInput) { c.ReturnConsumedCapacity = want })
 		}
 	case *dynamodb.ExecuteStatementInput:
 		if none(p.ReturnConsumedCapacity) {
-			c := *p
-			c.ReturnConsumedCapacity, in.Parameters = want, &c
-			return true, true
+			return ask(ctx, in, p, func(c *dynamodb.ExecuteStatementInput) { c.ReturnConsumedCapacity = want })
 		}
 	case *dynamodb.BatchExecuteStatementInput:
 		if none(p.ReturnConsumedCapacity) {
-			c := *p
-			c.ReturnConsumedCapacity, in.Parameters = want, &c
-			return true, true
+			return ask(ctx, in, p, func(c *dynamodb.BatchExecuteStatementInput) { c.ReturnConsumedCapacity = want })
 		}
 	case *dynamodb.ExecuteTransactionInput:
 		if none(p.ReturnConsumedCapacity) {
-			c := *p
-			c.ReturnConsumedCapacity, in.Parameters = want, &c
-			return true, true
+			return ask(ctx, in, p, func(c *dynamodb.ExecuteTransactionInput) { c.ReturnConsumedCapacity = want })
 		}
 	default:
-		return false, false
+		return ctx, nil, false
 	}
-	return false, true
+	return ctx, nil, true
+}
+
+// want is what the middleware asks for: the table's units apart from its
+// indexes', so that index capacity is never charged to the table's keys.
+const want = types.ReturnConsumedCapacityIndexes
+
+func none(r types.ReturnConsumedCapacity) bool {
+	return r == "" || r == types.ReturnConsumedCapacityNone
+}
+
+// ask swaps in a copy of *p, set to ask for capacity, inside the context
+// that carries the call's wire state: one allocation for both.
+func ask[T any](ctx context.Context, in *middleware.InitializeInput, p *T, set func(*T)) (context.Context, *wireState, bool) {
+	st := getWireState()
+	c := &askCtx[T]{Context: ctx, in: *p, st: st}
+	set(&c.in)
+	in.Parameters = &c.in
+	return c, st, true
 }
 
 // stripCapacity removes what askCapacity made DynamoDB add.

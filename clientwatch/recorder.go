@@ -36,6 +36,7 @@ type recorder struct {
 	buf   []byte
 	parts []part
 	caps  []tableUnits
+	wire  *wireState // the call's capacity as read off the wire, when ok
 }
 
 // tableUnits is the capacity a call consumed on one table, in half RCU for
@@ -87,6 +88,10 @@ func writeUnits(size uint64) uint64 { return max((size+1023)/1024, 1) }
 // capacity appends what cc says a call consumed on its table: the table's
 // own units when DynamoDB broke them down (INDEXES), else the total.
 func (r *recorder) capacity(cc *types.ConsumedCapacity, fallbackTable string, read bool) {
+	if r.wire != nil && r.wire.ok {
+		r.wireCapacities(fallbackTable, read)
+		return
+	}
 	if cc == nil {
 		return
 	}
@@ -98,6 +103,11 @@ func (r *recorder) capacity(cc *types.ConsumedCapacity, fallbackTable string, re
 	if table == "" {
 		table = fallbackTable
 	}
+	r.addUnits(table, units, read)
+}
+
+// addUnits appends units consumed on table.
+func (r *recorder) addUnits(table string, units float64, read bool) {
 	tu := tableUnits{table: table}
 	if read {
 		tu.rcuHalf = uint64(math.Round(units * 2))
@@ -108,9 +118,40 @@ func (r *recorder) capacity(cc *types.ConsumedCapacity, fallbackTable string, re
 }
 
 func (r *recorder) capacities(ccs []types.ConsumedCapacity, read bool) {
+	if r.wire != nil && r.wire.ok {
+		r.wireCapacities("", read)
+		return
+	}
 	for i := range ccs {
 		r.capacity(&ccs[i], "", read)
 	}
+}
+
+// wireCapacities appends the capacity read off the wire (wire.go), as
+// capacity and capacities do from the decoded output.
+func (r *recorder) wireCapacities(fallbackTable string, read bool) {
+	st := r.wire
+	for i := range st.caps {
+		c := &st.caps[i]
+		r.addUnits(r.tableName(st.names[c.nameStart:c.nameEnd], fallbackTable), c.units, read)
+	}
+}
+
+// tableName returns name as a string: the call's table or one of its
+// parts' when it is one of them (no allocation), else a copy.
+func (r *recorder) tableName(name []byte, fallbackTable string) string {
+	if len(name) == 0 {
+		return fallbackTable
+	}
+	if string(name) == fallbackTable {
+		return fallbackTable
+	}
+	for i := range r.parts {
+		if string(name) == r.parts[i].table {
+			return r.parts[i].table
+		}
+	}
+	return string(name)
 }
 
 // charge sorts the call's parts by table and key, merges repeats, and

@@ -73,6 +73,7 @@ var ErrConfig = errors.New("clientwatch: invalid configuration")
 type Watcher struct {
 	cfg       detector.Config
 	now       func() time.Time
+	monotonic bool // now is time.Now: a call's end is its start plus the monotonic time elapsed
 	describe  keyschema.DescribeTableAPI
 	publisher Publisher
 
@@ -102,12 +103,14 @@ func New(opts Options) (*Watcher, error) {
 	if opts.Queue == 0 {
 		opts.Queue = 2
 	}
-	if opts.Now == nil {
+	monotonic := opts.Now == nil
+	if monotonic {
 		opts.Now = time.Now
 	}
 	w := &Watcher{
 		cfg:       opts.Detector,
 		now:       opts.Now,
+		monotonic: monotonic,
 		describe:  opts.Describe,
 		publisher: opts.Publisher,
 		schemas:   map[string]string{},
@@ -125,10 +128,17 @@ func New(opts Options) (*Watcher, error) {
 }
 
 // Middleware returns the stack mutator to append to
-// dynamodb.Options.APIOptions.
+// dynamodb.Options.APIOptions. It adds two middlewares: one first in the
+// Initialize step, which sees each call once, and one just inside the
+// SDK's deserializer, which takes the capacity it asked for off the wire.
 func (w *Watcher) Middleware() func(*middleware.Stack) error {
 	return func(s *middleware.Stack) error {
-		return s.Initialize.Add(w, middleware.Before)
+		return errors.Join(
+			s.Initialize.Add(w, middleware.Before),
+			// Just inside the SDK's deserializer: outside the CRC32 check
+			// and gzip (see wire.go).
+			s.Deserialize.Insert(stripCapacityWire{}, "OperationDeserializer", middleware.After),
+		)
 	}
 }
 

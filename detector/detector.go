@@ -92,6 +92,9 @@ func (d *Detector) Add(r *record.Record) error {
 	}
 	w.Add(r)
 	for x := range r.Indexes {
+		if iw := &r.Indexes[x]; iw.WCU == 0 && iw.TTLWCU == 0 && iw.Exact {
+			continue // the write did not touch the index: most records, most indexes
+		}
 		if err := d.addIndex(w, r, x); err != nil {
 			return err
 		}
@@ -104,9 +107,6 @@ func (d *Detector) Add(r *record.Record) error {
 // span of w, the table's window.
 func (d *Detector) addIndex(w *Window, r *record.Record, x int) error {
 	iw := &r.Indexes[x]
-	if iw.WCU == 0 && iw.TTLWCU == 0 && iw.Exact {
-		return nil // the write did not touch the index
-	}
 	if x >= len(d.lastIdx) {
 		d.lastIdx = append(d.lastIdx, make([]*Window, x+1-len(d.lastIdx))...)
 	}

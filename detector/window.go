@@ -92,14 +92,19 @@ func (w *Window) AddIndex(r *record.Record, iw *record.IndexWrite) {
 	if !r.Time.IsZero() {
 		tick = r.Time.Unix()
 	}
-	for _, e := range [2]*record.IndexEntry{&iw.Delete, &iw.Put} {
-		if e.WCU == 0 {
-			continue
-		}
-		w.keyBuf = appendTypedKey(w.keyBuf[:0], e.Key)
-		w.summary.Add(w.keyBuf, e.WCU, tick, 0)
+	if iw.Delete.WCU > 0 {
+		w.addEntry(&iw.Delete, tick)
+	}
+	if iw.Put.WCU > 0 {
+		w.addEntry(&iw.Put, tick)
 	}
 	// No stream shards: they are the table's partitions, not the index's.
+}
+
+// addEntry counts one write of an index entry under its index key.
+func (w *Window) addEntry(e *record.IndexEntry, tick int64) {
+	w.keyBuf = appendTypedKey(w.keyBuf[:0], e.Key)
+	w.summary.Add(w.keyBuf, e.WCU, tick, 0)
 }
 
 // Table returns the window's table name.

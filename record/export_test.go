@@ -4,11 +4,15 @@ import (
 	"flag"
 	"os"
 	"testing"
+	"time"
 )
 
 // BenchBatch is README's 10,000-record NEW_AND_OLD_IMAGES batch (~6 MB),
 // for the pipeline benchmark in package record_test.
 func BenchBatch() []byte { return benchBatch() }
+
+// CPUTime is cpuTime, for package record_test.
+func CPUTime() time.Duration { return cpuTime() }
 
 // ReportCPU is reportCPU, for package record_test.
 func ReportCPU(b *testing.B, bytesPerOp int) func() { return reportCPU(b, bytesPerOp) }

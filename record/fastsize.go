@@ -13,11 +13,15 @@ import (
 // error if there is one. Both apply the same rules; the tests and the fuzz
 // tests check that they agree wherever the fast one answers.
 //
-// attrs, when not nil, receives the top-level attributes whose names the
-// indexes need (see attrRef): only a decoder with indexes passes one.
-func (d *Decoder) sizeFast(i int, attrs *[]attrRef) (end, size int, ok bool) {
+// slots, when not nil, receives the top-level attributes whose names the
+// indexes need (see attrRef), each at its id, marked gen: only a decoder
+// with indexes passes them.
+func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, ok bool) {
 	b := d.data
-	var top attrRef // the top-level attribute being read, when attrs != nil
+	// The top-level attribute being read, when its name is tracked (only
+	// with slots): its id, or -1.
+	var top imgAttr
+	topID := -1
 	// stack[k] is '{' for a map (the item at 0, then M values) or '[' for
 	// an L value; nesting is bounded as in the general scanner.
 	var stack [maxNesting + 1]byte
@@ -45,8 +49,15 @@ func (d *Decoder) sizeFast(i int, attrs *[]attrRef) (end, size int, ok bool) {
 			}
 			if sp > 0 {
 				size++ // per element of an M
-			} else if attrs != nil {
-				top = attrRef{nameStart: i, nameEnd: e, valStart: e + 1, size: size, id: d.attrID(i, e, plain)}
+			} else if slots != nil {
+				if plain && n < 8 { // most names: shortString read 8 bytes past the quote
+					topID = d.ix.shortID(b, i, n)
+				} else {
+					topID = d.attrID(i, e, plain)
+				}
+				if topID >= 0 {
+					top = imgAttr{valStart: e + 1, size: size}
+				}
 			}
 			size += n
 			if byteAt(b, e) != ':' {
@@ -89,7 +100,7 @@ func (d *Decoder) sizeFast(i int, attrs *[]attrRef) (end, size int, ok bool) {
 		case at(b, i+2, `BOOL":`), at(b, i+2, `NULL":`):
 			j, tag = i+8, tagBOOL
 		}
-		if sp == 0 && attrs != nil {
+		if sp == 0 && topID >= 0 {
 			top.typ = tagKeyType(tag)
 		}
 		var n int
@@ -98,13 +109,23 @@ func (d *Decoder) sizeFast(i int, attrs *[]attrRef) (end, size int, ok bool) {
 			if byteAt(b, j) != '"' {
 				return 0, 0, false
 			}
+			str := uint8(strRaw)
 			if i = shortString(b, j); i >= 0 {
 				n = i - j - 2
 			} else if i = plainString(b, j); i >= 0 {
 				n = i - j - 2
-			} else if i, n, _ = d.scanString(j); i < 0 {
-				d.syntax = nil
-				return 0, 0, false
+			} else {
+				var flags uint8
+				if i, n, flags = d.scanString(j); i < 0 {
+					d.syntax = nil
+					return 0, 0, false
+				}
+				if flags != 0 {
+					str = strCoded
+				}
+			}
+			if sp == 0 {
+				top.str = str
 			}
 		case tagN:
 			i, n = fastNumber(b, j)
@@ -151,9 +172,10 @@ func (d *Decoder) sizeFast(i int, attrs *[]attrRef) (end, size int, ok bool) {
 					return 0, 0, false
 				}
 				i++
-				if sp == 0 && attrs != nil && top.id >= 0 {
-					top.valEnd, top.size = i, size-top.size
-					*attrs = append(*attrs, top)
+				if sp == 0 && topID >= 0 {
+					top.valEnd, top.size, top.gen = i, size-top.size, gen
+					slots[topID] = top
+					topID = -1
 				}
 			}
 			empty = false

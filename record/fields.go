@@ -50,6 +50,7 @@ type recState struct {
 	ttlPrinc   bool // userIdentity.principalId == "dynamodb.amazonaws.com"
 	nkeys      int
 	keys       [2]keyAttr
+	keyIDs     [2]int32 // with indexes, each key's name id in the indexPlan + 1; 0: none
 	keysSize   int
 	newSize    int
 	oldSize    int

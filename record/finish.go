@@ -78,7 +78,7 @@ func (d *Decoder) finishRecord(offset int) error {
 		sizeBytes: rs.sizeBytes,
 	}
 	if d.ix != nil {
-		p.ix = d.chargeIndexes()
+		p.ix, p.nix = d.chargeIndexes()
 	}
 	if d.queueing {
 		d.enqueue(p)
@@ -100,7 +100,7 @@ type pending struct {
 	keysSize     int32 // item sizes are at most 400 KB
 	newSize      int32
 	oldSize      int32
-	ix           int32 // its first result in d.is.out, with indexes
+	ix, nix      int32 // with indexes, its first result in d.is.out and how many
 	eventName    EventName
 	ttl          bool
 }
@@ -151,7 +151,7 @@ func (d *Decoder) deliver(p *pending, shard string) {
 	r.WCU, r.WCUExact = WriteUnits(p.eventName, r.NewImageSize, r.OldImageSize, r.KeysSize, p.ttl)
 	r.Indexes = r.Indexes[:0]
 	if d.ix != nil {
-		d.deliverIndexes(r, p.ix)
+		d.deliverIndexes(r, p.ix, p.nix)
 	}
 	d.vErr = d.v.Record(r)
 }

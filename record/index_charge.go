@@ -1,138 +1,123 @@
 package record
 
-import (
-	"slices"
-)
-
 // Charging a record's write to each index: the GSI rules (see index.go).
 
 // chargeIndexes computes what the current record cost each index, and
-// appends it to d.is.out; it returns the position of the first.
-func (d *Decoder) chargeIndexes() int32 {
+// appends to d.is.out the writes that touched one; it returns the position
+// of the first and how many there are.
+func (d *Decoder) chargeIndexes() (first, n int32) {
 	p, rs, is := d.ix, &d.rs, &d.is
-	first := int32(len(is.out))
+	first = int32(len(is.out))
 	have := [2]bool{rs.newSize >= 0, rs.oldSize >= 0}
-	for s := range 2 {
-		if cap(is.at[s]) < len(p.names) {
-			is.at[s] = make([]int, len(p.names))
-		}
-		is.at[s] = is.at[s][:len(p.names)]
-		clear(is.at[s])
-		if !have[s] {
-			continue
-		}
-		for k := range is.attrs[s] {
-			is.at[s][is.attrs[s][k].id] = k + 1
-		}
-	}
-	// The table's key attributes, which every entry holds (KeysSize).
-	tableKey := [2]int{-1, -1}
-	for k := 0; k < rs.nkeys && k < 2; k++ {
-		name := d.bytesOf(rs.keys[k].name)
-		if c := &is.tableKeys[k]; string(name) != c.name || !c.known {
-			c.name, c.id, c.known = string(name), p.lookup(name), true
-		}
-		tableKey[k] = is.tableKeys[k].id
+	// need: the images the rules read for this event are there, so that
+	// an index the item is in by neither image costs nothing, exactly.
+	var need bool
+	switch {
+	case rs.eventName == Remove && rs.ttlType && rs.ttlPrinc, rs.eventName == Remove:
+		need = have[sideOld]
+	case rs.eventName == Insert:
+		need = have[sideNew]
+	default:
+		need = have[sideNew] && have[sideOld]
 	}
 	allChanged := -1 // unknown yet
-	for x := range p.defs {
-		// in[s]: image s shows the item in the index; entry[s]: its entry.
-		var in [2]bool
-		var entry [2]int
-		for s := range 2 {
-			if have[s] {
-				in[s] = d.keyType(s, p.pk[x]) != 0 && (p.sk[x] < 0 || d.keyType(s, p.sk[x]) != 0)
-			}
-			if in[s] {
-				entry[s] = d.entrySize(x, s, tableKey)
-			}
+	for x := range p.ix {
+		def := &p.ix[x]
+		// in[s]: image s shows the item in the index.
+		in := [2]bool{have[sideNew] && d.inIndex(sideNew, def), have[sideOld] && d.inIndex(sideOld, def)}
+		if need && !in[sideNew] && !in[sideOld] {
+			continue // the index's blank write
 		}
-		o := d.applyRules(x, have, in, entry, &allChanged)
+		c := d.applyRules(def, have, in, &allChanged)
+		if c.exact && c.del == 0 && c.put == 0 && c.ttl == 0 {
+			continue // the index's blank write
+		}
+		o := ixOut{x: int32(x), delWCU: uint32(c.del), putWCU: uint32(c.put), ttl: uint32(c.ttl), exact: c.exact}
 		// The key values, canonical, only for the entries written.
-		if o.delWCU > 0 || o.ttl > 0 {
-			o.delKey = d.indexKey(sideOld, p.pk[x])
+		if c.del > 0 || c.ttl > 0 {
+			k := d.indexKey(sideOld, def.pk)
+			k.value = d.hold(k.value)
+			o.del = k.held()
 		}
-		if o.putWCU > 0 {
-			o.putKey = d.indexKey(sideNew, p.pk[x])
+		if c.put > 0 {
+			k := d.indexKey(sideNew, def.pk)
+			k.value = d.hold(k.value)
+			o.put = k.held()
 		}
-		o.delKey.value, o.putKey.value = d.hold(o.delKey.value), d.hold(o.putKey.value)
-		o.wcu = o.delWCU + o.putWCU
 		is.out = append(is.out, o)
 	}
-	return first
+	return first, int32(len(is.out)) - first
 }
 
-// entrySize is the size of the item's entry in index x by image s: the
+// entrySize is the size of the item's entry in index def by image s: the
 // table's key attributes, the index's key attributes that are not table
 // keys, and the projected attributes (for ALL: the whole item).
-func (d *Decoder) entrySize(x, s int, tableKey [2]int) int {
-	p, rs, is := d.ix, &d.rs, &d.is
-	if p.defs[x].Projection == ProjectAll {
+func (d *Decoder) entrySize(def *ixDef, s int) int {
+	rs := &d.rs
+	if def.all {
 		if s == sideOld {
 			return rs.oldSize
 		}
 		return rs.newSize
 	}
-	isTableKey := func(id int) bool { return id >= 0 && (id == tableKey[0] || id == tableKey[1]) }
 	e := rs.keysSize
-	counted := func(id int) {
-		if k := is.at[s][id]; k > 0 {
-			e += is.attrs[s][k-1].size
+	for _, id := range def.entry {
+		if k := int32(id + 1); k == rs.keyIDs[0] || k == rs.keyIDs[1] {
+			continue // a table key: KeysSize has it
 		}
-	}
-	if !isTableKey(p.pk[x]) {
-		counted(p.pk[x])
-	}
-	if sk := p.sk[x]; sk >= 0 && sk != p.pk[x] && !isTableKey(sk) {
-		counted(sk)
-	}
-	for j, id := range p.incl[x] {
-		if id != p.pk[x] && id != p.sk[x] && !isTableKey(id) && !slices.Contains(p.incl[x][:j], id) {
-			counted(id)
+		if a := d.attr(s, id); a != nil {
+			e += a.size
 		}
 	}
 	return e
 }
 
-// applyRules decides what the write cost index x, from which images there
-// are (have), whether each shows the item in the index (in) and the
-// entries' sizes. allChanged caches, across the record's indexes, whether
-// any attribute changed (-1: not known yet).
-func (d *Decoder) applyRules(x int, have, in [2]bool, entry [2]int, allChanged *int) ixOut {
-	p, rs := d.ix, &d.rs
-	o := ixOut{exact: true}
+// charge is what a write cost one index, in WCU.
+type charge struct {
+	del, put, ttl uint64
+	exact         bool
+}
+
+// applyRules decides what the write cost index def, from which images
+// there are (have) and whether each shows the item in the index (in).
+// allChanged caches, across the record's indexes, whether any attribute
+// changed (-1: not known yet).
+func (d *Decoder) applyRules(def *ixDef, have, in [2]bool, allChanged *int) charge {
+	rs := &d.rs
+	entry := func(s int) uint64 { return units(d.entrySize(def, s)) }
+	c := charge{exact: true}
 	switch {
 	case rs.eventName == Remove && rs.ttlType && rs.ttlPrinc: // a TTL delete: free
 		if have[sideOld] && in[sideOld] {
-			o.ttl = units(entry[sideOld])
+			c.ttl = entry(sideOld)
 		}
-		o.exact = have[sideOld]
+		c.exact = have[sideOld]
 	case rs.eventName == Insert:
 		if !have[sideNew] {
-			o.exact = false
+			c.exact = false
 		} else if in[sideNew] {
-			o.putWCU = units(entry[sideNew])
+			c.put = entry(sideNew)
 		}
 	case rs.eventName == Remove:
 		if !have[sideOld] {
-			o.exact = false
+			c.exact = false
 		} else if in[sideOld] {
-			o.delWCU = units(entry[sideOld])
+			c.del = entry(sideOld)
 		}
 	case !have[sideNew] || !have[sideOld]:
-		o.exact = false
+		c.exact = false
 	case in[sideOld] && !in[sideNew]:
-		o.delWCU = units(entry[sideOld])
+		c.del = entry(sideOld)
 	case !in[sideOld] && in[sideNew]:
-		o.putWCU = units(entry[sideNew])
+		c.put = entry(sideNew)
 	case !in[sideOld]: // in neither
-	case !d.sameAttr(p.pk[x]) || (p.sk[x] >= 0 && !d.sameAttr(p.sk[x])):
-		o.delWCU = units(entry[sideOld])
-		o.putWCU = units(entry[sideNew])
+	case !d.sameAttr(def.pk) || (def.sk >= 0 && !d.sameAttr(def.sk)):
+		c.del = entry(sideOld)
+		c.put = entry(sideNew)
 	default: // the same key: did a projected attribute change?
 		changed := false
-		switch p.defs[x].Projection {
-		case ProjectAll:
+		switch {
+		case def.all:
 			if *allChanged < 0 {
 				*allChanged = 0
 				if d.anyAttrChanged() {
@@ -140,8 +125,8 @@ func (d *Decoder) applyRules(x int, have, in [2]bool, entry [2]int, allChanged *
 				}
 			}
 			changed = *allChanged == 1
-		case ProjectInclude:
-			for _, id := range p.incl[x] {
+		default:
+			for _, id := range def.incl {
 				if !d.sameAttr(id) {
 					changed = true
 					break
@@ -149,19 +134,25 @@ func (d *Decoder) applyRules(x int, have, in [2]bool, entry [2]int, allChanged *
 			}
 		}
 		if changed {
-			o.putWCU = units(max(entry[sideOld], entry[sideNew]))
+			// units is monotonic: the larger entry's units are the larger.
+			c.put = max(entry(sideOld), entry(sideNew))
 		}
 	}
-	return o
+	return c
 }
 
-// keyType returns the type of attribute id in image side if it is S, N
-// or B, and 0 when the image lacks it or it has another type.
-func (d *Decoder) keyType(side, id int) KeyType {
-	if k := d.is.at[side][id]; k > 0 {
-		return d.is.attrs[side][k-1].typ
+// inIndex reports whether image side has every key attribute of index
+// def, as S, N or B. It is small enough to inline.
+func (d *Decoder) inIndex(side int, def *ixDef) bool {
+	slots, gen := d.is.slots[side], d.is.gen[side]
+	if a := &slots[def.pk]; a.gen != gen || a.typ == 0 {
+		return false
 	}
-	return 0
+	if def.sk < 0 {
+		return true
+	}
+	b := &slots[def.sk]
+	return b.gen == gen && b.typ != 0
 }
 
 // valueKeyType returns the type of the attribute value object at i if it
@@ -181,11 +172,18 @@ func (d *Decoder) valueKeyType(i int) KeyType {
 // indexKey returns the canonical value of attribute id in image side as an
 // index key, or typ 0 when the image lacks it or it is not S, N or B.
 func (d *Decoder) indexKey(side, id int) keyRef {
-	k := d.is.at[side][id]
-	if k == 0 {
+	a := d.attr(side, id)
+	if a == nil {
 		return keyRef{}
 	}
-	a := &d.is.attrs[side][k-1]
+	switch a.str { // a compact {"S":"…"}: its string's quotes are at valStart+5 and valEnd-2
+	case strRaw:
+		return keyRef{value: span{a.valStart + 6, a.valEnd - 2, true}, typ: String}
+	case strCoded:
+		start := len(d.scratch)
+		d.scratch = appendString(d.scratch, d.data, a.valStart+5, a.valEnd-1)
+		return keyRef{value: span{start, len(d.scratch), false}, typ: String}
+	}
 	var ka keyAttr
 	if _, _, ok := d.compactKeyValue(a.valStart, &ka); ok {
 		return keyRef{value: ka.value, typ: ka.typ}
@@ -211,17 +209,20 @@ func (d *Decoder) indexKey(side, id int) keyRef {
 	return keyRef{value: ka.value, typ: ka.typ}
 }
 
-// deliverIndexes fills r.Indexes from the results held at first.
-func (d *Decoder) deliverIndexes(r *Record, first int32) {
-	for x := range d.ix.defs {
-		o := &d.is.out[int(first)+x]
-		w := IndexWrite{Index: d.ix.defs[x].Name, WCU: o.wcu, Exact: o.exact, TTLWCU: o.ttl}
-		if o.delKey.typ != 0 {
-			w.Delete = IndexEntry{Key: Key{Type: o.delKey.typ, Value: d.bytesOf(o.delKey.value)}, WCU: o.delWCU}
+// deliverIndexes fills r.Indexes from the n results held at first: each
+// index's blank write, then the writes that touched an index.
+func (d *Decoder) deliverIndexes(r *Record, first, n int32) {
+	r.Indexes = append(r.Indexes[:0], d.ix.blank...)
+	for _, o := range d.is.out[first : first+n] {
+		w := &r.Indexes[o.x]
+		w.WCU = uint64(o.delWCU) + uint64(o.putWCU)
+		w.Exact = o.exact
+		w.TTLWCU = uint64(o.ttl)
+		if o.del.typ != 0 {
+			w.Delete = IndexEntry{Key: Key{Type: o.del.typ, Value: d.heldBytes(o.del)}, WCU: uint64(o.delWCU)}
 		}
-		if o.putKey.typ != 0 {
-			w.Put = IndexEntry{Key: Key{Type: o.putKey.typ, Value: d.bytesOf(o.putKey.value)}, WCU: o.putWCU}
+		if o.put.typ != 0 {
+			w.Put = IndexEntry{Key: Key{Type: o.put.typ, Value: d.heldBytes(o.put)}, WCU: uint64(o.putWCU)}
 		}
-		r.Indexes = append(r.Indexes, w)
 	}
 }

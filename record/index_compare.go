@@ -9,23 +9,26 @@ import (
 // sameAttr reports whether attribute id has the same value in both images
 // (or is absent from both).
 func (d *Decoder) sameAttr(id int) bool {
-	kn, ko := d.is.at[sideNew][id], d.is.at[sideOld][id]
-	if kn == 0 || ko == 0 {
-		return kn == ko
+	an, ao := d.attr(sideNew, id), d.attr(sideOld, id)
+	if an == nil || ao == nil {
+		return an == ao
 	}
-	return d.sameValue(&d.is.attrs[sideNew][kn-1], &d.is.attrs[sideOld][ko-1])
+	return d.sameValue(an, ao)
 }
 
 // sameValue compares two attribute values: as raw JSON first, then, if
 // they are spelled differently, by their canonical hashes (numbers in
 // canonical form, strings and binaries decoded, sets and maps unordered).
-func (d *Decoder) sameValue(a, b *attrRef) bool {
+func (d *Decoder) sameValue(a, b *imgAttr) bool {
 	ra, rb := d.data[a.valStart:a.valEnd], d.data[b.valStart:b.valEnd]
 	if string(ra) == string(rb) {
 		return true
 	}
 	if a.size != b.size { // the names are the same: the values differ in size
 		return false
+	}
+	if a.str == strRaw && b.str == strRaw {
+		return false // compact strings with nothing to decode, spelled differently
 	}
 	if plainScalar(ra) && plainScalar(rb) {
 		return false // spelled one way only, and spelled differently
@@ -66,7 +69,7 @@ func (d *Decoder) anyAttrChanged() bool {
 			inOrder = false
 			break
 		}
-		if !d.sameValue(&an[k], &ao[k]) {
+		if !d.sameValue(&an[k].imgAttr, &ao[k].imgAttr) {
 			return true
 		}
 	}
@@ -79,7 +82,7 @@ func (d *Decoder) anyAttrChanged() bool {
 	slices.SortFunc(an, byName)
 	slices.SortFunc(ao, byName)
 	for k := range an {
-		if string(d.attrName(&an[k], 0)) != string(d.attrName(&ao[k], 1)) || !d.sameValue(&an[k], &ao[k]) {
+		if string(d.attrName(&an[k], 0)) != string(d.attrName(&ao[k], 1)) || !d.sameValue(&an[k].imgAttr, &ao[k].imgAttr) {
 			return true
 		}
 	}

@@ -13,12 +13,32 @@ import (
 
 // attrRef locates a top-level attribute of an image in the payload.
 type attrRef struct {
-	nameStart, nameEnd int     // the name's JSON string, quotes included
-	valStart, valEnd   int     // its attribute value object
-	size               int     // name + value, by the item-size rules
-	id                 int     // the name's id in the indexPlan; -1 for a name no index needs
-	typ                KeyType // its value's type if S, N or B (as a key); 0 otherwise
+	nameStart, nameEnd int // the name's JSON string, quotes included
+	id                 int // the name's id in the indexPlan; -1 for a name no index needs
+	imgAttr
 }
+
+// imgAttr is what the index rules need of a top-level attribute: where its
+// value is, its size, and what kind of key it could be. indexState.slots
+// holds them by name id.
+type imgAttr struct {
+	valStart, valEnd int     // its attribute value object
+	size             int     // name + value, by the item-size rules
+	gen              uint32  // in indexState.slots: the image it was read from
+	typ              KeyType // its value's type if S, N or B (as a key); 0 otherwise
+	// str tells, for a compact {"S":"…"} that sizeFast read, whether the
+	// string's bytes are its value as they stand (strRaw) or need decoding
+	// (strCoded); strUnknown otherwise. indexKey and sameValue then need
+	// not scan the string again.
+	str uint8
+}
+
+// imgAttr.str values.
+const (
+	strUnknown = iota
+	strRaw
+	strCoded
+)
 
 // tagKeyType is the KeyType of a type tag; 0 for a type no key can have.
 func tagKeyType(tag int) KeyType {
@@ -43,17 +63,29 @@ func (d *Decoder) attrID(q, end int, plain bool) int {
 	return d.ix.lookup(d.is.names[0])
 }
 
-// indexPlan is a decoder's index configuration, compiled.
+// indexPlan is a decoder's index configuration, compiled: what each
+// record's charge needs of an index, derived once rather than per record.
 type indexPlan struct {
-	defs   []Index
-	names  []string       // the attributes that matter (index keys, INCLUDE attributes), by id
-	short  [32][]int      // ids of those names, by length, for names under 32 bytes
-	words  [9][]nameWord  // names of up to 8 bytes, by length, as little-endian words
-	long   map[string]int // ids of longer names
-	pk, sk []int          // per index, its key attributes' ids; sk -1 without a sort key
-	incl   [][]int        // per index, the ids of INCLUDE's attributes
-	anyAll bool           // some index projects ALL: every attribute is compared
-	seed   maphash.Seed   // of canonical value hashes
+	defs  []Index
+	ix    []ixDef        // per index, compiled
+	blank []IndexWrite   // per index, the write of a record that did not touch it
+	names []string       // the attributes that matter (index keys, INCLUDE attributes), by id
+	short [32][]int      // ids of those names, by length, for names under 32 bytes
+	words [9][]nameWord  // names of up to 8 bytes, by length, as little-endian words
+	long  map[string]int // ids of longer names
+	seed  maphash.Seed   // of canonical value hashes
+}
+
+// ixDef is one index, compiled.
+type ixDef struct {
+	pk, sk int   // its key attributes' ids; sk -1 without a sort key
+	all    bool  // projection ALL: the entry is the whole item
+	incl   []int // INCLUDE's attributes' ids, as listed (a change to any is a projected change)
+	// entry lists, once each, the ids of the attributes an entry holds
+	// besides the table's keys (which KeysSize counts): the index keys and
+	// INCLUDE's attributes. Unused with ALL. Those that turn out to be the
+	// table's keys are skipped per record (see entrySize).
+	entry []int
 }
 
 func newIndexPlan(defs []Index) (*indexPlan, error) {
@@ -88,20 +120,25 @@ func newIndexPlan(defs []Index) (*indexPlan, error) {
 			return nil, fmt.Errorf("%w: two indexes named %q", ErrIndex, ix.Name)
 		}
 		seen[ix.Name] = true
-		p.pk = append(p.pk, id(ix.PartitionKey))
-		sk := -1
+		def := ixDef{pk: id(ix.PartitionKey), sk: -1, all: ix.Projection == ProjectAll}
+		def.entry = append(def.entry, def.pk)
 		if ix.SortKey != "" {
-			sk = id(ix.SortKey)
-		}
-		p.sk = append(p.sk, sk)
-		var incl []int
-		if ix.Projection == ProjectInclude {
-			for _, a := range ix.NonKeyAttributes {
-				incl = append(incl, id(a))
+			def.sk = id(ix.SortKey)
+			if def.sk != def.pk {
+				def.entry = append(def.entry, def.sk)
 			}
 		}
-		p.incl = append(p.incl, incl)
-		p.anyAll = p.anyAll || ix.Projection == ProjectAll
+		if ix.Projection == ProjectInclude {
+			for _, a := range ix.NonKeyAttributes {
+				k := id(a)
+				def.incl = append(def.incl, k)
+				if !slices.Contains(def.entry, k) {
+					def.entry = append(def.entry, k)
+				}
+			}
+		}
+		p.ix = append(p.ix, def)
+		p.blank = append(p.blank, IndexWrite{Index: ix.Name, Exact: true})
 	}
 	return p, nil
 }
@@ -142,6 +179,19 @@ func (p *indexPlan) lookup(name []byte) int {
 	return -1
 }
 
+// shortID is lookup for the plain name of n < 8 bytes whose quote is at
+// b[q], when b holds 8 bytes past the quote: small enough to inline in the
+// scanner's loop.
+func (p *indexPlan) shortID(b []byte, q, n int) int {
+	w := binary.LittleEndian.Uint64(b[q+1:]) & (1<<(8*n) - 1)
+	for _, e := range p.words[n&7] {
+		if e.word == w {
+			return e.id
+		}
+	}
+	return -1
+}
+
 // nameWord is a name of up to 8 bytes as a little-endian word.
 type nameWord struct {
 	word uint64
@@ -150,28 +200,47 @@ type nameWord struct {
 
 // indexState is the decoder's per-record scratch for index analysis.
 type indexState struct {
-	attrs [2][]attrRef // top-level attributes of NewImage (0) and OldImage (1)
-	at    [2][]int     // per tracked name id, its position in attrs + 1; 0 when absent
-	out   []ixOut      // results of the records waiting in the queue
-	image [2][2]int    // each image's JSON, [start, end) in the payload
-	// tableKeys remembers the ids of the last table key names: they are
-	// the same in every record of a table.
-	tableKeys [2]struct {
-		name  string
-		id    int
-		known bool
-	}
+	// slots holds, per image (NewImage 0, OldImage 1) and per tracked name
+	// id, the image's top-level attribute of that name: the one whose gen
+	// is gen[side], the image's number. Other slots are stale (the image
+	// lacks the name), so nothing is cleared per image.
+	slots  [2][]imgAttr
+	gen    [2]uint32
+	list   []attrRef    // the general scanner's attributes, before they go to slots
+	out    []ixOut      // results of the records waiting in the queue: only the writes that touched an index
+	image  [2][2]int    // each image's JSON, [start, end) in the payload
 	names  [2][]byte    // decoded escaped names (attrName)
 	sorted [2][]attrRef // attrs sorted by name (anyAttrChanged)
 	canon  []byte       // a canonical number or decoded binary (canonHash)
 }
 
-// ixOut is an IndexWrite held in offsets, for a queued record.
+// ixOut is an IndexWrite held in offsets, for a queued record; only a
+// write that differs from the index's blank one (see indexPlan.blank) has
+// one, so that a batch's results stay small enough to stay in cache.
+// Units fit in 32 bits: finishRecord rejects items over 2^31 bytes, so an
+// entry is under 2^32 bytes.
 type ixOut struct {
-	wcu, ttl       uint64
-	delWCU, putWCU uint64
-	delKey, putKey keyRef
+	del, put       heldKey
+	delWCU, putWCU uint32
+	ttl            uint32
+	x              int32 // the index
 	exact          bool
+}
+
+// heldKey is a keyRef in 16 bytes.
+type heldKey struct {
+	start   int
+	n       uint32 // attribute values are under 2^31 bytes (finishRecord)
+	typ     KeyType
+	payload bool
+}
+
+func (k keyRef) held() heldKey {
+	return heldKey{start: k.value.start, n: uint32(k.value.end - k.value.start), typ: k.typ, payload: k.value.payload}
+}
+
+func (d *Decoder) heldBytes(k heldKey) []byte {
+	return d.bytesOf(span{k.start, k.start + int(k.n), k.payload})
 }
 
 // Image sides.
@@ -180,16 +249,42 @@ const (
 	sideOld = 1
 )
 
-// itemAttrs sizes the image at i, as item does, and lists in
-// d.is.attrs[side] its top-level attributes whose names the indexes need.
+// itemAttrs sizes the image at i, as item does, and puts in
+// d.is.slots[side] its top-level attributes whose names the indexes need.
 func (d *Decoder) itemAttrs(i, side int) (int, int) {
-	attrs := &d.is.attrs[side]
-	*attrs = (*attrs)[:0]
-	if end, size, ok := d.sizeFast(i, attrs); ok {
+	slots := d.newImageSlots(side)
+	if end, size, ok := d.sizeFast(i, slots, d.is.gen[side]); ok {
 		return end, size
 	}
-	*attrs = (*attrs)[:0]
-	return d.walkAttrs(i, attrs, false)
+	slots = d.newImageSlots(side) // forget what the fast scanner put there
+	d.is.list = d.is.list[:0]
+	end, size := d.walkAttrs(i, &d.is.list, false)
+	for _, a := range d.is.list {
+		a.gen = d.is.gen[side]
+		slots[a.id] = a.imgAttr
+	}
+	return end, size
+}
+
+// newImageSlots starts a new image on side: no attribute in its slots.
+func (d *Decoder) newImageSlots(side int) []imgAttr {
+	is := &d.is
+	if len(is.slots[side]) != len(d.ix.names) {
+		is.slots[side] = make([]imgAttr, len(d.ix.names))
+	}
+	if is.gen[side]++; is.gen[side] == 0 { // wrapped: make every slot stale
+		clear(is.slots[side])
+		is.gen[side] = 1
+	}
+	return is.slots[side]
+}
+
+// attr returns the attribute of tracked name id in image side, or nil.
+func (d *Decoder) attr(side, id int) *imgAttr {
+	if a := &d.is.slots[side][id]; a.gen == d.is.gen[side] {
+		return a
+	}
+	return nil
 }
 
 // walkAttrs sizes the item at i with the general scanner and lists its
@@ -251,7 +346,7 @@ func (d *Decoder) indexImage(i, side int) (int, int) {
 		d.is.image[side] = [2]int{i, end}
 		return end, size
 	case 'n':
-		d.is.attrs[side] = d.is.attrs[side][:0]
+		d.newImageSlots(side)
 		return d.literal(i, "null"), -1
 	}
 	d.bad(ErrFieldType, i)

@@ -28,9 +28,10 @@ var refIndexes = []Index{
 // refSpellings holds, per attribute, values in several spellings: the
 // values of one inner list are equal, different lists differ.
 var refSpellings = map[string][][]string{
-	"g1": {{`{"S":"A"}`, `{"S":"\u0041"}`, `{ "S" : "A" }`}, {`{"S":"B"}`}, {`{"N":"1.5"}`, `{"N":"15E-1"}`, `{"N":"1.50"}`}, {`{"M":{}}`}},
+	"g1": {{`{"S":"A"}`, `{"S":"\u0041"}`, `{ "S" : "A" }`}, {`{"S":"B"}`}, {`{"N":"1.5"}`, `{"N":"15E-1"}`, `{"N":"1.50"}`}, {`{"M":{}}`},
+		{`{"S":"Ärger über Öl"}`, `{"S":"\u00c4rger \u00fcber \u00d6l"}`, `{"S":"Ärger \u00fcber Öl"}`}},
 	"g2": {{`{"N":"2"}`, `{"N":"2.0"}`, `{"N":"+2"}`}, {`{"N":"-3"}`}, {`{"B":"AQI="}`}},
-	"g3": {{`{"S":"ON"}`, `{"S":"O\u004e"}`}, {`{"S":"OFF"}`}, {`{"BOOL":true}`}},
+	"g3": {{`{"S":"ON"}`, `{"S":"O\u004e"}`}, {`{"S":"OFF"}`}, {`{"BOOL":true}`}, {`{"S":"ÜN"}`, `{"S":"\u00dcN"}`}},
 	"g4": {{`{"B":"AQ=="}`}, {`{"B":"Ag=="}`}, {`{"S":"x"}`}},
 	"p1": {{`{"SS":["a","b"]}`, `{"SS":["b","a"]}`}, {`{"SS":["a"]}`}, {`{"L":[{"N":"1"},{"S":"z"}]}`, `{"L":[{"N":"1.0"},{"S":"z"}]}`}},
 	"p2": {{`{"M":{"x":{"N":"1"},"y":{"NULL":true}}}`, `{"M":{"y":{"NULL":true},"x":{"N":"10E-1"}}}`}, {`{"M":{"x":{"N":"2"}}}`}, {`{"NS":["1","2"]}`, `{"NS":["2.0","1"]}`}},
@@ -236,6 +237,9 @@ func refIndexWrite(t *testing.T, ix Index, event string, ttl bool, newImg, oldIm
 	return w
 }
 
+// TestIndexWritesAgainstReference decodes each record alone, then all of
+// them again as one event, whose records the decoder holds until the event
+// closes: both ways must give the reference's writes.
 func TestIndexWritesAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(10, 10))
 	d, err := NewDecoder(Config{PartitionKey: "pk", Indexes: refIndexes})
@@ -243,6 +247,9 @@ func TestIndexWritesAgainstReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := map[string]int{}
+	var batch bytes.Buffer // every record, in one event
+	var wantAll [][]IndexWrite
+	batch.WriteString(`{"Records":[`)
 	for n := range 3000 {
 		event := []string{"INSERT", "MODIFY", "MODIFY", "MODIFY", "REMOVE"}[r.IntN(5)]
 		ttl := event == "REMOVE" && r.IntN(4) == 0
@@ -310,6 +317,32 @@ func TestIndexWritesAgainstReference(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("record %d:\n%s\n(-reference +decoder):\n%s", n, b.Bytes(), diff)
 		}
+		if n > 0 {
+			batch.WriteByte(',')
+		}
+		batch.Write(b.Bytes())
+		wantAll = append(wantAll, want)
+	}
+	batch.WriteString(`]}`)
+	var gotAll [][]IndexWrite
+	err = d.Decode(batch.Bytes(), Visitor{
+		Record: func(rec *Record) error {
+			var ws []IndexWrite
+			for _, w := range rec.Indexes {
+				w.Put.Key.Value = bytes.Clone(w.Put.Key.Value)
+				w.Delete.Key.Value = bytes.Clone(w.Delete.Key.Value)
+				ws = append(ws, w)
+			}
+			gotAll = append(gotAll, ws)
+			return nil
+		},
+		Malformed: func(m *Malformed) error { t.Fatalf("malformed in the event: %v", m.Err); return nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantAll, gotAll); diff != "" {
+		t.Fatalf("as one event (-reference +decoder):\n%s", diff)
 	}
 	for _, ix := range refIndexes {
 		for _, c := range []string{" key change", " put", " delete", " nothing"} {

@@ -192,3 +192,47 @@ func clone(b []byte) []byte {
 	}
 	return append([]byte{}, b...)
 }
+
+// TestSetIndexesForgetsTheOldPlan: a decoder given new indexes charges
+// exactly as a new decoder with them, although it cached, under the old
+// ones, what the table's key names are.
+func TestSetIndexesForgetsTheOldPlan(t *testing.T) {
+	before := []record.Index{{Name: "bySk", PartitionKey: "sk", Projection: record.ProjectKeysOnly}}
+	after := []record.Index{{Name: "byG", PartitionKey: "g", SortKey: "sk", Projection: record.ProjectKeysOnly}}
+	// The entry of byG is the table key plus g: over 1 KB, 2 WCU.
+	rec := indexRecord("INSERT", `,"g":{"S":"`+strings.Repeat("x", 1100)+`"}`, "")
+	decode := func(d *record.Decoder) []record.IndexWrite {
+		var out []record.IndexWrite
+		err := d.Decode([]byte(rec), record.Visitor{Record: func(r *record.Record) error {
+			for _, w := range r.Indexes {
+				w.Put.Key.Value = clone(w.Put.Key.Value)
+				w.Delete.Key.Value = clone(w.Delete.Key.Value)
+				out = append(out, w)
+			}
+			return nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	reused, err := record.NewDecoder(record.Config{PartitionKey: "pk", Indexes: before})
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode(reused)
+	if err := reused.SetIndexes(after); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := record.NewDecoder(record.Config{PartitionKey: "pk", Indexes: after})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := decode(fresh)
+	if want[0].Put.WCU != 2 {
+		t.Fatalf("a fresh decoder charges %+v, want a put of 2 WCU", want)
+	}
+	if diff := cmp.Diff(want, decode(reused)); diff != "" {
+		t.Errorf("after SetIndexes (-fresh +reused):\n%s", diff)
+	}
+}

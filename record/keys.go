@@ -12,7 +12,7 @@ type keyAttr struct {
 // keys decodes dynamodb.Keys at i: the key values in canonical form, and
 // the size of the keys as an item.
 func (d *Decoder) keys(i int) int {
-	d.rs.nkeys, d.rs.keysSize = 0, 0
+	d.rs.nkeys, d.rs.keysSize, d.rs.keyIDs = 0, 0, [2]int32{}
 	b := d.data
 	i = skipWS(b, i+1)
 	if d.peek(i) == '}' {
@@ -41,6 +41,9 @@ func (d *Decoder) keys(i int) int {
 		d.rs.keysSize += ka.name.end - ka.name.start + size
 		if d.rs.nkeys < len(d.rs.keys) {
 			d.rs.keys[d.rs.nkeys] = ka
+			if d.ix != nil { // which index attribute, if any, this key is (see entrySize)
+				d.rs.keyIDs[d.rs.nkeys] = int32(d.ix.lookup(d.bytesOf(name)) + 1)
+			}
 		}
 		d.rs.nkeys++
 		i = skipWS(b, i)

@@ -405,7 +405,7 @@ func (d *Decoder) sizeMembers(i, depth int) (end, size, count int) {
 
 // item sizes the item object at i: fast if it can, else in full.
 func (d *Decoder) item(i int) (int, int) {
-	if end, size, ok := d.sizeFast(i, nil); ok {
+	if end, size, ok := d.sizeFast(i, nil, 0); ok {
 		return end, size
 	}
 	end, size, _ := d.sizeMembers(i, 0)

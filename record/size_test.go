@@ -216,7 +216,7 @@ func checkFastAgrees(t *testing.T, item []byte) {
 		return
 	}
 	fast := &Decoder{data: item}
-	end, size, ok := fast.sizeFast(0, nil)
+	end, size, ok := fast.sizeFast(0, nil, 0)
 	if fast.syntax != nil || fast.rs.err != nil {
 		t.Fatalf("sizeFast left an error behind on %q", item)
 	}
@@ -236,7 +236,7 @@ func TestSizeFastAgrees(t *testing.T) {
 	for range 3000 {
 		item := g.item(1+g.r.IntN(10), 4)
 		checkFastAgrees(t, item)
-		if _, _, ok := (&Decoder{data: item}).sizeFast(0, nil); ok {
+		if _, _, ok := (&Decoder{data: item}).sizeFast(0, nil, 0); ok {
 			hits++
 		}
 	}

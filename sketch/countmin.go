@@ -65,20 +65,25 @@ func (c *CountMin) column(i int, a, b uint32) int {
 // estimate. The estimate saturates at 2^64-1 rather than wrap.
 func (c *CountMin) Add(hash, weight uint64) uint64 {
 	a, b := uint32(hash), uint32(hash>>32)
+	// Each row's cell and its value, read once: rows are disjoint, so no
+	// cell is read after another row's update.
 	var idx [MaxDepth]int
+	var val [MaxDepth]uint64
+	depth, cells := min(c.depth, MaxDepth), c.cells
 	est := uint64(math.MaxUint64)
-	for i := range c.depth {
+	for i := range depth {
 		j := c.column(i, a, b)
-		idx[i] = j
-		est = min(est, c.cells[j])
+		v := cells[j]
+		idx[i], val[i] = j, v
+		est = min(est, v)
 	}
 	next := est + weight
 	if next < est {
 		next = math.MaxUint64
 	}
-	for _, j := range idx[:c.depth] {
-		if c.cells[j] < next {
-			c.cells[j] = next
+	for i := range depth {
+		if val[i] < next {
+			cells[idx[i]] = next
 		}
 	}
 	return next

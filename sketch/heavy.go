@@ -278,34 +278,47 @@ func (h *HeavyHitters) top(n int, cm *CountMin) []Entry {
 	if n <= 0 || len(h.heap) == 0 {
 		return nil
 	}
-	all := make([]Entry, len(h.heap))
-	size := 0
-	for i := range all {
-		all[i] = h.entry(i)
-		if cm != nil {
-			all[i].Upper = min(all[i].Upper, cm.Estimate(h.slots[i].hash))
-		}
-		size += len(all[i].Key)
+	// Rank the counters by small records rather than sort 64-byte
+	// entries. Tracked keys are distinct, so the order is total and the
+	// result is the same whatever the sort moves.
+	type rank struct {
+		upper, lower uint64
+		slot         int32
 	}
-	slices.SortFunc(all, func(a, b Entry) int {
-		switch {
-		case a.Upper != b.Upper:
-			return cmpDesc(a.Upper, b.Upper)
-		case a.Lower != b.Lower:
-			return cmpDesc(a.Lower, b.Lower)
+	ranks := make([]rank, len(h.heap))
+	for i := range ranks {
+		e := h.entry(i)
+		if cm != nil {
+			e.Upper = min(e.Upper, cm.Estimate(h.slots[i].hash))
 		}
-		return bytes.Compare(a.Key, b.Key)
+		ranks[i] = rank{e.Upper, e.Lower, int32(i)}
+	}
+	slices.SortFunc(ranks, func(a, b rank) int {
+		switch {
+		case a.upper != b.upper:
+			return cmpDesc(a.upper, b.upper)
+		case a.lower != b.lower:
+			return cmpDesc(a.lower, b.lower)
+		}
+		return bytes.Compare(h.slots[a.slot].key, h.slots[b.slot].key)
 	})
-	all = all[:min(n, len(all))]
+	out := make([]Entry, min(n, len(ranks)))
+	size := 0
+	for i := range out {
+		size += len(h.slots[ranks[i].slot].key)
+	}
 	// One buffer for every key: the entries outlive the table's buffers,
 	// which the next Add may overwrite.
 	buf := make([]byte, 0, size)
-	for i := range all {
+	for i := range out {
+		r := &ranks[i]
+		out[i] = h.entry(int(r.slot))
+		out[i].Upper = r.upper
 		start := len(buf)
-		buf = append(buf, all[i].Key...)
-		all[i].Key = buf[start:len(buf):len(buf)]
+		buf = append(buf, out[i].Key...)
+		out[i].Key = buf[start:len(buf):len(buf)]
 	}
-	return all
+	return out
 }
 
 func cmpDesc(a, b uint64) int {
