@@ -50,6 +50,18 @@ type Config struct {
 	Redactor *redact.Hasher
 
 	Sketch sketch.Config
+	// IndexSketch sizes the windows of global secondary indexes; zero means
+	// Sketch. The Lambda makes them smaller, so that 20 of them travel in a
+	// tumbling window's state with the table's (see MarshalWithin).
+	IndexSketch sketch.Config
+}
+
+// IndexSketchConfig returns the sketch configuration of index windows.
+func (c Config) IndexSketchConfig() sketch.Config {
+	if c.IndexSketch == (sketch.Config{}) {
+		return c.Sketch
+	}
+	return c.IndexSketch
 }
 
 // Defaults, as documented in README.
@@ -111,6 +123,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.Sketch.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	if err := c.IndexSketchConfig().Validate(); err != nil {
+		return fmt.Errorf("%w: index sketch: %v", ErrConfig, err)
 	}
 	return nil
 }

@@ -115,7 +115,7 @@ func (d *Detector) addIndex(w *Window, r *record.Record, x int) error {
 		k := windowKey{r.Table, iw.Index, w.start}
 		if iwin = d.open[k]; iwin == nil {
 			var err error
-			if iwin, err = NewIndexWindow(d.cfg.Sketch, r.Table, iw.Index, w.Start(), w.End()); err != nil {
+			if iwin, err = NewIndexWindow(d.cfg.IndexSketchConfig(), r.Table, iw.Index, w.Start(), w.End()); err != nil {
 				return err
 			}
 			d.open[k] = iwin

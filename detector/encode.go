@@ -12,7 +12,7 @@ import (
 // windowVersion is the first byte of an encoded Window. Bump it on any
 // change of layout: a Lambda deploy can meet state written by the previous
 // version, and must reject it cleanly rather than misread it.
-const windowVersion = 3 // 2: InternalErrors; 3: the index name and its TTL WCU
+const windowVersion = 4 // 2: InternalErrors; 3: the index name and its TTL WCU; 4: trimmed
 
 // Limits on decoded fields, checked before anything is allocated.
 const (
@@ -42,6 +42,9 @@ func (w *Window) MarshalBinary() ([]byte, error) {
 	}
 	if w.terminatedEarly {
 		flags |= 2
+	}
+	if w.trimmed {
+		flags |= 4
 	}
 	b = append(b, flags)
 	b = binary.AppendUvarint(b, uint64(len(w.shards)))
@@ -90,7 +93,7 @@ func UnmarshalWindow(data []byte, cfg sketch.Config) (*Window, error) {
 	w.internal = r.uvarint()
 	w.ttlWCU = r.uvarint()
 	flags := r.byte()
-	w.lowerBound, w.terminatedEarly = flags&1 != 0, flags&2 != 0
+	w.lowerBound, w.terminatedEarly, w.trimmed = flags&1 != 0, flags&2 != 0, flags&4 != 0
 	n := r.uvarint()
 	if n > maxShards || n > uint64(len(r.b)) {
 		return nil, fmt.Errorf("%w: %d shards", ErrCorruptWindow, n)

@@ -57,6 +57,11 @@ type Report struct {
 	// TerminatedEarly is true when Lambda ended the tumbling window early
 	// (state over 1 MB or a shard boundary): the window is incomplete.
 	TerminatedEarly bool `json:"terminated_early,omitempty"`
+	// Trimmed is true when the lightest keys of the window's summary were
+	// dropped to keep the Lambda's tumbling-window state under its 1 MB
+	// cap: totals stay exact, and OtherKeysWCUUpper still bounds every key
+	// not listed, but it is higher than the sketch alone would give.
+	Trimmed bool `json:"trimmed,omitempty"`
 
 	// Client side only (Source "client"); absent from a stream's report.
 	// Totals are exact: the sum of the ConsumedCapacity DynamoDB returned.

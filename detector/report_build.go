@@ -31,6 +31,7 @@ func (w *Window) Report(cfg Config) Report {
 		WCUIsLowerBound: w.lowerBound,
 		DistinctKeys:    w.summary.Distinct(),
 		TerminatedEarly: w.terminatedEarly,
+		Trimmed:         w.trimmed,
 		HotKeys:         []KeyReport{},
 		TopKeys:         []KeyReport{},
 		Shards:          []ShardReport{},
@@ -41,7 +42,7 @@ func (w *Window) Report(cfg Config) Report {
 	seconds := float64(w.end - w.start)
 	j := judge{cfg: cfg, total: w.wcu, seconds: seconds, index: w.index}
 
-	entries := w.summary.Top(cfg.Sketch.Counters)
+	entries := w.summary.Top(w.summary.Config().Counters)
 	keys := make([]KeyReport, len(entries))
 	for i, e := range entries {
 		keys[i] = j.physical(e)

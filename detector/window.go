@@ -24,6 +24,9 @@ type Window struct {
 	wcu                                  uint64
 	ttlWCU                               uint64 // an index's entries removed by TTL deletes (free)
 	lowerBound, terminatedEarly          bool
+	// trimmed: keys were dropped from the summary to fit a byte budget
+	// (see MarshalWithin); its floor, and so OtherKeysWCUUpper, covers them.
+	trimmed bool
 
 	summary *sketch.Summary
 	shards  []shardLoad
@@ -205,6 +208,7 @@ func (w *Window) Merge(other *Window) error {
 	w.ttlWCU += other.ttlWCU
 	w.lowerBound = w.lowerBound || other.lowerBound
 	w.terminatedEarly = w.terminatedEarly || other.terminatedEarly
+	w.trimmed = w.trimmed || other.trimmed
 	for _, o := range other.shards {
 		s := w.shard(o.id)
 		s.records += o.records

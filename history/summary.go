@@ -43,8 +43,9 @@ type Summary struct {
 
 	Shards []detector.ShardReport // the load of the shard(s) the window covered
 
-	// Trimmed says keys were dropped to fit MaxEncodedSize; their bound
-	// went into OtherKeysWCUUpper.
+	// Trimmed says keys were dropped to fit MaxEncodedSize, or from the
+	// window itself to fit the Lambda's state (detector.Report.Trimmed);
+	// their bound went into OtherKeysWCUUpper.
 	Trimmed bool
 }
 
@@ -56,7 +57,7 @@ func FromReport(rep detector.Report, shard string, distinct []byte) *Summary {
 	s := &Summary{
 		Table: rep.Table, Shard: shard, Start: rep.Start.UTC(), End: rep.End.UTC(),
 		Records: rep.Records, TTLDeletes: rep.TTLDeletes, Malformed: rep.Malformed, Late: rep.Late, WCU: rep.WCU,
-		WCUIsLowerBound: rep.WCUIsLowerBound, TerminatedEarly: rep.TerminatedEarly,
+		WCUIsLowerBound: rep.WCUIsLowerBound, TerminatedEarly: rep.TerminatedEarly, Trimmed: rep.Trimmed,
 		DistinctKeys: rep.DistinctKeys, Distinct: distinct,
 		OtherKeysWCUUpper: rep.OtherKeysWCUUpper,
 		Shards:            slices.Clone(rep.Shards),

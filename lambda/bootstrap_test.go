@@ -123,6 +123,9 @@ func startFunction(t testing.TB, env map[string]string) *function {
 		// DynamoDB is never reachable unless a test says so: a DescribeTable
 		// the sample did not plan for fails fast instead of going out.
 		"AWS_ENDPOINT_URL_DYNAMODB": "http://127.0.0.1:9",
+		// Likewise no index lookup unless a test asks for one (the samples'
+		// tables have no index): TestIndexes* set auto or on.
+		"HOTKEYS_INDEXES": "off",
 	}
 	for k, v := range env {
 		if v == "" {

@@ -74,7 +74,7 @@ func TestLambdaPathOnDynamoDBLocal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := newHandler(detector.DefaultConfig(), "", keyschema.NewCache(ddb), pub, slog.New(slog.NewJSONHandler(io.Discard, nil)), now)
+		h, err := newHandler(detector.DefaultConfig(), "", indexesAuto, keyschema.NewCache(ddb), pub, slog.New(slog.NewJSONHandler(io.Discard, nil)), now)
 		if err != nil {
 			t.Fatal(err)
 		}

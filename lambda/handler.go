@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,10 +17,11 @@ import (
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
-// State keys of a tumbling window. Lambda caps state at 1 MB per shard; a
-// window encodes to tens of KB.
+// State keys of a tumbling window. Lambda caps state at 1 MB per shard;
+// see state.go for how the windows are kept under it.
 const (
-	stateWindow  = "hotkeys.window"   // base64 of detector.Window
+	stateWindow  = "hotkeys.window"   // base64 of the table's detector.Window
+	stateIndex   = "hotkeys.index."   // + 0, 1, ...: base64 of an index's detector.Window
 	stateLastSeq = "hotkeys.last_seq" // highest sequence number counted in this window
 )
 
@@ -58,10 +58,23 @@ type handler struct {
 	// history stores each closed tumbling window's summary; nil when
 	// HOTKEYS_HISTORY_TABLE is empty.
 	history *historyStore
+
+	// indexes keeps the decoder's global secondary indexes in step with
+	// the table's (HOTKEYS_INDEXES).
+	indexes *indexSource
 }
 
-func newHandler(cfg detector.Config, partitionKey string, schemas schemaLookup, pub publisher, log *slog.Logger, now func() time.Time) (*handler, error) {
+// newHandler returns the function. Index windows get the state's smaller
+// sketches (indexSketch) unless cfg sizes them.
+func newHandler(cfg detector.Config, partitionKey string, mode indexMode, schemas schemaLookup, pub publisher, log *slog.Logger, now func() time.Time) (*handler, error) {
+	if cfg.IndexSketch == (sketch.Config{}) {
+		cfg.IndexSketch = indexSketch
+	}
 	dec, err := record.NewDecoder(record.Config{PartitionKey: partitionKey})
+	if err != nil {
+		return nil, err
+	}
+	probe, err := record.NewDecoder(record.Config{PartitionKey: partitionKey})
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +82,8 @@ func newHandler(cfg detector.Config, partitionKey string, schemas schemaLookup, 
 	if err != nil {
 		return nil, err
 	}
-	return &handler{cfg: cfg, feed: detector.NewFeed(dec, now), schemas: schemas, pub: pub, log: log, now: now, det: det, seen: newRecentIDs(1 << 16)}, nil
+	return &handler{cfg: cfg, feed: detector.NewFeed(dec, now), schemas: schemas, pub: pub, log: log, now: now, det: det, seen: newRecentIDs(1 << 16),
+		indexes: &indexSource{mode: mode, schemas: schemas, dec: dec, probe: probe, log: log, now: now}}, nil
 }
 
 // invocation is the work of one Invoke. It is the Feed's sink: records go
@@ -80,7 +94,10 @@ type invocation struct {
 	event    record.Event
 	tumbling bool
 	window   *detector.Window
-	lastSeq  []byte
+	// indexWins are the tumbling window's index windows, in the order
+	// their indexes first wrote in it.
+	indexWins []*detector.Window
+	lastSeq   []byte
 	// Counted before the tumbling window existed (a batch may start with
 	// them, or hold nothing else).
 	malformed, internal uint64
@@ -88,9 +105,13 @@ type invocation struct {
 }
 
 // Invoke handles one batch. It fails the batch only when a retry can help
-// (the key-schema lookup failed); a bad record, a bad state, a bug of ours
-// or a CloudWatch outage never blocks the shard.
+// (the key-schema lookup failed, or, with HOTKEYS_INDEXES=on, the index
+// lookup failed for a reason that may pass); a bad record, a bad state, a
+// bug of ours or a CloudWatch outage never blocks the shard.
 func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	if err := h.indexes.prepare(ctx, payload); err != nil {
+		return nil, err
+	}
 	inv := &invocation{h: h}
 	err := inv.decode(payload)
 	var amb *record.AmbiguousKeyError
@@ -145,19 +166,15 @@ func (inv *invocation) onEvent(ev *record.Event) error {
 	if !inv.tumbling {
 		return nil
 	}
-	enc := ev.State[stateWindow]
-	if enc == "" {
+	if ev.State[stateWindow] == "" {
 		return nil
 	}
-	raw, err := base64.StdEncoding.DecodeString(enc)
-	if err == nil {
-		inv.window, err = detector.UnmarshalWindow(raw, inv.h.cfg.Sketch)
-	}
-	if err != nil {
+	var err error
+	if inv.window, inv.indexWins, err = windowsFromState(ev.State, inv.h.cfg); err != nil {
 		// A state we cannot read (a deploy changed the sketch size, say):
 		// start the window afresh rather than fail the shard forever.
 		inv.h.log.Error("tumbling-window state unreadable; this window restarts from this batch", "error", err, "shard", ev.ShardID)
-		inv.window = nil
+		inv.window, inv.indexWins = nil, nil
 		return nil
 	}
 	inv.lastSeq = []byte(ev.State[stateLastSeq])
@@ -185,8 +202,35 @@ func (inv *invocation) Add(r *record.Record) error {
 		}
 	}
 	inv.window.Add(r)
+	for x := range r.Indexes {
+		iw := &r.Indexes[x]
+		if iw.WCU == 0 && iw.TTLWCU == 0 && iw.Exact {
+			continue // the write did not touch the index
+		}
+		w, err := inv.indexWindow(iw.Index)
+		if err != nil {
+			return err
+		}
+		w.AddIndex(r, iw)
+	}
 	inv.lastSeq = append(inv.lastSeq[:0], r.SequenceNumber...)
 	return nil
+}
+
+// indexWindow returns the tumbling window's window of index name, opening
+// it over the table window's span.
+func (inv *invocation) indexWindow(name string) (*detector.Window, error) {
+	for _, w := range inv.indexWins {
+		if w.Index() == name {
+			return w, nil
+		}
+	}
+	w, err := detector.NewIndexWindow(inv.h.cfg.IndexSketchConfig(), inv.window.Table(), name, inv.window.Start(), inv.window.End())
+	if err != nil {
+		return nil, err
+	}
+	inv.indexWins = append(inv.indexWins, w)
+	return w, nil
 }
 
 // AddMalformed counts a malformed record: detector.Sink.
@@ -262,19 +306,24 @@ func (inv *invocation) finishTumbling(ctx context.Context) ([]byte, error) {
 			inv.h.log.Warn("Lambda terminated the window early; publishing what there is", "shard", ev.ShardID)
 		}
 		rep := inv.window.Report(inv.h.cfg)
+		reps := []detector.Report{rep}
+		for _, w := range inv.indexWins {
+			reps = append(reps, w.Report(inv.h.cfg))
+		}
 		// Metrics first: the alarms read them, and history may take what is
 		// left of the deadline for its retries.
-		inv.publish(ctx, []detector.Report{rep})
+		inv.publish(ctx, reps)
 		if inv.h.history != nil {
 			inv.h.history.write(ctx, inv.window, rep, ev.ShardID)
 		}
 	default:
-		b, err := inv.window.MarshalBinary()
-		if err != nil {
-			return nil, err
+		if err := stateOf(state, inv.window, inv.indexWins, inv.lastSeq); err != nil {
+			// Cannot happen (see stateBudget); never in the way: the
+			// window restarts with the next batch, and says why here.
+			inv.h.log.Error("tumbling-window state could not be kept under Lambda's 1 MB; this window restarts from the next batch",
+				"error", err.Error(), "shard", ev.ShardID)
+			clear(state)
 		}
-		state[stateWindow] = base64.StdEncoding.EncodeToString(b)
-		state[stateLastSeq] = string(inv.lastSeq)
 	}
 	return json.Marshal(timeWindowResponse{State: state, BatchItemFailures: []itemFailure{}})
 }

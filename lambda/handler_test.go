@@ -210,6 +210,9 @@ func TestEnvVarsListed(t *testing.T) {
 	if _, err := redactionFromEnv(getenv); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := indexesFromEnv(getenv); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := historyFromEnv(getenv, nil, "", nil); err != nil {
 		t.Fatal(err)
 	}

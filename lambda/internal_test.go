@@ -48,7 +48,7 @@ func TestPanicIsAnInternalErrorNotMalformedInput(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h, err := newHandler(detector.DefaultConfig(), "PK", keyschema.NewCache(nil), pub, slog.New(slog.NewJSONHandler(&logs, nil)), panicky)
+			h, err := newHandler(detector.DefaultConfig(), "PK", indexesOff, keyschema.NewCache(nil), pub, slog.New(slog.NewJSONHandler(&logs, nil)), panicky)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -38,6 +38,7 @@ var envVars = []string{
 	"HOTKEYS_CRITICAL_WCU_PER_SECOND",  // peak WCU/s that makes a key critical (800)
 	"HOTKEYS_PARTITION_LIMIT",          // per-partition limit, WCU/s (1000)
 	"HOTKEYS_PARTITION_KEY",            // partition-key attribute; empty = DescribeTable
+	"HOTKEYS_INDEXES",                  // analyse the global secondary indexes: auto (when the table has any), on or off (auto)
 	"HOTKEYS_TOP",                      // keys listed and published per window (10)
 	"HOTKEYS_NAMESPACE",                // CloudWatch namespace (HotKeyDetector)
 	"HOTKEYS_METRICS",                  // api, emf, both or off (api)
@@ -69,6 +70,10 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
+	mode, err := indexesFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
 	awsCfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("loading AWS configuration: %w", err)
@@ -89,8 +94,10 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 		return nil, err
 	}
 	ddb := dynamodb.NewFromConfig(awsCfg)
-	schemas := keyschema.NewCache(ddb)
-	h, err := newHandler(cfg, partitionKey, schemas, pub, log, time.Now)
+	// Asked again every indexRefresh, so that a GSI added while the
+	// container lives is analysed without a restart.
+	schemas := keyschema.NewRefreshingCache(ddb, indexRefresh, time.Now)
+	h, err := newHandler(cfg, partitionKey, mode, schemas, pub, log, time.Now)
 	if err != nil {
 		return nil, err
 	}

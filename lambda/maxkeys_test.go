@@ -35,7 +35,7 @@ func TestMaximumLengthKeysInTheLambda(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := newHandler(cfg, "pk", keyschema.NewCache(nil), pub, slog.New(slog.NewJSONHandler(io.Discard, nil)), func() time.Time { return start })
+	h, err := newHandler(cfg, "pk", indexesOff, keyschema.NewCache(nil), pub, slog.New(slog.NewJSONHandler(io.Discard, nil)), func() time.Time { return start })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestStateAtMaximumLengthKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := newHandler(cfg, "pk", keyschema.NewCache(nil), pub, slog.New(slog.NewJSONHandler(io.Discard, nil)), func() time.Time { return start })
+	h, err := newHandler(cfg, "pk", indexesOff, keyschema.NewCache(nil), pub, slog.New(slog.NewJSONHandler(io.Discard, nil)), func() time.Time { return start })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,12 +7,13 @@ import (
 	"slices"
 )
 
-// The encoding of a Summary, version 1. Integers are unsigned varints
-// (encoding/binary) unless said otherwise.
+// The encoding of a Summary, versions 1 and 2. Integers are unsigned
+// varints (encoding/binary) unless said otherwise.
 //
-//	version     1 byte, 1
+//	version     1 byte: 1, or 2 for a summary that Trim has trimmed
 //	counters, width, depth
 //	total
+//	floor       version 2 only: the heavy hitters' floor from Trim
 //	n           entries that follow, ≤ counters, in heap order
 //	n × entry:  key length (≤ MaxKeyLen), key, count, overcount,
 //	            last tick as a signed varint delta from the previous
@@ -25,8 +26,12 @@ import (
 //	checksum    CRC-32C (Castagnoli) of everything above, 4 bytes big-endian
 //
 // Entries in heap order decode to the same heap, so a decoded summary goes
-// on exactly as the original would have.
-const encodingVersion = 1
+// on exactly as the original would have. A summary never trimmed encodes as
+// version 1, byte for byte as before version 2 existed.
+const (
+	encodingVersion        = 1
+	encodingVersionTrimmed = 2
+)
 
 // maxEncodedLen is well above the largest encoding the limits allow (about
 // MaxCounters × MaxKeyLen plus MaxCells varints plus 16 KB), so that
@@ -56,11 +61,18 @@ func (s *Summary) AppendBinary(b []byte) ([]byte, error) {
 	start := len(b)
 	// Room for typical entries and cells; the HyperLogLog grows b itself.
 	b = slices.Grow(b, 64+len(s.hh.heap)*(inlineKey/2+24)+len(s.cm.cells)*3)
-	b = append(b, encodingVersion)
+	version := byte(encodingVersion)
+	if s.hh.floor > 0 {
+		version = encodingVersionTrimmed
+	}
+	b = append(b, version)
 	for _, v := range []int{s.cfg.Counters, s.cfg.Width, s.cfg.Depth} {
 		b = binary.AppendUvarint(b, uint64(v))
 	}
 	b = binary.AppendUvarint(b, s.total)
+	if version == encodingVersionTrimmed {
+		b = binary.AppendUvarint(b, s.hh.floor)
+	}
 	b = s.hh.appendBinary(b)
 	b = s.cm.appendBinary(b)
 	lenAt := len(b)
@@ -145,8 +157,8 @@ func (s *Summary) decode(data []byte) error {
 		return fmt.Errorf("sketch: %d bytes, at most %d: %w: %w", len(data), maxEncodedLen, ErrTooLarge, ErrCorrupt)
 	case len(data) == 0:
 		return fmt.Errorf("sketch: empty input: %w: %w", ErrTruncated, ErrCorrupt)
-	case data[0] != encodingVersion:
-		return fmt.Errorf("sketch: version %d, want %d: %w", data[0], encodingVersion, ErrVersion)
+	case data[0] != encodingVersion && data[0] != encodingVersionTrimmed:
+		return fmt.Errorf("sketch: version %d, want %d or %d: %w", data[0], encodingVersion, encodingVersionTrimmed, ErrVersion)
 	case len(data) < 5:
 		return fmt.Errorf("sketch: %d bytes: %w: %w", len(data), ErrTruncated, ErrCorrupt)
 	}
@@ -169,6 +181,12 @@ func (s *Summary) decode(data []byte) error {
 		return err
 	}
 	s.total = r.uvarint()
+	if data[0] == encodingVersionTrimmed {
+		s.hh.floor = r.uvarint()
+		if r.err == nil && (s.hh.floor == 0 || s.hh.floor > s.total) {
+			r.fail("floor %d of a trimmed summary, total %d", s.hh.floor, s.total)
+		}
+	}
 	s.hh.decode(&r, s.total)
 	s.cm.decode(&r, s.total)
 	if r.err != nil {
@@ -201,10 +219,11 @@ func (s *Summary) decode(data []byte) error {
 	return nil
 }
 
-// decode reads the entries written by appendBinary into an empty table,
-// checking each against what Add and Merge can produce: overcount ≤ count,
-// tick weight ≤ peak ≤ count - overcount, and counts adding up to at most
-// total (which keeps Floor ≤ total/k).
+// decode reads the entries written by appendBinary into a table that is
+// empty but for its floor, checking each against what Add, Merge and Trim
+// can produce: overcount ≤ count, tick weight ≤ peak ≤ count - overcount,
+// count ≥ floor, and counts adding up to at most total (which keeps Floor ≤
+// total/k) unless the table was trimmed (each count then at most total).
 func (h *HeavyHitters) decode(r *reader, total uint64) {
 	n := r.limited(uint64(len(h.slots)), "entries")
 	var prev int64
@@ -228,9 +247,11 @@ func (h *HeavyHitters) decode(r *reader, total uint64) {
 		}
 		sum = satAdd(sum, count)
 		switch {
-		case count == 0 || over > count || peak > count-over || tickWeight > peak:
-			r.fail("entry %d: count %d, overcount %d, peak %d, tick weight %d", len(h.heap), count, over, peak, tickWeight)
-		case sum > total:
+		case count == 0 || over > count || peak > count-over || tickWeight > peak || count < h.floor:
+			r.fail("entry %d: count %d, overcount %d, peak %d, tick weight %d, floor %d", len(h.heap), count, over, peak, tickWeight, h.floor)
+		case h.floor > 0 && count > total:
+			r.fail("entry %d: count %d exceeds the total %d", len(h.heap), count, total)
+		case h.floor == 0 && sum > total:
 			r.fail("counts add up to more than the total %d", total)
 		case flags&^(flagItem|flagMany) != 0 || (flags&flagMany != 0 && item == 0):
 			r.fail("entry %d: flags %#x", len(h.heap), flags)

@@ -84,7 +84,7 @@ func TestUnmarshalRejects(t *testing.T) {
 		{"nil", nil, ErrTruncated},
 		{"version only", []byte{encodingVersion}, ErrTruncated},
 		{"version 0", []byte{0, 1, 2, 3, 4, 5}, ErrVersion},
-		{"version 2", append([]byte{2}, valid[1:]...), ErrVersion},
+		{"version 3", append([]byte{3}, valid[1:]...), ErrVersion}, // 2 is a trimmed summary
 		{"over 16 MB", make([]byte, maxEncodedLen+1), ErrTooLarge},
 		{"bad checksum", append(valid[:len(valid)-1:len(valid)-1], valid[len(valid)-1]^1), ErrCorrupt},
 		{"too many counters", seal(body(Config{MaxCounters + 1, 1, 1}, 0)), ErrTooLarge},

@@ -74,7 +74,15 @@ func fuzzSeedSummaries(f *testing.F) []*Summary {
 	}
 	long, _ := NewSummary(Config{Counters: 2, Width: 2, Depth: 1})
 	long.Add(bytes.Repeat([]byte("x"), MaxKeyLen), 9, -5, 0)
-	return []*Summary{small(f), empty, mid, long}
+	// Trimmed (encoding version 2, with a floor), then added to again.
+	trimmed, _ := NewSummary(Config{Counters: 16, Width: 32, Depth: 3})
+	for i := range 2000 {
+		trimmed.Add(fmt.Appendf(nil, "KEY#%d", i%300), uint64(1+i%11), int64(i/40), 0)
+		if i == 1000 {
+			trimmed.Trim(5)
+		}
+	}
+	return []*Summary{small(f), empty, mid, long, trimmed}
 }
 
 // FuzzSummaryOracle reads a stream of records out of the fuzzer's bytes,

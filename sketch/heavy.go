@@ -65,6 +65,10 @@ type HeavyHitters struct {
 	heap  []node   // min-heap of the counters in use, by count
 	index []bucket // open addressing on the hash, load ≤ 1/2
 	mask  uint64
+	// floor bounds the weight of every key Trim dropped (0 until a Trim,
+	// then raised by each): an untracked key weighs at most Floor(), which
+	// is never below floor, and a key that takes a counter starts from it.
+	floor uint64
 }
 
 // slot is one counter's key and everything known about it but its count,
@@ -131,12 +135,14 @@ func (h *HeavyHitters) Counters() int { return len(h.slots) }
 func (h *HeavyHitters) Len() int { return len(h.heap) }
 
 // Floor returns an upper bound on the weight of any untracked key: the
-// smallest counter once all k are in use, 0 before.
+// smallest counter once all k are in use, 0 before; never less than the
+// largest upper bound of a key Trim dropped. Every tracked key's Upper -
+// Lower is at most Floor too.
 func (h *HeavyHitters) Floor() uint64 {
 	if len(h.heap) == 0 || len(h.heap) < len(h.slots) {
-		return 0
+		return h.floor
 	}
-	return h.heap[0].count
+	return max(h.floor, h.heap[0].count)
 }
 
 // Add adds weight to key, whose hash must be Hash(key), at tick (record time
@@ -175,22 +181,28 @@ func (h *HeavyHitters) add(key []byte, hash, weight uint64, tick int64, item, bo
 		return false
 	}
 	if n := len(h.heap); n < len(h.slots) {
-		h.slots[n].take(key, hash, 0, weight, tick, item)
-		h.heap = append(h.heap, node{count: weight, slot: int32(n)})
+		// After a Trim the key may be one that was dropped: it starts
+		// from the floor, as it would from a smallest counter.
+		if bound <= h.floor {
+			return false
+		}
+		h.slots[n].take(key, hash, h.floor, weight, tick, item)
+		h.heap = append(h.heap, node{count: satAdd(h.floor, weight), slot: int32(n)})
 		h.slots[n].pos = int32(n)
 		h.siftUp(n)
 		h.insertIndex(hash, n)
 		return false
 	}
 	root := h.heap[0]
-	if bound <= root.count {
+	base := max(root.count, h.floor)
+	if bound <= base {
 		return false
 	}
 	sl := &h.slots[root.slot]
 	h.removeIndex(sl.hash, int(root.slot))
-	sl.take(key, hash, root.count, weight, tick, item)
+	sl.take(key, hash, base, weight, tick, item)
 	h.insertIndex(hash, int(root.slot))
-	h.heap[0].count = satAdd(root.count, weight)
+	h.heap[0].count = satAdd(base, weight)
 	h.siftDown(0)
 	return false
 }
@@ -319,5 +331,6 @@ func cmpDesc(a, b uint64) int {
 // Reset empties h, keeping its memory.
 func (h *HeavyHitters) Reset() {
 	h.heap = h.heap[:0]
+	h.floor = 0
 	clear(h.index)
 }

@@ -62,7 +62,74 @@ func (h *HeavyHitters) Merge(other *HeavyHitters) error {
 	for i := len(cands) - 1; i >= 0; i-- {
 		h.push(&cands[i])
 	}
+	// A key in neither table weighs at most both floors together; every
+	// kept sum is at least that, so this only matters for a table that is
+	// not full (one of the two was trimmed).
+	h.floor = satAdd(floorH, floorO)
 	return nil
+}
+
+// Trim keeps the n tracked keys with the largest upper bounds (each
+// tightened by cm when cm is not nil, as Top does) and drops the rest, so
+// that a summary fits a byte budget. It stays honest: the floor rises to
+// the largest upper bound dropped, so Floor still bounds every key left
+// out, and a dropped key that comes back starts from the floor. It returns
+// how many keys were dropped.
+func (h *HeavyHitters) trim(n int, cm *CountMin) int {
+	n = max(n, 0)
+	if n >= len(h.heap) {
+		return 0
+	}
+	cands := make([]candidate, 0, len(h.heap))
+	uppers := make([]uint64, len(h.slots))
+	size := 0
+	for _, nd := range h.heap {
+		sl := &h.slots[nd.slot]
+		up := nd.count
+		if cm != nil {
+			up = min(up, cm.Estimate(sl.hash))
+		}
+		uppers[len(cands)] = up
+		cands = append(cands, candidateOf(sl, nd.count))
+		size += len(sl.key)
+	}
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
+	}
+	// Top's order: largest upper bound first, then larger lower bound.
+	slices.SortFunc(order, func(a, b int) int {
+		ca, cb := &cands[a], &cands[b]
+		switch {
+		case uppers[a] != uppers[b]:
+			return cmpDesc(uppers[a], uppers[b])
+		case ca.count-ca.err != cb.count-cb.err:
+			return cmpDesc(ca.count-ca.err, cb.count-cb.err)
+		}
+		return bytes.Compare(ca.key, cb.key)
+	})
+	floor := h.floor
+	for _, i := range order[n:] {
+		floor = max(floor, uppers[i])
+	}
+	buf := make([]byte, 0, size)
+	kept := make([]candidate, 0, n)
+	for _, i := range order[:n] {
+		c := cands[i]
+		start := len(buf)
+		buf = append(buf, c.key...)
+		c.key = buf[start:]
+		kept = append(kept, c)
+	}
+	h.Reset()
+	for i := range kept {
+		h.push(&kept[i])
+	}
+	for i := len(h.heap)/2 - 1; i >= 0; i-- {
+		h.siftDown(i)
+	}
+	h.floor = floor
+	return len(order) - n
 }
 
 // candidate is a key's merged counter before the k largest are chosen.
@@ -128,5 +195,6 @@ func (h *HeavyHitters) clone() *HeavyHitters {
 		cand := candidateOf(&h.slots[nd.slot], nd.count)
 		c.push(&cand)
 	}
+	c.floor = h.floor
 	return c
 }

@@ -206,9 +206,21 @@ func (s *Summary) Top(n int) []Entry {
 	return s.hh.top(n, &s.cm)
 }
 
+// Trim keeps the n tracked keys with the largest upper bounds (Top's
+// order) and drops the others, so that the summary encodes smaller; it
+// returns how many it dropped. The guarantees stay honest rather than
+// tight: Floor rises to the largest upper bound dropped, so it still bounds
+// every key Top does not return, and every tracked key's bounds stay at
+// most Floor apart. Totals, the count-min and distinct keys are untouched.
+func (s *Summary) Trim(n int) int {
+	s.ready()
+	return s.hh.trim(n, &s.cm)
+}
+
 // Floor returns an upper bound on the weight of any key that Top does not
 // return (with n ≥ Config.Counters): the heavy hitters' smallest counter
-// once every counter is in use, 0 before (every key is then tracked).
+// once every counter is in use, 0 before (every key is then tracked), and
+// never less than the largest upper bound a Trim dropped.
 func (s *Summary) Floor() uint64 {
 	if s.hll == nil {
 		return 0

@@ -42,12 +42,11 @@ var lambdaEnvironment = []string{
 }
 
 // pendingLambdaEnvironment lists variables the template sets (and this
-// test's list has) before the Lambda's sources read them: HOTKEYS_INDEXES
-// (auto, on or off, as the CLI's --indexes), which the Lambda gains on
-// another branch. The test fails once the sources read a pending name, so
-// that the exception is removed the moment it is no longer needed, and it
-// never excuses a name the template does not set.
-var pendingLambdaEnvironment = []string{"HOTKEYS_INDEXES"}
+// test's list has) before the Lambda's sources read them: none now. The
+// test fails once the sources read a pending name, so that the exception is
+// removed the moment it is no longer needed, and it never excuses a name
+// the template does not set.
+var pendingLambdaEnvironment []string
 
 var envName = regexp.MustCompile(`^HOTKEYS_[A-Z0-9_]+$`)
 

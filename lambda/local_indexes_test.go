@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/streams"
+)
+
+// TestIndexesOnDynamoDBLocal is the GSI hot key of the daily-bucket fix,
+// end to end through the built bootstrap: the table's key is
+// OPS_LOG#<date>, spread over three days, while every log line's GSI1PK is
+// "OPS_LOG". The records are DynamoDB Local's real stream, the function
+// asks DynamoDB Local's DescribeTable for the index, and its findings log
+// must name GSI1 and OPS_LOG, and its EMF metrics carry IndexName=GSI1,
+// with exactly the WCU DynamoDB Local charged the index
+// (ReturnConsumedCapacity=INDEXES). With HOTKEYS_INDEXES=off
+// there is no index window, and no DescribeTable is needed.
+//
+// This file is named to run after leak_test.go (go test runs files in name
+// order). DynamoDB Local 1.11.478 can give a new table's stream records
+// sequence numbers already taken ("UNIQUE constraint failed:
+// us.SequenceNumber" in its log, InternalFailure on every PutItem), as
+// after two tables written with streams, then the client-demo, then a
+// third: TestLambdaPathOnDynamoDBLocal, again, TestNoRawKeyOrSecretInAnyOutput,
+// and TestLambdaPathOnDynamoDBLocal once more reproduce it on one
+// DynamoDB Local without this test. Run before the client-demo, this
+// test's table made that order happen under -count=3.
+func TestIndexesOnDynamoDBLocal(t *testing.T) {
+	ddb, dds := dynamodblocal.Clients(t)
+	endpoint := dynamodblocal.Endpoint(t)
+	table, streamARN := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{
+		Prefix: "OpsLog", HashKey: "PK", RangeKey: "SK",
+		Indexes: []types.GlobalSecondaryIndex{{
+			IndexName:  aws.String("GSI1"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("GSI1PK"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+		}},
+		IndexAttributes: []types.AttributeDefinition{{AttributeName: aws.String("GSI1PK"), AttributeType: types.ScalarAttributeTypeS}},
+	})
+	var items []map[string]types.AttributeValue
+	for i := range 180 {
+		item := dynamodblocal.Item(fmt.Sprintf("OPS_LOG#2026-11-%02d", 20+i%3), fmt.Sprintf("LINE#%d", i), 100)
+		item["GSI1PK"] = &types.AttributeValueMemberS{Value: "OPS_LOG"}
+		items = append(items, item)
+	}
+	for i := range 40 { // in no index
+		items = append(items, dynamodblocal.Item(fmt.Sprintf("USER#%d", i), "PROFILE", 100))
+	}
+	gsiCharged := putIndexesCharged(t, ddb, table, items)
+	if gsiCharged < 180 {
+		t.Fatalf("DynamoDB Local charged GSI1 %d WCU for 180 entries", gsiCharged)
+	}
+
+	// DynamoDB Local's stream, as tumbling-window batches of 50.
+	var pages [][]byte
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cfg := streams.DefaultConfig()
+	cfg.StreamARN, cfg.From, cfg.Limit = streamARN, streams.TrimHorizon, 50
+	reader, err := streams.NewReader(dds, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	err = reader.Run(ctx, streams.Handler{Batch: func(_ string, payload []byte) error {
+		pages = append(pages, bytes.Clone(payload))
+		if seen += strings.Count(string(payload), `"eventID"`); seen >= len(items) {
+			cancel()
+		}
+		return nil
+	}})
+	if err != nil || seen != len(items) {
+		t.Fatalf("read %d of %d records from the stream (err %v)", seen, len(items), err)
+	}
+	// One instant for every record (DynamoDB Local rounds times to the
+	// minute, and a minute boundary would split the window); recent, so
+	// that CloudWatch's time range is no concern.
+	at := time.Now().UTC().Truncate(time.Hour).Add(-time.Hour + 30*time.Second)
+	start := at.Truncate(15 * time.Minute)
+	var records [][]byte
+	for _, p := range pages {
+		p = creationTimeRE.ReplaceAll(p, fmt.Appendf(nil, `"ApproximateCreationDateTime":%d`, at.Unix()))
+		records = append(records, recordsOf(t, p))
+	}
+
+	for _, mode := range []string{"auto", "off"} {
+		t.Run(mode, func(t *testing.T) {
+			f := startFunction(t, map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": endpoint, "HOTKEYS_INDEXES": mode,
+				"HOTKEYS_PARTITION_KEY": "PK", "HOTKEYS_METRICS": "emf", "HOTKEYS_WINDOW": "900"})
+			state := map[string]string{}
+			for i, recs := range records {
+				ev := map[string]any{
+					"Records": json.RawMessage(recs), "shardId": "shardId-1", "eventSourceARN": streamARN,
+					"window": map[string]string{"start": start.Format(time.RFC3339), "end": start.Add(15 * time.Minute).Format(time.RFC3339)},
+					"state":  state, "isFinalInvokeForWindow": i == len(records)-1, "isWindowTerminatedEarly": false,
+				}
+				payload, _ := json.Marshal(ev)
+				state = tumblingResponse(t, f.invoke(t, payload))
+				if _, ok := state[stateIndex+"0"]; ok != (mode == "auto" && i < len(records)-1) {
+					t.Fatalf("batch %d: index window in the state: %v", i, ok)
+				}
+			}
+			lines := f.lines(t)
+			var gsi []logLine
+			for _, l := range findings(lines) {
+				if l.str("index") != "" {
+					gsi = append(gsi, l)
+				}
+			}
+			// The index's metrics: EMF lines with an IndexName dimension.
+			var indexWCU, opsLogWCU float64
+			indexLines := 0
+			for _, l := range emfLines(lines) {
+				if l.str("IndexName") == "" {
+					continue
+				}
+				indexLines++
+				if l.str("IndexName") != "GSI1" || l.str("TableName") != table {
+					t.Errorf("EMF line for index %q of table %q", l.str("IndexName"), l.str("TableName"))
+				}
+				if v, ok := l["WriteCapacityUnits"].(float64); ok {
+					indexWCU += v
+				}
+				if l.str("PartitionKey") == "OPS_LOG" {
+					opsLogWCU += l.num("KeyWriteCapacityUnits")
+				}
+			}
+			if mode == "off" {
+				if len(gsi) != 0 || indexLines != 0 {
+					t.Errorf("HOTKEYS_INDEXES=off, yet %d index findings and %d index EMF lines", len(gsi), indexLines)
+				}
+				return
+			}
+			if indexWCU != float64(gsiCharged) || opsLogWCU != float64(gsiCharged) {
+				t.Errorf("EMF: GSI1's WriteCapacityUnits %v and OPS_LOG's KeyWriteCapacityUnits %v; DynamoDB Local charged the index %d",
+					indexWCU, opsLogWCU, gsiCharged)
+			}
+			if len(gsi) != 1 {
+				t.Fatalf("%d index findings, want 1 (GSI1's OPS_LOG): %v", len(gsi), gsi)
+			}
+			l := gsi[0]
+			if l.str("table") != table || l.str("index") != "GSI1" || l.str("key") != "OPS_LOG" || l.str("pattern") != "constant_key" ||
+				l.num("wcu") != float64(gsiCharged) || l.num("wcu_lower") != float64(gsiCharged) || l.num("wcu_upper") != float64(gsiCharged) {
+				t.Errorf("index finding %v; want table %s, index GSI1, key OPS_LOG, pattern constant_key, %d WCU exactly as DynamoDB Local charged",
+					l, table, gsiCharged)
+			}
+			analysed := false
+			for _, l := range lines {
+				analysed = analysed || (l.str("msg") == "global secondary indexes analysed" && fmt.Sprint(l["indexes"]) == "[GSI1]")
+			}
+			if !analysed {
+				t.Error("no log line names the indexes DescribeTable gave")
+			}
+		})
+	}
+}
+
+// putIndexesCharged writes items with ReturnConsumedCapacity=INDEXES and
+// returns what DynamoDB Local charged the global secondary indexes.
+func putIndexesCharged(t *testing.T, ddb *dynamodb.Client, table string, items []map[string]types.AttributeValue) uint64 {
+	t.Helper()
+	var mu sync.Mutex
+	var total float64
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 1)
+	for _, item := range items {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			out, err := ddb.PutItem(context.Background(), &dynamodb.PutItemInput{
+				TableName: aws.String(table), Item: item, ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
+			})
+			if err != nil {
+				t.Errorf("PutItem: %v", err)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, c := range out.ConsumedCapacity.GlobalSecondaryIndexes {
+				total += aws.ToFloat64(c.CapacityUnits)
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	return uint64(total)
+}
