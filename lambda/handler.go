@@ -65,10 +65,10 @@ type handler struct {
 }
 
 // newHandler returns the function. Index windows get the state's smaller
-// sketches (indexSketch) unless cfg sizes them.
+// sketches (detector.DefaultIndexSketch) unless cfg sizes them.
 func newHandler(cfg detector.Config, partitionKey string, mode indexMode, schemas schemaLookup, pub publisher, log *slog.Logger, now func() time.Time) (*handler, error) {
 	if cfg.IndexSketch == (sketch.Config{}) {
-		cfg.IndexSketch = indexSketch
+		cfg.IndexSketch = detector.DefaultIndexSketch()
 	}
 	dec, err := record.NewDecoder(record.Config{PartitionKey: partitionKey})
 	if err != nil {

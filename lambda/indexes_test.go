@@ -259,7 +259,7 @@ func TestStateWorstCase(t *testing.T) {
 			img := fmt.Sprintf(`"PK":{"S":%q}`, pk)
 			size := 2 + len(pk)
 			for _, d := range defs {
-				v := long(d.Name, skewed(4*indexSketch.Counters))
+				v := long(d.Name, skewed(4*detector.DefaultIndexSketch().Counters))
 				img += fmt.Sprintf(`,%q:{"S":%q}`, d.PartitionKey, v)
 				size += len(d.PartitionKey) + len(v)
 				// KEYS_ONLY: the entry is the table's key and the index's.

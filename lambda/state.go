@@ -19,7 +19,7 @@ import (
 // bytes, plus at most about 650 bytes of names, counts and the shard's
 // load. Without keys, the worst case (255-byte names, every cell a 10-byte
 // varint) is 57.9 KB for the table (sketch.DefaultConfig: 16,392 + 40,960
-// + ~500) and 27.3 KB per index (indexSketch: 16,392 + 10,240 + ~650):
+// + ~500) and 27.3 KB per index (detector.DefaultIndexSketch: 16,392 + 10,240 + ~650):
 // 603 KB for the table and 20 indexes, about 805 KB as base64 with the key
 // names, under stateBudget. With cells under 2^28 (4-byte varints) it is
 // about 610 KB, leaving the keys at least 290 KB. The keys take what is left, and
@@ -27,13 +27,6 @@ import (
 // fit: with keys of ordinary length (under about 200 bytes) it never needs
 // to; with 2,048-byte keys it does (TestStateWorstCase).
 const stateBudget = 900_000 // bytes of state keys and values, as Lambda counts them, of its 1 MB
-
-// indexSketch sizes an index's windows in the Lambda: 64 heavy-hitter
-// counters (no key over 1/64 of the index's WCU is missed, and every
-// listed key's bounds are at most that far apart), and a 256 × 4
-// count-min (e/256 ≈ 1.1 % of the index's WCU with probability
-// 1 - e^-4 ≈ 98 %).
-var indexSketch = sketch.Config{Counters: 64, Width: 256, Depth: 4}
 
 // stateOf writes the windows into state, trimmed to fit stateBudget.
 func stateOf(state map[string]string, table *detector.Window, indexes []*detector.Window, lastSeq []byte) error {
