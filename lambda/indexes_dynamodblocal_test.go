@@ -27,16 +27,6 @@ import (
 // with exactly the WCU DynamoDB Local charged the index
 // (ReturnConsumedCapacity=INDEXES). With HOTKEYS_INDEXES=off
 // there is no index window, and no DescribeTable is needed.
-//
-// This file is named to run after leak_test.go (go test runs files in name
-// order). DynamoDB Local 1.11.478 can give a new table's stream records
-// sequence numbers already taken ("UNIQUE constraint failed:
-// us.SequenceNumber" in its log, InternalFailure on every PutItem), as
-// after two tables written with streams, then the client-demo, then a
-// third: TestLambdaPathOnDynamoDBLocal, again, TestNoRawKeyOrSecretInAnyOutput,
-// and TestLambdaPathOnDynamoDBLocal once more reproduce it on one
-// DynamoDB Local without this test. Run before the client-demo, this
-// test's table made that order happen under -count=3.
 func TestIndexesOnDynamoDBLocal(t *testing.T) {
 	ddb, dds := dynamodblocal.Clients(t)
 	endpoint := dynamodblocal.Endpoint(t)
