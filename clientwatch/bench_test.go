@@ -98,20 +98,21 @@ func (wl workload) order() ([]int, []string) {
 	return order, keys
 }
 
-// meter reads the process's CPU time and its count of heap allocations
-// (all goroutines, the test server's included: the same on both sides of
-// a comparison, so their difference is the middleware's). It counts with
-// runtime.ReadMemStats, as testing's allocs/op does, because that flushes
-// every P's cached counts; runtime/metrics' count lags by whatever the
-// per-P caches hold, which turned a steady 4 allocations per call into
-// anything from 1 to 9 over a block of 64 calls.
-type meter struct{ ms runtime.MemStats }
-
-func newMeter() *meter { return &meter{} }
-
-func (m *meter) read() (cpu time.Duration, allocs uint64) {
-	runtime.ReadMemStats(&m.ms)
-	return cpuTime(), m.ms.Mallocs
+// allocsPerCall counts the heap allocations of calls calls of run, with
+// runtime.ReadMemStats, as testing's allocs/op does: it flushes every P's
+// cached counts (runtime/metrics' count lags by what those caches hold,
+// which turned a steady 4 allocations per call into anything from 1 to 9
+// over a block of 64 calls). It stops the world, so the benchmarks count
+// allocations in a pass of their own, after the timed one, never inside
+// a block whose CPU time they measure.
+func allocsPerCall(calls int, run func(j int)) float64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for j := range calls {
+		run(j)
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.Mallocs-before.Mallocs) / float64(calls)
 }
 
 // BenchmarkOverhead is the overhead budget's measure: what the middleware
@@ -172,22 +173,23 @@ func benchmarkOverhead(b *testing.B, wl workload, transport string) {
 	}
 	const block = 64
 	var cpu [sides]time.Duration
-	var allocs [sides]uint64
-	m := newMeter()
 	b.ReportAllocs()
 	b.ResetTimer()
 	n := 0
 	for b.Loop() {
 		for side, c := range clients {
-			c0, a0 := m.read()
+			c0 := cpuTime()
 			for j := range block {
 				call(c, n+j)
 			}
-			c1, a1 := m.read()
-			cpu[side] += c1 - c0
-			allocs[side] += a1 - a0
+			cpu[side] += cpuTime() - c0
 		}
 		n += block
+	}
+	b.StopTimer()
+	var allocs [sides]float64
+	for side, c := range clients {
+		allocs[side] = allocsPerCall(4096, func(j int) { call(c, n+j) })
 	}
 	reportSides(b, n, cpu, allocs)
 }
@@ -212,15 +214,15 @@ func noopMiddleware(s *middleware.Stack) error {
 // plain side, what the detector adds to it, what a no-op middleware adds
 // to it (the SDK's floor for any middleware), and what the detector adds
 // beyond that floor.
-func reportSides(b *testing.B, calls int, cpu [sides]time.Duration, allocs [sides]uint64) {
+func reportSides(b *testing.B, calls int, cpu [sides]time.Duration, allocs [sides]float64) {
 	n := float64(calls)
 	perCall := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / n }
-	perCallN := func(a, b uint64) float64 { return (float64(a) - float64(b)) / n }
+	perCallN := func(a, b float64) float64 { return a - b }
 	b.ReportMetric(perCall(cpu[plainSide]), "plain-cpu-ns/op")
 	b.ReportMetric(perCall(cpu[watchedSide]-cpu[plainSide]), "added-cpu-ns/op")
 	b.ReportMetric(perCall(cpu[noopSide]-cpu[plainSide]), "noop-added-cpu-ns/op")
 	b.ReportMetric(perCall(cpu[watchedSide]-cpu[noopSide]), "beyond-noop-cpu-ns/op")
-	b.ReportMetric(float64(allocs[plainSide])/n, "plain-allocs/op")
+	b.ReportMetric(allocs[plainSide], "plain-allocs/op")
 	b.ReportMetric(perCallN(allocs[watchedSide], allocs[plainSide]), "added-allocs/op")
 	b.ReportMetric(perCallN(allocs[noopSide], allocs[plainSide]), "noop-added-allocs/op")
 	b.ReportMetric(perCallN(allocs[watchedSide], allocs[noopSide]), "beyond-noop-allocs/op")
@@ -228,11 +230,11 @@ func reportSides(b *testing.B, calls int, cpu [sides]time.Duration, allocs [side
 
 // reportPair reports per call the CPU time and allocations of a plain
 // side (0) and what the measured side (1) adds to it.
-func reportPair(b *testing.B, calls int, cpu [2]time.Duration, allocs [2]uint64) {
+func reportPair(b *testing.B, calls int, cpu [2]time.Duration, allocs [2]float64) {
 	n := float64(calls)
 	b.ReportMetric(float64(cpu[0].Nanoseconds())/n, "plain-cpu-ns/op")
 	b.ReportMetric(float64((cpu[1]-cpu[0]).Nanoseconds())/n, "added-cpu-ns/op")
-	b.ReportMetric((float64(allocs[1])-float64(allocs[0]))/n, "added-allocs/op")
+	b.ReportMetric(allocs[1]-allocs[0], "added-allocs/op")
 }
 
 // reportCPU reports the process's CPU time per op: on a shared machine
@@ -284,22 +286,23 @@ func BenchmarkMiddleware(b *testing.B) {
 			}
 			const block = 1024
 			var cpu [2]time.Duration
-			var allocs [2]uint64
-			m := newMeter()
 			b.ReportAllocs()
 			b.ResetTimer()
 			n := 0
 			for b.Loop() {
 				for side := range 2 {
-					c0, a0 := m.read()
+					c0 := cpuTime()
 					for j := range block {
 						call(side == 1, n+j)
 					}
-					c1, a1 := m.read()
-					cpu[side] += c1 - c0
-					allocs[side] += a1 - a0
+					cpu[side] += cpuTime() - c0
 				}
 				n += block
+			}
+			b.StopTimer()
+			var allocs [2]float64
+			for side := range 2 {
+				allocs[side] = allocsPerCall(4096, func(j int) { call(side == 1, n+j) })
 			}
 			if out.ConsumedCapacity != nil {
 				b.Fatal("ConsumedCapacity left in the output")
