@@ -37,8 +37,15 @@ type latencySlot struct {
 	buckets [latencyBuckets]uint32
 }
 
+// latencyTable holds the slots, with each slot's hash and sample count
+// also kept packed in arrays of their own: finding a key, or the lightest
+// slot for a new one, then reads 512 bytes instead of striding through 64
+// slots of 424, which matters over many one-off keys, where every call
+// misses.
 type latencyTable struct {
-	slots []latencySlot
+	slots   []latencySlot
+	hashes  [latencySlots]uint64 // slots[i].hash
+	samples [latencySlots]uint64 // slots[i].samples
 }
 
 // latencyBucket maps a duration to its bucket: the position of its top bit
@@ -66,39 +73,45 @@ func latencyUpper(b int) time.Duration {
 }
 
 func (t *latencyTable) add(key []byte, h uint64, d time.Duration) {
-	var s *latencySlot
-	for i := range t.slots {
-		if t.slots[i].hash == h && string(t.slots[i].key) == string(key) {
-			s = &t.slots[i]
-			break
-		}
-	}
-	if s == nil {
+	i := t.find(key, h)
+	if i < 0 {
 		if len(t.slots) < latencySlots {
+			i = len(t.slots)
 			t.slots = append(t.slots, latencySlot{})
-			s = &t.slots[len(t.slots)-1]
 		} else {
-			s = &t.slots[0]
-			for i := range t.slots {
-				if t.slots[i].samples < s.samples {
-					s = &t.slots[i]
+			i = 0
+			for j, n := range t.samples {
+				if n < t.samples[i] {
+					i = j
 				}
 			}
-			s.samples, s.buckets = 0, [latencyBuckets]uint32{}
+			t.slots[i].samples, t.slots[i].buckets = 0, [latencyBuckets]uint32{}
 		}
+		s := &t.slots[i]
 		s.hash, s.key = h, append(s.key[:0], key...)
+		t.hashes[i] = h
 	}
+	s := &t.slots[i]
 	s.samples++
+	t.samples[i] = s.samples
 	if b := &s.buckets[latencyBucket(d)]; *b < ^uint32(0) {
 		*b++
 	}
 }
 
-func (t *latencyTable) lookup(key []byte, h uint64) *latencySlot {
-	for i := range t.slots {
-		if t.slots[i].hash == h && string(t.slots[i].key) == string(key) {
-			return &t.slots[i]
+// find returns the index of key's slot, or -1.
+func (t *latencyTable) find(key []byte, h uint64) int {
+	for i, sh := range t.hashes[:len(t.slots)] {
+		if sh == h && string(t.slots[i].key) == string(key) {
+			return i
 		}
+	}
+	return -1
+}
+
+func (t *latencyTable) lookup(key []byte, h uint64) *latencySlot {
+	if i := t.find(key, h); i >= 0 {
+		return &t.slots[i]
 	}
 	return nil
 }
