@@ -51,14 +51,14 @@ type Config struct {
 
 	Sketch sketch.Config
 	// IndexSketch sizes the windows of global secondary indexes; zero means
-	// Sketch. DefaultConfig makes them smaller (DefaultIndexSketch).
+	// DefaultIndexSketch.
 	IndexSketch sketch.Config
 }
 
 // IndexSketchConfig returns the sketch configuration of index windows.
 func (c Config) IndexSketchConfig() sketch.Config {
 	if c.IndexSketch == (sketch.Config{}) {
-		return c.Sketch
+		return DefaultIndexSketch()
 	}
 	return c.IndexSketch
 }

@@ -64,12 +64,8 @@ type handler struct {
 	indexes *indexSource
 }
 
-// newHandler returns the function. Index windows get the state's smaller
-// sketches (detector.DefaultIndexSketch) unless cfg sizes them.
+// newHandler returns the function.
 func newHandler(cfg detector.Config, partitionKey string, mode indexMode, schemas schemaLookup, pub publisher, log *slog.Logger, now func() time.Time) (*handler, error) {
-	if cfg.IndexSketch == (sketch.Config{}) {
-		cfg.IndexSketch = detector.DefaultIndexSketch()
-	}
 	dec, err := record.NewDecoder(record.Config{PartitionKey: partitionKey})
 	if err != nil {
 		return nil, err
