@@ -63,33 +63,17 @@ func (c *CountMin) column(i int, a, b uint32) int {
 
 // Add adds weight to the key with the given hash and returns the key's new
 // estimate. The estimate saturates at 2^64-1 rather than wrap.
-func (c *CountMin) Add(hash, weight uint64) uint64 {
-	a, b := uint32(hash), uint32(hash>>32)
-	if c.depth == 4 {
-		return c.add4(a, b, weight)
-	}
-	// Two passes over the rows, the columns computed again in the second
-	// (a multiply) rather than kept in arrays: rows are disjoint, so no
-	// cell is read after another row's update, and the second pass finds
-	// each cell as the first read it.
-	est := uint64(math.MaxUint64)
-	for i := range c.depth {
-		est = min(est, c.cells[c.column(i, a, b)])
-	}
-	next := satAdd(est, weight)
-	for i := range c.depth {
-		j := c.column(i, a, b)
-		c.cells[j] = max(c.cells[j], next)
-	}
-	return next
-}
-
-// add4 is Add for the depth every Config in use has (DefaultConfig and the
-// detector's index sketches): the four cells loaded at once, so that their
-// cache misses overlap, and raised with max rather than a branch, which a
-// conservative update mispredicts often (which rows hold the minimum
+//
+// The depth every Config in use has (DefaultConfig and the detector's index
+// sketches), 4, is written out: the four cells are loaded at once, so that
+// their cache misses overlap, and raised with max rather than a branch,
+// which conservative update mispredicts often (which rows hold the minimum
 // varies from key to key).
-func (c *CountMin) add4(a, b uint32, weight uint64) uint64 {
+func (c *CountMin) Add(hash, weight uint64) uint64 {
+	if c.depth != 4 {
+		return c.addRows(hash, weight)
+	}
+	a, b := uint32(hash), uint32(hash>>32)
 	w := uint64(c.width)
 	cells := c.cells[:4*c.width]
 	j0 := int((uint64(a) * w) >> 32)
@@ -99,6 +83,24 @@ func (c *CountMin) add4(a, b uint32, weight uint64) uint64 {
 	v0, v1, v2, v3 := cells[j0], cells[j1], cells[j2], cells[j3]
 	next := satAdd(min(v0, v1, v2, v3), weight)
 	cells[j0], cells[j1], cells[j2], cells[j3] = max(v0, next), max(v1, next), max(v2, next), max(v3, next)
+	return next
+}
+
+// addRows is Add for any depth. Two passes over the rows, the columns
+// computed again in the second (a multiply) rather than kept in arrays:
+// rows are disjoint, so no cell is read after another row's update, and
+// the second pass finds each cell as the first read it.
+func (c *CountMin) addRows(hash, weight uint64) uint64 {
+	a, b := uint32(hash), uint32(hash>>32)
+	est := uint64(math.MaxUint64)
+	for i := range c.depth {
+		est = min(est, c.cells[c.column(i, a, b)])
+	}
+	next := satAdd(est, weight)
+	for i := range c.depth {
+		j := c.column(i, a, b)
+		c.cells[j] = max(c.cells[j], next)
+	}
 	return next
 }
 
