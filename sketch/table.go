@@ -13,12 +13,13 @@ func (h *HeavyHitters) find(hash uint64, key []byte) int {
 	if len(h.index) == 0 {
 		return -1
 	}
+	tag := uint32(hash)
 	for p := hash & h.mask; ; p = (p + 1) & h.mask {
 		b := h.index[p]
 		if b.slot == 0 {
 			return -1
 		}
-		if b.hash == hash && bytes.Equal(h.slots[b.slot-1].key, key) {
+		if b.tag == tag && bytes.Equal(h.slots[b.slot-1].key, key) {
 			return int(b.slot - 1)
 		}
 	}
@@ -29,7 +30,7 @@ func (h *HeavyHitters) insertIndex(hash uint64, slot int) {
 	for h.index[p].slot != 0 {
 		p = (p + 1) & h.mask
 	}
-	h.index[p] = bucket{hash: hash, slot: int32(slot + 1)}
+	h.index[p] = bucket{tag: uint32(hash), slot: int32(slot + 1)}
 }
 
 // removeIndex deletes slot's bucket by backward shift, so that lookups
@@ -46,7 +47,7 @@ func (h *HeavyHitters) removeIndex(hash uint64, slot int) {
 		if b.slot == 0 {
 			break
 		}
-		home := b.hash & h.mask
+		home := uint64(b.tag) & h.mask
 		if i <= j {
 			if i < home && home <= j {
 				continue
