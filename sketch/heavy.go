@@ -69,21 +69,36 @@ type HeavyHitters struct {
 	// then raised by each): an untracked key weighs at most Floor(), which
 	// is never below floor, and a key that takes a counter starts from it.
 	floor uint64
+	// extKey is each counter's buffer for a key longer than slotKey: an
+	// inlineKey-byte part of one arena, grown (and kept) for a longer key.
+	extKey [][]byte
 }
 
 // slot is one counter's key and everything known about it but its count,
 // which lives in the heap so that sifting compares without indirection.
+//
+// It is 128 bytes, laid out for the Add of a tracked key, which reads its
+// first 61 bytes (the key's header, hash, tick state, pos) and its key,
+// held from byte 80 when it fits in buf: a short key is then found and
+// counted in two cache lines (Go starts the array at most 8 bytes past a
+// line), where the key in an arena of its own cost a third.
 type slot struct {
-	key        []byte
+	key        []byte // points into buf, or for a longer key into extKey
 	hash       uint64
-	err        uint64 // count - err ≤ true weight
 	lastTick   int64
 	tickWeight uint64 // weight counted in lastTick
 	peak       uint64
-	item       uint64
-	many       bool
 	pos        int32 // position in heap
+	many       bool
+	err        uint64 // count - err ≤ true weight
+	item       uint64
+	// buf holds the key if it fits, zeros after it; all zeros if not. It
+	// holds nothing else, so that two slots with equal contents are equal.
+	buf [slotKey]byte
 }
+
+// slotKey is how long a key can be and still be held in its slot.
+const slotKey = 48
 
 type node struct {
 	count uint64 // ≥ true weight of the slot's key
@@ -100,8 +115,8 @@ type bucket struct {
 	slot int32 // slot index + 1; 0 marks an empty bucket
 }
 
-// inlineKey is the key buffer every counter starts with: keys up to this
-// long never allocate.
+// inlineKey is how long a key can be without allocating: each counter has
+// a buffer this long (in an arena) for a key too long for its slot.
 const inlineKey = 64
 
 // NewHeavyHitters returns an empty table of k counters, 1 ≤ k ≤ MaxCounters.
@@ -120,8 +135,10 @@ func (h *HeavyHitters) init(k int) error {
 	}
 	arena := make([]byte, k*inlineKey)
 	h.slots = make([]slot, k)
+	h.extKey = make([][]byte, k)
 	for i := range h.slots {
-		h.slots[i].key = arena[i*inlineKey : i*inlineKey : (i+1)*inlineKey]
+		h.slots[i].key = h.slots[i].buf[:0:0]
+		h.extKey[i] = arena[i*inlineKey : i*inlineKey : (i+1)*inlineKey]
 	}
 	h.heap = make([]node, 0, k)
 	// Load at most 1/4: a probe run then averages under 1.4 buckets, hit
@@ -199,7 +216,7 @@ func (h *HeavyHitters) add(key []byte, hash, weight uint64, tick int64, item, bo
 		if bound <= h.floor {
 			return false
 		}
-		h.slots[n].take(key, hash, h.floor, weight, tick, item)
+		h.take(n, key, hash, h.floor, weight, tick, item)
 		h.heap = append(h.heap, node{count: satAdd(h.floor, weight), slot: int32(n)})
 		h.slots[n].pos = int32(n)
 		h.siftUp(n)
@@ -211,23 +228,39 @@ func (h *HeavyHitters) add(key []byte, hash, weight uint64, tick int64, item, bo
 	if bound <= base {
 		return false
 	}
-	sl := &h.slots[root.slot]
-	h.removeIndex(sl.hash, int(root.slot))
-	sl.take(key, hash, base, weight, tick, item)
+	h.removeIndex(h.slots[root.slot].hash, int(root.slot))
+	h.take(int(root.slot), key, hash, base, weight, tick, item)
 	h.insertIndex(hash, int(root.slot))
 	h.heap[0].count = satAdd(base, weight)
 	h.siftDown(0)
 	return false
 }
 
-// take gives the slot to key, whose possible overcount is floor; the tick
+// take gives slot i to key, whose possible overcount is floor; the tick
 // and item state restart with it.
-func (sl *slot) take(key []byte, hash, floor, weight uint64, tick int64, item uint64) {
-	sl.key = append(sl.key[:0], key...)
+func (h *HeavyHitters) take(i int, key []byte, hash, floor, weight uint64, tick int64, item uint64) {
+	h.setKey(i, key)
+	sl := &h.slots[i]
 	sl.hash = hash
 	sl.err = floor
 	sl.lastTick, sl.tickWeight, sl.peak = tick, weight, weight
 	sl.item, sl.many = item, false
+}
+
+// setKey copies key into slot i: into the slot itself if it fits, else
+// into the counter's buffer in extKey, which keeps its growth for the next
+// long key.
+func (h *HeavyHitters) setKey(i int, key []byte) {
+	sl := &h.slots[i]
+	if len(key) <= len(sl.buf) {
+		n := copy(sl.buf[:], key)
+		clear(sl.buf[n:])
+		sl.key = sl.buf[:n:n]
+		return
+	}
+	clear(sl.buf[:])
+	h.extKey[i] = append(h.extKey[i][:0], key...)
+	sl.key = h.extKey[i]
 }
 
 // observe follows the key's weight per tick. Records may come out of order

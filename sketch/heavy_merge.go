@@ -178,8 +178,8 @@ func (c *candidate) combine(o *slot, count uint64) {
 // the caller keeps the heap order.
 func (h *HeavyHitters) push(c *candidate) {
 	n := len(h.heap)
+	h.setKey(n, c.key)
 	sl := &h.slots[n]
-	sl.key = append(sl.key[:0], c.key...)
 	sl.hash, sl.err = c.hash, c.err
 	sl.lastTick, sl.tickWeight, sl.peak = c.lastTick, c.tickWeight, c.peak
 	sl.item, sl.many = c.item, c.many

@@ -1,8 +1,10 @@
 package sketch
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
+	"unsafe"
 )
 
 // TestIndexTagCollision: the index keeps only the low 32 bits of a key's
@@ -41,5 +43,62 @@ func TestIndexTagCollision(t *testing.T) {
 	}
 	if err := h.invariants(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestSlotLayout: a slot is 128 bytes, the fields an Add of a tracked key
+// touches in its first 64, the key (up to slotKey bytes) in the rest; see
+// slot.
+func TestSlotLayout(t *testing.T) {
+	var sl slot
+	if size := unsafe.Sizeof(sl); size != 128 {
+		t.Errorf("slot is %d bytes, want 128", size)
+	}
+	for name, end := range map[string]uintptr{
+		"key":        unsafe.Offsetof(sl.key) + unsafe.Sizeof(sl.key),
+		"hash":       unsafe.Offsetof(sl.hash) + unsafe.Sizeof(sl.hash),
+		"lastTick":   unsafe.Offsetof(sl.lastTick) + unsafe.Sizeof(sl.lastTick),
+		"tickWeight": unsafe.Offsetof(sl.tickWeight) + unsafe.Sizeof(sl.tickWeight),
+		"peak":       unsafe.Offsetof(sl.peak) + unsafe.Sizeof(sl.peak),
+		"pos":        unsafe.Offsetof(sl.pos) + unsafe.Sizeof(sl.pos),
+	} {
+		if end > 64 {
+			t.Errorf("slot.%s ends at byte %d, past the first cache line", name, end)
+		}
+	}
+	if off := unsafe.Offsetof(sl.buf); off < 64 || off+slotKey > 128 {
+		t.Errorf("slot.buf at %d, want within bytes 64-127", off)
+	}
+}
+
+// TestSlotKeys: a key that fits is held in its slot, a longer one in the
+// counter's own buffer, which keeps what it grew to; either way the slot's
+// buf holds the key and zeros, or zeros, so that equal contents compare
+// equal whatever keys the slot held before.
+func TestSlotKeys(t *testing.T) {
+	h, _ := NewHeavyHitters(1)
+	long := bytes.Repeat([]byte("L"), 100)
+	for _, key := range [][]byte{
+		bytes.Repeat([]byte("a"), slotKey), []byte("b"), long, bytes.Repeat([]byte("c"), slotKey+1), []byte(""), long[:70],
+	} {
+		h.setKey(0, key)
+		sl := &h.slots[0]
+		if !bytes.Equal(sl.key, key) {
+			t.Fatalf("setKey(%q): key %q", key, sl.key)
+		}
+		var want [slotKey]byte
+		inSlot := len(key) <= slotKey
+		if inSlot {
+			copy(want[:], key)
+		}
+		if sl.buf != want {
+			t.Errorf("setKey(%q): buf %q, want %q", key, sl.buf, want)
+		}
+		if at := unsafe.SliceData(sl.key) == &sl.buf[0]; len(key) > 0 && at != inSlot {
+			t.Errorf("setKey(%q): key in the slot = %v, want %v", key, at, inSlot)
+		}
+	}
+	if cap(h.extKey[0]) < len(long) {
+		t.Errorf("the counter's buffer shrank to %d bytes after a %d-byte key", cap(h.extKey[0]), len(long))
 	}
 }
