@@ -56,7 +56,9 @@ type Entry struct {
 // the table.
 //
 // Add makes no allocation once every counter's key buffer has held a key as
-// long as the current one (keys up to 64 bytes never allocate): keys are
+// long as the current one: a key up to 48 bytes is held in its counter, and
+// the first longer key gives every counter a 64-byte buffer at once (so
+// that a table of short keys, most of them, never allocates those): keys are
 // found through an open-addressing index on their hash, and the smallest
 // counter through a binary min-heap, so an update costs O(1) expected plus
 // O(log k) to restore the heap. HeavyHitters is not safe for concurrent use.
@@ -70,7 +72,8 @@ type HeavyHitters struct {
 	// is never below floor, and a key that takes a counter starts from it.
 	floor uint64
 	// extKey is each counter's buffer for a key longer than slotKey: an
-	// inlineKey-byte part of one arena, grown (and kept) for a longer key.
+	// inlineKey-byte part of one arena, grown (and kept) for a longer key;
+	// nil until the first such key.
 	extKey [][]byte
 }
 
@@ -115,8 +118,9 @@ type bucket struct {
 	slot int32 // slot index + 1; 0 marks an empty bucket
 }
 
-// inlineKey is how long a key can be without allocating: each counter has
-// a buffer this long (in an arena) for a key too long for its slot.
+// inlineKey is how long a key can be without allocating once a key longer
+// than slotKey has come: each counter then has a buffer this long (in one
+// arena) for a key too long for its slot.
 const inlineKey = 64
 
 // NewHeavyHitters returns an empty table of k counters, 1 ≤ k ≤ MaxCounters.
@@ -133,12 +137,9 @@ func (h *HeavyHitters) init(k int) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	arena := make([]byte, k*inlineKey)
 	h.slots = make([]slot, k)
-	h.extKey = make([][]byte, k)
 	for i := range h.slots {
 		h.slots[i].key = h.slots[i].buf[:0:0]
-		h.extKey[i] = arena[i*inlineKey : i*inlineKey : (i+1)*inlineKey]
 	}
 	h.heap = make([]node, 0, k)
 	// Load at most 1/4: a probe run then averages under 1.4 buckets, hit
@@ -259,6 +260,13 @@ func (h *HeavyHitters) setKey(i int, key []byte) {
 		return
 	}
 	clear(sl.buf[:])
+	if h.extKey == nil {
+		arena := make([]byte, len(h.slots)*inlineKey)
+		h.extKey = make([][]byte, len(h.slots))
+		for j := range h.extKey {
+			h.extKey[j] = arena[j*inlineKey : j*inlineKey : (j+1)*inlineKey]
+		}
+	}
 	h.extKey[i] = append(h.extKey[i][:0], key...)
 	sl.key = h.extKey[i]
 }

@@ -115,8 +115,9 @@ func (s *Summary) Config() Config {
 //
 // The key is hashed once. Add makes no allocation in steady state: the set
 // of the first exactKeys keys grows a few times, a sparse HyperLogLog
-// allocates when it compacts (see sparseInserts), and a key over 64 bytes
-// grows a counter's buffer once.
+// allocates when it compacts (see sparseInserts), the first key over 48
+// bytes gives the heavy-hitter counters their 64-byte key buffers, and a
+// key over 64 bytes grows a counter's buffer once.
 func (s *Summary) Add(key []byte, weight uint64, tick int64, item uint64) {
 	if s.hll == nil {
 		s.ready()

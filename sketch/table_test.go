@@ -77,6 +77,10 @@ func TestSlotLayout(t *testing.T) {
 // equal whatever keys the slot held before.
 func TestSlotKeys(t *testing.T) {
 	h, _ := NewHeavyHitters(1)
+	h.setKey(0, []byte("short"))
+	if h.extKey != nil {
+		t.Fatal("a short key allocated the counters' key buffers")
+	}
 	long := bytes.Repeat([]byte("L"), 100)
 	for _, key := range [][]byte{
 		bytes.Repeat([]byte("a"), slotKey), []byte("b"), long, bytes.Repeat([]byte("c"), slotKey+1), []byte(""), long[:70],
