@@ -192,49 +192,60 @@ func (h *HeavyHitters) add(key []byte, hash, weight uint64, tick int64, item, bo
 		key = key[:MaxKeyLen]
 	}
 	if i := h.find(hash, key); i >= 0 {
-		if weight == 0 {
-			return true
-		}
-		sl := &h.slots[i]
-		sl.observe(weight, tick, item)
-		p := int(sl.pos)
-		c := satAdd(h.heap[p].count, weight)
-		h.heap[p].count = c
-		// Most adds go to heavy keys, whose counters sit low in the heap
-		// with children no smaller than them, if any: sifting would move
-		// nothing, so skip it.
-		if l := 2*p + 1; l < len(h.heap) && (h.heap[l].count < c || l+1 < len(h.heap) && h.heap[l+1].count < c) {
-			h.siftDown(p)
+		if weight != 0 {
+			h.count(i, weight, tick, item)
 		}
 		return true
 	}
 	if weight == 0 {
 		return false
 	}
+	h.insert(key, hash, weight, tick, item, bound)
+	return false
+}
+
+// count adds weight to tracked slot i. It is apart from add's other paths,
+// which call functions and so make add save its arguments on entry: on its
+// own, it saves nothing, and most adds of a stream are counts.
+func (h *HeavyHitters) count(i int, weight uint64, tick int64, item uint64) {
+	sl := &h.slots[i]
+	sl.observe(weight, tick, item)
+	p := int(sl.pos)
+	c := satAdd(h.heap[p].count, weight)
+	h.heap[p].count = c
+	// Most adds go to heavy keys, whose counters sit low in the heap
+	// with children no smaller than them, if any: sifting would move
+	// nothing, so skip it.
+	if l := 2*p + 1; l < len(h.heap) && (h.heap[l].count < c || l+1 < len(h.heap) && h.heap[l+1].count < c) {
+		h.siftDown(p)
+	}
+}
+
+// insert gives an untracked key a counter if its bound allows; see add.
+func (h *HeavyHitters) insert(key []byte, hash, weight uint64, tick int64, item, bound uint64) {
 	if n := len(h.heap); n < len(h.slots) {
 		// After a Trim the key may be one that was dropped: it starts
 		// from the floor, as it would from a smallest counter.
 		if bound <= h.floor {
-			return false
+			return
 		}
 		h.take(n, key, hash, h.floor, weight, tick, item)
 		h.heap = append(h.heap, node{count: satAdd(h.floor, weight), slot: int32(n)})
 		h.slots[n].pos = int32(n)
 		h.siftUp(n)
 		h.insertIndex(hash, n)
-		return false
+		return
 	}
 	root := h.heap[0]
 	base := max(root.count, h.floor)
 	if bound <= base {
-		return false
+		return
 	}
 	h.removeIndex(h.slots[root.slot].hash, int(root.slot))
 	h.take(int(root.slot), key, hash, base, weight, tick, item)
 	h.insertIndex(hash, int(root.slot))
 	h.heap[0].count = satAdd(base, weight)
 	h.siftDown(0)
-	return false
 }
 
 // take gives slot i to key, whose possible overcount is floor; the tick

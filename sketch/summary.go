@@ -135,20 +135,29 @@ func (s *Summary) Add(key []byte, weight uint64, tick int64, item uint64) {
 	// A tracked key was inserted into the HyperLogLog when it was first
 	// seen (or came with a merge or decode), and inserting a hash twice
 	// changes nothing, so skip it: the heaviest keys then cost no insert.
-	if !s.hh.add(key, h, weight, tick, item, bound) {
-		if s.exact {
-			if s.seen.add(h); s.seen.len() >= exactKeys {
-				s.densify()
-				s.flushSeen()
-			}
-			return
+	// This is s.hh.add, spelled out so that a count, most adds, costs no
+	// call into add, which saves its eight arguments on entry.
+	if i := s.hh.find(h, key); i >= 0 {
+		if weight != 0 {
+			s.hh.count(i, weight, tick, item)
 		}
-		s.hll.InsertHash(h)
-		if s.sparseLeft > 0 {
-			s.sparseLeft--
-			if s.sparseLeft == 0 {
-				s.densify()
-			}
+		return
+	}
+	if weight != 0 {
+		s.hh.insert(key, h, weight, tick, item, bound)
+	}
+	if s.exact {
+		if s.seen.add(h); s.seen.len() >= exactKeys {
+			s.densify()
+			s.flushSeen()
+		}
+		return
+	}
+	s.hll.InsertHash(h)
+	if s.sparseLeft > 0 {
+		s.sparseLeft--
+		if s.sparseLeft == 0 {
+			s.densify()
 		}
 	}
 }
