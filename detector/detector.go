@@ -23,7 +23,7 @@ type Detector struct {
 	watermark int64 // latest record time seen, Unix seconds
 	lastTable string
 	last      *Window   // the window the previous record went to: streams are mostly in order
-	lastIdx   []*Window // by position in the record's Indexes, the index windows of last's span
+	lastIdx   []*Window // the index windows of last's span opened so far: a table has few indexes
 	// pending holds, per table, what was counted outside any window (late,
 	// malformed and internal-error records) until a window of the table
 	// closes and takes it.
@@ -88,14 +88,15 @@ func (d *Detector) Add(r *record.Record) error {
 			d.open[windowKey{r.Table, "", start}] = w
 		}
 		d.last, d.lastTable = w, r.Table
-		clear(d.lastIdx)
+		d.lastIdx = d.lastIdx[:0]
 	}
 	w.Add(r)
 	for x := range r.Indexes {
-		if iw := &r.Indexes[x]; iw.WCU == 0 && iw.TTLWCU == 0 && iw.Exact {
-			continue // the write did not touch the index: most records, most indexes
+		iw := &r.Indexes[x]
+		if !iw.Touched() { // never from the decoder, which lists only these
+			continue
 		}
-		if err := d.addIndex(w, r, x); err != nil {
+		if err := d.addIndex(w, r, iw); err != nil {
 			return err
 		}
 	}
@@ -103,25 +104,25 @@ func (d *Detector) Add(r *record.Record) error {
 	return nil
 }
 
-// addIndex counts what r cost its index x in the index's window of the
+// addIndex counts what r cost index iw.Index in the index's window of the
 // span of w, the table's window.
-func (d *Detector) addIndex(w *Window, r *record.Record, x int) error {
-	iw := &r.Indexes[x]
-	if x >= len(d.lastIdx) {
-		d.lastIdx = append(d.lastIdx, make([]*Window, x+1-len(d.lastIdx))...)
-	}
-	iwin := d.lastIdx[x]
-	if iwin == nil || iwin.index != iw.Index {
-		k := windowKey{r.Table, iw.Index, w.start}
-		if iwin = d.open[k]; iwin == nil {
-			var err error
-			if iwin, err = NewIndexWindow(d.cfg.IndexSketchConfig(), r.Table, iw.Index, w.Start(), w.End()); err != nil {
-				return err
-			}
-			d.open[k] = iwin
+func (d *Detector) addIndex(w *Window, r *record.Record, iw *record.IndexWrite) error {
+	for _, iwin := range d.lastIdx {
+		if iwin.index == iw.Index { // the same string each time: equal pointers, one compare
+			iwin.AddIndex(r, iw)
+			return nil
 		}
-		d.lastIdx[x] = iwin
 	}
+	k := windowKey{r.Table, iw.Index, w.start}
+	iwin := d.open[k]
+	if iwin == nil {
+		var err error
+		if iwin, err = NewIndexWindow(d.cfg.IndexSketchConfig(), r.Table, iw.Index, w.Start(), w.End()); err != nil {
+			return err
+		}
+		d.open[k] = iwin
+	}
+	d.lastIdx = append(d.lastIdx, iwin)
 	iwin.AddIndex(r, iw)
 	return nil
 }
@@ -207,7 +208,7 @@ func (d *Detector) close(done func(*Window) bool) []Report {
 		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.table, b.table), cmp.Compare(a.index, b.index))
 	})
 	if len(closing) > 0 {
-		clear(d.lastIdx)
+		d.lastIdx = d.lastIdx[:0]
 	}
 	reps := make([]Report, 0, len(closing))
 	for _, w := range closing {

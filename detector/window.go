@@ -76,7 +76,7 @@ func (w *Window) Index() string { return w.index }
 // did not touch the index is not counted. Stream shards are not tracked:
 // they follow the table's partitions, not the index's.
 func (w *Window) AddIndex(r *record.Record, iw *record.IndexWrite) {
-	if iw.WCU == 0 && iw.TTLWCU == 0 && iw.Exact {
+	if !iw.Touched() {
 		return
 	}
 	w.records++

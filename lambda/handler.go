@@ -200,8 +200,8 @@ func (inv *invocation) Add(r *record.Record) error {
 	inv.window.Add(r)
 	for x := range r.Indexes {
 		iw := &r.Indexes[x]
-		if iw.WCU == 0 && iw.TTLWCU == 0 && iw.Exact {
-			continue // the write did not touch the index
+		if !iw.Touched() { // never from the decoder, which lists only these
+			continue
 		}
 		w, err := inv.indexWindow(iw.Index)
 		if err != nil {

@@ -11,6 +11,9 @@ import (
 // for the pipeline benchmark in package record_test.
 func BenchBatch() []byte { return benchBatch() }
 
+// Touched is touched, for package record_test.
+func Touched(ws []IndexWrite) []IndexWrite { return touched(ws) }
+
 // CPUTime is cpuTime, for package record_test.
 func CPUTime() time.Duration { return cpuTime() }
 

@@ -130,6 +130,12 @@ type IndexWrite struct {
 	TTLWCU uint64
 }
 
+// Touched reports whether the write touched its index: it cost the index
+// WCU, removed an entry by TTL, or could not be told exactly. Record.Indexes
+// lists only such writes; a consumer given writes from elsewhere skips
+// the others with it.
+func (w *IndexWrite) Touched() bool { return w.WCU != 0 || w.TTLWCU != 0 || !w.Exact }
+
 // SetIndexes replaces the indexes the decoder charges writes to, as
 // Config.Indexes does; nil turns index analysis off. The Lambda calls it
 // when DescribeTable shows the table's indexes have changed.

@@ -26,11 +26,11 @@ func (d *Decoder) chargeIndexes() (first, n int32) {
 		// in[s]: image s shows the item in the index.
 		in := [2]bool{have[sideNew] && d.inIndex(sideNew, def), have[sideOld] && d.inIndex(sideOld, def)}
 		if need && !in[sideNew] && !in[sideOld] {
-			continue // the index's blank write
+			continue // the index's blank write: not listed
 		}
 		c := d.applyRules(def, have, in, &allChanged)
 		if c.exact && c.del == 0 && c.put == 0 && c.ttl == 0 {
-			continue // the index's blank write
+			continue // the index's blank write: not listed
 		}
 		o := ixOut{x: int32(x), delWCU: uint32(c.del), putWCU: uint32(c.put), ttl: uint32(c.ttl), exact: c.exact}
 		// The key values, canonical, only for the entries written.
@@ -209,15 +209,18 @@ func (d *Decoder) indexKey(side, id int) keyRef {
 	return keyRef{value: ka.value, typ: ka.typ}
 }
 
-// deliverIndexes fills r.Indexes from the n results held at first: each
-// index's blank write, then the writes that touched an index.
+// deliverIndexes fills r.Indexes from the n results held at first: the
+// writes that touched an index, in the indexes' order.
 func (d *Decoder) deliverIndexes(r *Record, first, n int32) {
-	r.Indexes = append(r.Indexes[:0], d.ix.blank...)
+	r.Indexes = r.Indexes[:0]
 	for _, o := range d.is.out[first : first+n] {
-		w := &r.Indexes[o.x]
-		w.WCU = uint64(o.delWCU) + uint64(o.putWCU)
-		w.Exact = o.exact
-		w.TTLWCU = uint64(o.ttl)
+		r.Indexes = append(r.Indexes, IndexWrite{
+			Index:  d.ix.defs[o.x].Name,
+			WCU:    uint64(o.delWCU) + uint64(o.putWCU),
+			Exact:  o.exact,
+			TTLWCU: uint64(o.ttl),
+		})
+		w := &r.Indexes[len(r.Indexes)-1]
 		if o.del.typ != 0 {
 			w.Delete = IndexEntry{Key: Key{Type: o.del.typ, Value: d.heldBytes(o.del)}, WCU: uint64(o.delWCU)}
 		}

@@ -68,7 +68,6 @@ func (d *Decoder) attrID(q, end int, plain bool) int {
 type indexPlan struct {
 	defs  []Index
 	ix    []ixDef        // per index, compiled
-	blank []IndexWrite   // per index, the write of a record that did not touch it
 	names []string       // the attributes that matter (index keys, INCLUDE attributes), by id
 	short [32][]int      // ids of those names, by length, for names under 32 bytes
 	words [9][]nameWord  // names of up to 8 bytes, by length, as little-endian words
@@ -138,7 +137,6 @@ func newIndexPlan(defs []Index) (*indexPlan, error) {
 			}
 		}
 		p.ix = append(p.ix, def)
-		p.blank = append(p.blank, IndexWrite{Index: ix.Name, Exact: true})
 	}
 	return p, nil
 }
@@ -215,8 +213,8 @@ type indexState struct {
 }
 
 // ixOut is an IndexWrite held in offsets, for a queued record; only a
-// write that differs from the index's blank one (see indexPlan.blank) has
-// one, so that a batch's results stay small enough to stay in cache.
+// write that touched the index (see Record.Indexes) has one, so that a
+// batch's results stay small enough to stay in cache.
 // Units fit in 32 bits: finishRecord rejects items over 2^31 bytes, so an
 // entry is under 2^32 bytes.
 type ixOut struct {

@@ -314,6 +314,7 @@ func TestIndexWritesAgainstReference(t *testing.T) {
 				cases[ix.Name+" nothing"]++
 			}
 		}
+		want = touched(want) // Record.Indexes lists only these
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("record %d:\n%s\n(-reference +decoder):\n%s", n, b.Bytes(), diff)
 		}
@@ -351,4 +352,16 @@ func TestIndexWritesAgainstReference(t *testing.T) {
 			}
 		}
 	}
+}
+
+// touched keeps the writes that touched their index, as Record.Indexes
+// lists them: the reference gives one per index.
+func touched(ws []IndexWrite) []IndexWrite {
+	var out []IndexWrite
+	for _, w := range ws {
+		if w.Touched() {
+			out = append(out, w)
+		}
+	}
+	return out
 }

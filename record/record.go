@@ -95,7 +95,12 @@ type Record struct {
 	// MODIFY without NewImage): WCU is then a lower bound.
 	WCUExact bool
 
-	// Indexes holds what the write cost each of Config.Indexes, in that
-	// order; empty without indexes. Reused between records.
+	// Indexes holds the writes this record made to Config.Indexes, in that
+	// order: one for each index it touched (it cost the index WCU, removed
+	// an entry by TTL, or could not be told exactly for want of an image).
+	// An index it does not list cost nothing, exactly: most records touch
+	// few of a table's indexes, so the decoder decides that once rather
+	// than every consumer skipping blank writes. Empty without indexes.
+	// Reused between records.
 	Indexes []IndexWrite
 }
