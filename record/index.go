@@ -145,6 +145,7 @@ func (d *Decoder) SetIndexes(defs []Index) error {
 		return err
 	}
 	d.ix = p
+	d.is.keys = [2]keyName{} // their ids were the old plan's
 	return nil
 }
 

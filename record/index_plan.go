@@ -196,8 +196,29 @@ type nameWord struct {
 	id   int
 }
 
+// keyID returns the plan id + 1 of the name of key attribute k, or 0 when
+// no index needs it, and keeps a name of up to 8 bytes with it in
+// indexState.keys, where keys finds it again without a lookup.
+func (d *Decoder) keyID(k int, name []byte) int32 {
+	id := int32(d.ix.lookup(name) + 1)
+	if n := len(name); n <= 8 && cap(name) >= 8 {
+		d.is.keys[k&1] = keyName{word: binary.LittleEndian.Uint64(name[:8]) & (^uint64(0) >> (64 - 8*n)), n: n, id: id}
+	}
+	return id
+}
+
+// keyName is a key attribute's name of up to 8 bytes, as a word, its
+// length and its keyID, as last seen. The zero value is the empty name,
+// which no index needs.
+type keyName struct {
+	word uint64
+	n    int
+	id   int32
+}
+
 // indexState is the decoder's per-record scratch for index analysis.
 type indexState struct {
+	keys [2]keyName // the last key names (keyID); cleared with a new plan
 	// slots holds, per image (NewImage 0, OldImage 1) and per tracked name
 	// id, the image's top-level attribute of that name: the one whose gen
 	// is gen[side], the image's number. Other slots are stale (the image

@@ -236,3 +236,45 @@ func TestSetIndexesForgetsTheOldPlan(t *testing.T) {
 		t.Errorf("after SetIndexes (-fresh +reused):\n%s", diff)
 	}
 }
+
+// TestTableKeysChangeBetweenRecords: an index entry counts the table's key
+// attributes once (KeysSize), so the decoder must know, record by record,
+// which attributes are the table's keys, although it keeps the last key
+// names to save looking them up. Records of two key schemas in turns must
+// be charged as a new decoder charges each: in the second, sk is no table
+// key and counts in index inc's entry (1,025 bytes, 2 WCU; 1,022 and 1 WCU
+// if it were taken for one).
+func TestTableKeysChangeBetweenRecords(t *testing.T) {
+	withSK := indexRecord("INSERT", `,"g3pk":{"S":"P"},"a":{"S":"`+strings.Repeat("x", 1010)+`"}`, "")
+	withZZ := `{"eventName":"INSERT","dynamodb":{"Keys":{"pk":{"S":"p"},"zz":{"N":"1"}},` +
+		`"NewImage":{"pk":{"S":"p"},"zz":{"N":"1"},"g3pk":{"S":"P"},"sk":{"N":"1"},"a":{"S":"` + strings.Repeat("x", 1010) + `"}},` +
+		`"StreamViewType":"NEW_AND_OLD_IMAGES"}}`
+	alone := map[string][]record.IndexWrite{withSK: decodeIndexes(t, withSK), withZZ: decodeIndexes(t, withZZ)}
+	if got := alone[withZZ]; len(got) != 1 || got[0].Index != "inc" || got[0].WCU != 2 {
+		t.Fatalf("alone, the second schema's record charges %+v, want 2 WCU to inc", got)
+	}
+	d, err := record.NewDecoder(record.Config{PartitionKey: "pk", Indexes: testIndexes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := []string{withSK, withZZ, withSK, withZZ, withZZ, withSK}
+	var got [][]record.IndexWrite
+	err = d.Decode([]byte(`{"Records":[`+strings.Join(recs, ",")+`]}`+strings.Join(recs, "")), record.Visitor{Record: func(r *record.Record) error {
+		var c []record.IndexWrite
+		for _, w := range r.Indexes {
+			w.Put.Key.Value = clone(w.Put.Key.Value)
+			w.Delete.Key.Value = clone(w.Delete.Key.Value)
+			c = append(c, w)
+		}
+		got = append(got, c)
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, rec := range append(recs, recs...) {
+		if diff := cmp.Diff(alone[rec], got[k]); diff != "" {
+			t.Errorf("record %d (-alone +in turns):\n%s", k, diff)
+		}
+	}
+}

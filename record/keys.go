@@ -1,5 +1,7 @@
 package record
 
+import "encoding/binary"
+
 // dynamodb.Keys: the key attributes of a record, decoded into canonical
 // form (see Key), and their size as an item.
 
@@ -42,7 +44,15 @@ func (d *Decoder) keys(i int) int {
 		if d.rs.nkeys < len(d.rs.keys) {
 			d.rs.keys[d.rs.nkeys] = ka
 			if d.ix != nil { // which index attribute, if any, this key is (see entrySize)
-				d.rs.keyIDs[d.rs.nkeys] = int32(d.ix.lookup(d.bytesOf(name)) + 1)
+				// A table's key names are the same in every record: the last
+				// ones are kept as words (keyName), so one compare finds them.
+				nb, c := d.bytesOf(name), &d.is.keys[d.rs.nkeys&1]
+				id := c.id
+				if n := len(nb); n != c.n || n > 8 || cap(nb) < 8 ||
+					binary.LittleEndian.Uint64(nb[:8])&(^uint64(0)>>(64-8*n)) != c.word {
+					id = d.keyID(d.rs.nkeys, nb)
+				}
+				d.rs.keyIDs[d.rs.nkeys] = id
 			}
 		}
 		d.rs.nkeys++
