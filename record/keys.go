@@ -49,7 +49,7 @@ func (d *Decoder) keys(i int) int {
 				nb, c := d.bytesOf(name), &d.is.keys[d.rs.nkeys&1]
 				id := c.id
 				if n := len(nb); n != c.n || n > 8 || cap(nb) < 8 ||
-					binary.LittleEndian.Uint64(nb[:8])&(^uint64(0)>>(64-8*n)) != c.word {
+					binary.LittleEndian.Uint64(nb[:8])&wordMasks[n] != c.word {
 					id = d.keyID(d.rs.nkeys, nb)
 				}
 				d.rs.keyIDs[d.rs.nkeys] = id
