@@ -39,6 +39,18 @@ func (c *fakeClock) Now() time.Time {
 // t0 is a window boundary: windows are aligned to multiples of their length.
 var t0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 
+// newWatcher returns a Watcher made with opts on the tests' clock: from t0,
+// a millisecond per reading.
+func newWatcher(t testing.TB, opts clientwatch.Options) *clientwatch.Watcher {
+	t.Helper()
+	opts.Now = (&fakeClock{t: t0, step: time.Millisecond}).Now
+	w, err := clientwatch.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // newClient returns a DynamoDB client for endpoint whose retries never
 // sleep (a zero backoff and no client-side retry quota), optionally
 // instrumented by w.

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -52,11 +51,7 @@ func TestPartiQLAttribution(t *testing.T) {
 	srv := newPartiqlServer(t)
 	opts := clientwatch.DefaultOptions()
 	opts.PartitionKeys = map[string]string{"Users": "pk"}
-	opts.Now = (&fakeClock{t: t0, step: time.Millisecond}).Now
-	w, err := clientwatch.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWatcher(t, opts)
 	inst, plain := newClient(srv.URL, w, nil), newClient(srv.URL, nil, nil)
 	ctx := ctxT(t)
 	for _, stmt := range []string{`SELECT * FROM "Users" WHERE "pk" = ?`, `SELECT * FROM "Users" WHERE "pk" = ?`, `SELECT * FROM "Users" WHERE begins_with("pk", ?)`} {
@@ -98,12 +93,8 @@ func TestUnknownTableLearntOnDynamoDBLocal(t *testing.T) {
 	plain := newClient(ep, nil, nil)
 	table := createTable(t, plain)
 	opts := clientwatch.DefaultOptions()
-	opts.Now = (&fakeClock{t: t0, step: time.Millisecond}).Now
 	opts.Describe = plain
-	w, err := clientwatch.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWatcher(t, opts)
 	inst := newClient(ep, w, nil)
 	put := func() {
 		if _, err := inst.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: map[string]types.AttributeValue{"pk": s("k")}}); err != nil {

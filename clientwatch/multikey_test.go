@@ -3,7 +3,6 @@ package clientwatch_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -55,11 +54,7 @@ func TestMultiKeyCallsOnDynamoDBLocal(t *testing.T) {
 	opts := clientwatch.DefaultOptions()
 	opts.Detector.Top = 10
 	opts.PartitionKeys = map[string]string{table: "pk"}
-	opts.Now = (&fakeClock{t: t0, step: time.Millisecond}).Now
-	w, err := clientwatch.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWatcher(t, opts)
 	inst := newClient(ep, w, nil)
 	var wr []types.WriteRequest
 	var ka []map[string]types.AttributeValue

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -37,11 +36,7 @@ func TestThrottledKeyOnDynamoDBLocal(t *testing.T) {
 
 	opts := clientwatch.DefaultOptions()
 	opts.PartitionKeys = map[string]string{table: "pk"}
-	opts.Now = (&fakeClock{t: t0, step: time.Millisecond}).Now
-	w, err := clientwatch.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWatcher(t, opts)
 	inst := newClient(proxy.URL, w, nil)
 
 	keys := []string{"hot", "cold#1", "cold#2", "cold#3"}
@@ -108,11 +103,7 @@ func TestThrottledToTheEndOnDynamoDBLocal(t *testing.T) {
 	})
 	opts := clientwatch.DefaultOptions()
 	opts.PartitionKeys = map[string]string{table: "pk"}
-	opts.Now = (&fakeClock{t: t0, step: time.Millisecond}).Now
-	w, err := clientwatch.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWatcher(t, opts)
 	put := func(c *dynamodb.Client) error {
 		_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"pk": s("doomed")}})
 		return err

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
@@ -191,11 +190,7 @@ func TestCapacityTakenOffTheWire(t *testing.T) {
 					srv := wireServer(t, &tc.wireCase, badCRC)
 					opts := clientwatch.DefaultOptions()
 					opts.PartitionKeys = map[string]string{"Users": "pk", "Other": "id"}
-					opts.Now = (&fakeClock{t: t0, step: time.Millisecond}).Now
-					w, err := clientwatch.New(opts)
-					if err != nil {
-						t.Fatal(err)
-					}
+					w := newWatcher(t, opts)
 					logs := map[bool]*warnings{false: {}, true: {}}
 					outs := map[bool]any{}
 					for _, watched := range []bool{false, true} {
@@ -286,11 +281,7 @@ func TestPaginatorsOnDynamoDBLocal(t *testing.T) {
 	}
 	opts := clientwatch.DefaultOptions()
 	opts.PartitionKeys = map[string]string{table: "pk"}
-	opts.Now = (&fakeClock{t: t0, step: time.Millisecond}).Now
-	w, err := clientwatch.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWatcher(t, opts)
 	pages := func(c *dynamodb.Client, rcc types.ReturnConsumedCapacity) (outs []*dynamodb.ScanOutput) {
 		p := dynamodb.NewScanPaginator(c, &dynamodb.ScanInput{TableName: &table, Limit: aws.Int32(5), ReturnConsumedCapacity: rcc})
 		for p.HasMorePages() {

@@ -11,6 +11,9 @@ import (
 // for the pipeline benchmark in package record_test.
 func BenchBatch() []byte { return benchBatch() }
 
+// CloneWrites is cloneWrites, for package record_test.
+func CloneWrites(ws []IndexWrite) []IndexWrite { return cloneWrites(ws) }
+
 // Touched is touched, for package record_test.
 func Touched(ws []IndexWrite) []IndexWrite { return touched(ws) }
 

@@ -276,11 +276,7 @@ func TestIndexWritesAgainstReference(t *testing.T) {
 		var got []IndexWrite
 		err := d.Decode(b.Bytes(), Visitor{
 			Record: func(rec *Record) error {
-				for _, w := range rec.Indexes {
-					w.Put.Key.Value = bytes.Clone(w.Put.Key.Value)
-					w.Delete.Key.Value = bytes.Clone(w.Delete.Key.Value)
-					got = append(got, w)
-				}
+				got = append(got, cloneWrites(rec.Indexes)...)
 				return nil
 			},
 			Malformed: func(m *Malformed) error { t.Fatalf("malformed: %v\n%s", m.Err, b.Bytes()); return nil },
@@ -328,13 +324,7 @@ func TestIndexWritesAgainstReference(t *testing.T) {
 	var gotAll [][]IndexWrite
 	err = d.Decode(batch.Bytes(), Visitor{
 		Record: func(rec *Record) error {
-			var ws []IndexWrite
-			for _, w := range rec.Indexes {
-				w.Put.Key.Value = bytes.Clone(w.Put.Key.Value)
-				w.Delete.Key.Value = bytes.Clone(w.Delete.Key.Value)
-				ws = append(ws, w)
-			}
-			gotAll = append(gotAll, ws)
+			gotAll = append(gotAll, cloneWrites(rec.Indexes))
 			return nil
 		},
 		Malformed: func(m *Malformed) error { t.Fatalf("malformed in the event: %v", m.Err); return nil },
@@ -362,6 +352,18 @@ func touched(ws []IndexWrite) []IndexWrite {
 		if w.Touched() {
 			out = append(out, w)
 		}
+	}
+	return out
+}
+
+// cloneWrites copies a record's index writes and their keys, which the
+// decoder reuses for the next record; nil when there are none.
+func cloneWrites(ws []IndexWrite) []IndexWrite {
+	var out []IndexWrite
+	for _, w := range ws {
+		w.Put.Key.Value = bytes.Clone(w.Put.Key.Value)
+		w.Delete.Key.Value = bytes.Clone(w.Delete.Key.Value)
+		out = append(out, w)
 	}
 	return out
 }

@@ -157,13 +157,7 @@ func decodeIndexes(t *testing.T, rec string) []record.IndexWrite {
 	var out [][]record.IndexWrite
 	v := record.Visitor{
 		Record: func(r *record.Record) error {
-			var c []record.IndexWrite
-			for _, w := range r.Indexes {
-				w.Put.Key.Value = clone(w.Put.Key.Value)
-				w.Delete.Key.Value = clone(w.Delete.Key.Value)
-				c = append(c, w)
-			}
-			out = append(out, c)
+			out = append(out, record.CloneWrites(r.Indexes))
 			return nil
 		},
 		Malformed: func(m *record.Malformed) error { t.Fatalf("malformed: %v", m.Err); return nil },
@@ -186,13 +180,6 @@ func decodeIndexes(t *testing.T, rec string) []record.IndexWrite {
 	return out[0]
 }
 
-func clone(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	return append([]byte{}, b...)
-}
-
 // TestSetIndexesForgetsTheOldPlan: a decoder given new indexes charges
 // exactly as a new decoder with them, although it cached, under the old
 // ones, what the table's key names are.
@@ -204,11 +191,7 @@ func TestSetIndexesForgetsTheOldPlan(t *testing.T) {
 	decode := func(d *record.Decoder) []record.IndexWrite {
 		var out []record.IndexWrite
 		err := d.Decode([]byte(rec), record.Visitor{Record: func(r *record.Record) error {
-			for _, w := range r.Indexes {
-				w.Put.Key.Value = clone(w.Put.Key.Value)
-				w.Delete.Key.Value = clone(w.Delete.Key.Value)
-				out = append(out, w)
-			}
+			out = append(out, record.CloneWrites(r.Indexes)...)
 			return nil
 		}})
 		if err != nil {
@@ -260,13 +243,7 @@ func TestTableKeysChangeBetweenRecords(t *testing.T) {
 	recs := []string{withSK, withZZ, withSK, withZZ, withZZ, withSK}
 	var got [][]record.IndexWrite
 	err = d.Decode([]byte(`{"Records":[`+strings.Join(recs, ",")+`]}`+strings.Join(recs, "")), record.Visitor{Record: func(r *record.Record) error {
-		var c []record.IndexWrite
-		for _, w := range r.Indexes {
-			w.Put.Key.Value = clone(w.Put.Key.Value)
-			w.Delete.Key.Value = clone(w.Delete.Key.Value)
-			c = append(c, w)
-		}
-		got = append(got, c)
+		got = append(got, record.CloneWrites(r.Indexes))
 		return nil
 	}})
 	if err != nil {
