@@ -1,6 +1,7 @@
 package record_test
 
 import (
+	"flag"
 	"runtime"
 	"testing"
 	"time"
@@ -82,7 +83,7 @@ func BenchmarkPipelineIndexes(b *testing.B) {
 
 // benchDecoders returns a decoder without indexes and one with
 // benchIndexes, for benchPair's two runs.
-func benchDecoders(b *testing.B) [2]*record.Decoder {
+func benchDecoders(b testing.TB) [2]*record.Decoder {
 	var decs [2]*record.Decoder
 	for v, indexes := range [2][]record.Index{nil, benchIndexes} {
 		dec, err := record.NewDecoder(record.Config{PartitionKey: "pk", Indexes: indexes})
@@ -92,6 +93,34 @@ func benchDecoders(b *testing.B) [2]*record.Decoder {
 		decs[v] = dec
 	}
 	return decs
+}
+
+var (
+	pipelineRuns    = flag.Int("pipeline-runs", 0, "run the pipeline on the benchmark batch this many times (TestPipelineRuns)")
+	pipelineIndexes = flag.Bool("pipeline-indexes", false, "with -pipeline-runs: with the three benchmark indexes")
+)
+
+// TestPipelineRuns runs the pipeline on the benchmark batch
+// -pipeline-runs times, without indexes or with benchIndexes, when asked.
+// It is README's instruction count: cachegrind's count for 4 runs minus
+// its count for 1, divided by 3, is one batch's, without the setup:
+//
+//	go test -c -o record.test ./record
+//	GOGC=off GOMAXPROCS=1 valgrind --tool=cachegrind --cachegrind-out-file=cg.1 ./record.test -test.run TestPipelineRuns -pipeline-runs=1 -pipeline-indexes
+func TestPipelineRuns(t *testing.T) {
+	if *pipelineRuns == 0 {
+		t.Skip("only with -args -pipeline-runs=N [-pipeline-indexes]")
+	}
+	payload := record.BenchBatch()
+	dec := benchDecoders(t)[0]
+	if *pipelineIndexes {
+		dec = benchDecoders(t)[1]
+	}
+	for range *pipelineRuns {
+		if reps := pipeline(t, dec, payload); len(reps) == 0 {
+			t.Fatal("no reports")
+		}
+	}
 }
 
 // benchPair runs run(0) (without indexes) and run(1) (with) in every
