@@ -84,7 +84,7 @@ func BenchmarkMergeDay(b *testing.B) {
 		b.Run("step="+step.String(), func(b *testing.B) {
 			var heap uint64
 			for b.Loop() {
-				m, err := NewMerger("Orders", step, 10)
+				m, err := NewMerger("Orders", "", step, 10)
 				if err != nil {
 					b.Fatal(err)
 				}

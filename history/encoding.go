@@ -26,10 +26,24 @@ const MaxEncodedSize = 16*1024 - 512
 // character boundary (a detector diagnosis is about 300 bytes).
 const maxDiagnosis = 1024
 
+// Versions of the encoding. Version 2 adds what an index's window has
+// (its name, its TTL WCU); a table's window is still written as version 1,
+// which builds from before indexes read too.
 const (
 	magic0, magic1 = 'h', 'k'
-	version        = 1
+	version1       = 1
+	version2       = 2
 )
+
+// Version returns the version of the encoding MarshalBinary gives s: 1 for
+// a table's window, 2 for an index's. (A table's window has no TTLWCU:
+// version 1 does not hold it.)
+func (s *Summary) Version() int {
+	if s.Index != "" {
+		return version2
+	}
+	return version1
+}
 
 // Errors. Every decoding error wraps ErrCorrupt or ErrVersion.
 var (
@@ -100,13 +114,20 @@ func (s *Summary) MarshalBinary() ([]byte, error) {
 
 func (s *Summary) encode(keys []int, ceiling uint64, trimmed bool, hll []byte) []byte {
 	b := make([]byte, 0, 1024+len(hll))
-	b = append(b, magic0, magic1, version)
+	v2 := s.Version() == version2
+	b = append(b, magic0, magic1, byte(s.Version()))
 	b = appendString(b, s.Table)
+	if v2 {
+		b = appendString(b, s.Index)
+	}
 	b = appendString(b, s.Shard)
 	b = binary.AppendVarint(b, s.Start.Unix())
 	b = binary.AppendVarint(b, s.End.Unix())
 	for _, v := range []uint64{s.Records, s.TTLDeletes, s.Malformed, s.Late, s.WCU, s.DistinctKeys, ceiling} {
 		b = binary.AppendUvarint(b, v)
+	}
+	if v2 {
+		b = binary.AppendUvarint(b, s.TTLWCU)
 	}
 	var flags byte
 	if s.WCUIsLowerBound {
@@ -154,9 +175,10 @@ func (s *Summary) UnmarshalBinary(data []byte) error {
 	if len(data) < 3 || data[0] != magic0 || data[1] != magic1 {
 		return fmt.Errorf("%w: not a hotkeys summary", ErrCorrupt)
 	}
-	if data[2] != version {
-		return fmt.Errorf("%w: %d (this build reads %d)", ErrVersion, data[2], version)
+	if data[2] != version1 && data[2] != version2 {
+		return fmt.Errorf("%w: %d (this build reads %d and %d)", ErrVersion, data[2], version1, version2)
 	}
+	v2 := data[2] == version2
 	if len(data) > MaxEncodedSize {
 		return fmt.Errorf("%w: %d bytes, over %d", ErrCorrupt, len(data), MaxEncodedSize)
 	}
@@ -170,11 +192,19 @@ func (s *Summary) UnmarshalBinary(data []byte) error {
 	r := &reader{b: body[3:]}
 	var out Summary
 	out.Table = r.string()
+	if v2 {
+		if out.Index = r.string(); out.Index == "" && r.err == nil {
+			r.fail("version 2 without an index")
+		}
+	}
 	out.Shard = r.string()
 	start, end := r.varint(), r.varint()
 	out.Start, out.End = time.Unix(start, 0).UTC(), time.Unix(end, 0).UTC()
 	for _, p := range []*uint64{&out.Records, &out.TTLDeletes, &out.Malformed, &out.Late, &out.WCU, &out.DistinctKeys, &out.OtherKeysWCUUpper} {
 		*p = r.uvarint()
+	}
+	if v2 {
+		out.TTLWCU = r.uvarint()
 	}
 	flags := r.byte()
 	out.WCUIsLowerBound, out.TerminatedEarly, out.Trimmed = flags&1 != 0, flags&2 != 0, flags&4 != 0

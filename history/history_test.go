@@ -101,7 +101,7 @@ func TestMergeBracketsTheTruth(t *testing.T) {
 	for seed := range uint64(3) {
 		st := newStream(t, seed, 3, 10)
 		for _, step := range []time.Duration{time.Minute, 5 * time.Minute} {
-			m, err := NewMerger("Orders", step, 5)
+			m, err := NewMerger("Orders", "", step, 5)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +188,7 @@ func keyNames(ks []detector.KeyReport) []string {
 // on as the busiest.
 func TestHotOnTwoShards(t *testing.T) {
 	st := newStream(t, 9, 2, 2)
-	m, _ := NewMerger("Orders", time.Minute, 3)
+	m, _ := NewMerger("Orders", "", time.Minute, 3)
 	for _, s := range st.summaries {
 		if err := m.Add(s); err != nil {
 			t.Fatal(err)
@@ -332,10 +332,10 @@ func TestDecodeRejects(t *testing.T) {
 			t.Fatalf("byte %d flipped: decoded", i)
 		}
 	}
-	v2 := bytes.Clone(good)
-	v2[2] = 2
-	if err := s.UnmarshalBinary(v2); !errors.Is(err, ErrVersion) {
-		t.Errorf("version 2: %v, want ErrVersion", err)
+	v3 := bytes.Clone(good)
+	v3[2] = 3
+	if err := s.UnmarshalBinary(v3); !errors.Is(err, ErrVersion) {
+		t.Errorf("version 3: %v, want ErrVersion", err)
 	}
 	twice := *st.summaries[0]
 	twice.Keys = append(twice.Keys, twice.Keys[0])
@@ -354,18 +354,29 @@ func TestDecodeRejects(t *testing.T) {
 
 func TestMergerRefuses(t *testing.T) {
 	st := newStream(t, 4, 1, 1)
-	m, _ := NewMerger("Other", time.Minute, 3)
+	m, _ := NewMerger("Other", "", time.Minute, 3)
 	if err := m.Add(st.summaries[0]); !errors.Is(err, ErrTable) {
 		t.Errorf("another table: %v, want ErrTable", err)
 	}
-	m, _ = NewMerger("Orders", 30*time.Second, 3)
+	m, _ = NewMerger("Orders", "GSI1", time.Minute, 3)
+	if err := m.Add(st.summaries[0]); !errors.Is(err, ErrTable) {
+		t.Errorf("the table's summary to an index's merger: %v, want ErrTable", err)
+	}
+	ix := indexSummaries(t, 1)[0]
+	for _, index := range []string{"", "GSI2"} {
+		m, _ = NewMerger("Orders", index, time.Minute, 3)
+		if err := m.Add(ix); !errors.Is(err, ErrTable) {
+			t.Errorf("index GSI1's summary to the merger of %q: %v, want ErrTable", index, err)
+		}
+	}
+	m, _ = NewMerger("Orders", "", 30*time.Second, 3)
 	if err := m.Add(st.summaries[0]); !errors.Is(err, ErrStep) {
 		t.Errorf("a 1-minute window in 30-second steps: %v, want ErrStep", err)
 	}
 	if len(m.Reports()) != 0 {
 		t.Errorf("refused summaries left reports")
 	}
-	if _, err := NewMerger("Orders", 1500*time.Millisecond, 3); err == nil {
+	if _, err := NewMerger("Orders", "", 1500*time.Millisecond, 3); err == nil {
 		t.Errorf("a step of 1.5 s was accepted")
 	}
 }
@@ -378,6 +389,11 @@ func FuzzUnmarshal(f *testing.F) {
 		TopKeys: []detector.KeyReport{{Key: "k", Type: "S", WCULower: 1, WCUUpper: 2}}}, "s", nil).MarshalBinary()
 	f.Add(small)
 	f.Add([]byte("hk\x01"))
+	f.Add([]byte("hk\x02"))
+	for _, s := range indexSummaries(f, 2) {
+		b, _ := s.MarshalBinary()
+		f.Add(b)
+	}
 	sum, _ := sketch.NewSummary(sketch.DefaultConfig())
 	for i := range 20000 {
 		sum.Add(fmt.Appendf(nil, "k%d", i), 1, 0, 0)
@@ -406,7 +422,7 @@ func FuzzUnmarshal(f *testing.F) {
 		if !s.Trimmed && !cmp.Equal(s, again) {
 			t.Fatalf("re-encoding changed the summary:\n%s", cmp.Diff(s, again))
 		}
-		if m, err := NewMerger(s.Table, s.End.Sub(s.Start).Truncate(time.Second)+time.Second, 3); err == nil {
+		if m, err := NewMerger(s.Table, s.Index, s.End.Sub(s.Start).Truncate(time.Second)+time.Second, 3); err == nil {
 			_ = m.Add(&s)
 			m.Reports()
 		}

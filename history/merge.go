@@ -17,21 +17,25 @@ import (
 // or does not fit in one: its keys' bounds cannot be split between steps.
 var ErrStep = errors.New("history: window does not fit in one step")
 
-// ErrTable is returned for a summary of another table.
-var ErrTable = errors.New("history: summary of another table")
+// ErrTable is returned for a summary of another table, or of another index
+// (or of the table itself, to an index's Merger).
+var ErrTable = errors.New("history: summary of another table or index")
 
-// Merger adds summaries of one table up into steps: tumbling spans of Step,
-// aligned to multiples of Step in Unix time, across every stream shard.
-// Summaries may come in any order. A Merger is not safe for concurrent use.
+// Merger adds summaries of one table, or of one of its global secondary
+// indexes, up into steps: tumbling spans of Step, aligned to multiples of
+// Step in Unix time, across every stream shard. Summaries may come in any
+// order. A Merger is not safe for concurrent use.
 type Merger struct {
 	table string
-	step  int64 // seconds
+	index string // "" for the table itself
+	step  int64  // seconds
 	top   int
 	steps map[int64]*stepAcc
 }
 
 type stepAcc struct {
 	records, ttl, malformed, late, wcu uint64
+	ttlWCU                             uint64 // an index's: its entries removed by TTL deletes
 	lowerBound, terminatedEarly        bool
 	summaries                          int
 	ceilings                           uint64 // sum of the summaries' OtherKeysWCUUpper
@@ -49,21 +53,22 @@ type keyAcc struct {
 	parts    map[string]uint64
 }
 
-// NewMerger returns a Merger for table into steps of step (whole seconds,
-// at least one), listing the top heaviest keys of each step.
-func NewMerger(table string, step time.Duration, top int) (*Merger, error) {
+// NewMerger returns a Merger for table, or for its global secondary index
+// index when index is not "", into steps of step (whole seconds, at least
+// one), listing the top heaviest keys of each step.
+func NewMerger(table, index string, step time.Duration, top int) (*Merger, error) {
 	if step < time.Second || step%time.Second != 0 {
 		return nil, fmt.Errorf("history: step %s: want whole seconds, at least 1s", step)
 	}
-	return &Merger{table: table, step: int64(step / time.Second), top: max(0, top), steps: map[int64]*stepAcc{}}, nil
+	return &Merger{table: table, index: index, step: int64(step / time.Second), top: max(0, top), steps: map[int64]*stepAcc{}}, nil
 }
 
-// Add merges one summary in. A summary of another table is refused with
-// ErrTable, one whose window does not fit in one step with ErrStep; the
-// Merger is then unchanged.
+// Add merges one summary in. A summary of another table or index is
+// refused with ErrTable, one whose window does not fit in one step with
+// ErrStep; the Merger is then unchanged.
 func (m *Merger) Add(s *Summary) error {
-	if s.Table != m.table {
-		return fmt.Errorf("%w: %q, not %q", ErrTable, s.Table, m.table)
+	if s.Table != m.table || s.Index != m.index {
+		return fmt.Errorf("%w: %s, not %s", ErrTable, describe(s.Table, s.Index), describe(m.table, m.index))
 	}
 	start, end := s.Start.Unix(), s.End.Unix()
 	at := start - ((start%m.step)+m.step)%m.step
@@ -109,6 +114,7 @@ func (m *Merger) Add(s *Summary) error {
 	st.malformed += s.Malformed
 	st.late += s.Late
 	st.wcu += s.WCU
+	st.ttlWCU += s.TTLWCU
 	st.lowerBound = st.lowerBound || s.WCUIsLowerBound
 	st.terminatedEarly = st.terminatedEarly || s.TerminatedEarly
 	st.ceilings += s.OtherKeysWCUUpper
@@ -176,8 +182,8 @@ func (m *Merger) Reports() []detector.Report {
 
 func (m *Merger) report(at int64, st *stepAcc) detector.Report {
 	rep := detector.Report{
-		Table: m.table, Start: time.Unix(at, 0).UTC(), End: time.Unix(at+m.step, 0).UTC(),
-		Records: st.records, TTLDeletes: st.ttl, Malformed: st.malformed, Late: st.late,
+		Table: m.table, Index: m.index, Start: time.Unix(at, 0).UTC(), End: time.Unix(at+m.step, 0).UTC(),
+		Records: st.records, TTLDeletes: st.ttl, TTLWCU: st.ttlWCU, Malformed: st.malformed, Late: st.late,
 		WCU: st.wcu, WCUIsLowerBound: st.lowerBound, TerminatedEarly: st.terminatedEarly,
 		HotKeys: []detector.KeyReport{}, TopKeys: []detector.KeyReport{}, Shards: []detector.ShardReport{},
 	}
@@ -235,6 +241,14 @@ func (m *Merger) report(at int64, st *stepAcc) detector.Report {
 		return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Shard, b.Shard))
 	})
 	return rep
+}
+
+// describe names a table, or an index of it, for messages.
+func describe(table, index string) string {
+	if index == "" {
+		return fmt.Sprintf("table %q", table)
+	}
+	return fmt.Sprintf("index %q of table %q", index, table)
 }
 
 // distinct unites the step's dense registers and sparse sketches.

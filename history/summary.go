@@ -23,12 +23,18 @@ import (
 // distinct-key sketch.
 type Summary struct {
 	Table string
+	// Index is the global secondary index the window is of (the table's
+	// writes to it, see detector.NewIndexWindow); "" for the table itself.
+	Index string
 	Shard string // the stream shard; "" when the records did not say
 	Start time.Time
 	End   time.Time
 
 	Records, TTLDeletes, Malformed, Late, WCU uint64
 	WCUIsLowerBound, TerminatedEarly          bool
+	// TTLWCU is what an index's entries removed by TTL deletes would have
+	// cost (detector.Report.TTLWCU): free, so not in WCU; 0 for a table.
+	TTLWCU uint64
 
 	// DistinctKeys is the window's own estimate; Distinct the HyperLogLog
 	// it came from (axiomhq/hyperloglog's encoding), which merges.
@@ -55,8 +61,8 @@ type Summary struct {
 // makes a redacted summary.
 func FromReport(rep detector.Report, shard string, distinct []byte) *Summary {
 	s := &Summary{
-		Table: rep.Table, Shard: shard, Start: rep.Start.UTC(), End: rep.End.UTC(),
-		Records: rep.Records, TTLDeletes: rep.TTLDeletes, Malformed: rep.Malformed, Late: rep.Late, WCU: rep.WCU,
+		Table: rep.Table, Index: rep.Index, Shard: shard, Start: rep.Start.UTC(), End: rep.End.UTC(),
+		Records: rep.Records, TTLDeletes: rep.TTLDeletes, Malformed: rep.Malformed, Late: rep.Late, WCU: rep.WCU, TTLWCU: rep.TTLWCU,
 		WCUIsLowerBound: rep.WCUIsLowerBound, TerminatedEarly: rep.TerminatedEarly, Trimmed: rep.Trimmed,
 		DistinctKeys: rep.DistinctKeys, Distinct: distinct,
 		OtherKeysWCUUpper: rep.OtherKeysWCUUpper,

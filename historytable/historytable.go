@@ -4,13 +4,15 @@
 //
 // Items: partition key "day" (S, the window's UTC date, 2026-11-22), sort
 // key "window" (S, the window's start in Unix seconds, zero-padded to 12
-// digits, "#", the analysed table, "#", the stream shard), "summary" (B, the
-// encoded summary, at most history.MaxEncodedSize bytes), "format" (N, its
-// version) and "expires" (N, Unix seconds: the table's TTL attribute). A day
-// per partition keeps a day's query to one partition and spreads the
-// writes of a busy table's 16 shards at about 4 WCU/s. The key is fixed by
-// the window, so a redelivered final invoke overwrites its own item: a
-// window is never stored twice.
+// digits, "#", the analysed table, "#", the stream shard, and for a global
+// secondary index's window "#" and the index), "summary" (B, the encoded
+// summary, at most history.MaxEncodedSize bytes), "format" (N, its
+// version: 1 for a table's window, 2 for an index's) and "expires" (N, Unix
+// seconds: the table's TTL attribute). A day per partition keeps a day's
+// query to one partition and spreads the writes of a busy table's 16 shards
+// at about 4 WCU/s. The key is fixed by the window, so a redelivered final
+// invoke overwrites its own item: a window is never stored twice. Table,
+// index and shard names hold no "#", so no two windows share a key.
 package historytable
 
 import (
@@ -36,8 +38,9 @@ const (
 	AttrExpires = "expires"
 )
 
-// FormatVersion is the version of the summary encoding the items carry.
-const FormatVersion = 1
+// FormatVersion is the newest version of the summary encoding the items
+// carry (history.Summary.Version); every version from 1 up to it is read.
+const FormatVersion = 2
 
 // API is what this package needs of the DynamoDB client.
 type API interface {
@@ -57,9 +60,9 @@ func Item(s *history.Summary, retention time.Duration) (map[string]types.Attribu
 	}
 	return map[string]types.AttributeValue{
 		AttrDay:     &types.AttributeValueMemberS{Value: day(s.Start)},
-		AttrWindow:  &types.AttributeValueMemberS{Value: windowKey(s.Start, s.Table, s.Shard)},
+		AttrWindow:  &types.AttributeValueMemberS{Value: windowKey(s.Start, s.Table, s.Shard, s.Index)},
 		AttrSummary: &types.AttributeValueMemberB{Value: b},
-		AttrFormat:  &types.AttributeValueMemberN{Value: strconv.Itoa(FormatVersion)},
+		AttrFormat:  &types.AttributeValueMemberN{Value: strconv.Itoa(s.Version())},
 		AttrExpires: &types.AttributeValueMemberN{Value: strconv.FormatInt(s.End.Add(retention).Unix(), 10)},
 	}, nil
 }
@@ -72,14 +75,21 @@ func Put(ctx context.Context, api API, table string, s *history.Summary, retenti
 		return err
 	}
 	if _, err := api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
-		return fmt.Errorf("historytable: put %s %s: %w", s.Table, s.Start.Format(time.RFC3339), err)
+		name := s.Table
+		if s.Index != "" {
+			name += " index " + s.Index
+		}
+		return fmt.Errorf("historytable: put %s %s: %w", name, s.Start.Format(time.RFC3339), err)
 	}
 	return nil
 }
 
 func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
-func windowKey(start time.Time, table, shard string) string {
+func windowKey(start time.Time, table, shard, index string) string {
+	if index != "" {
+		return fmt.Sprintf("%012d#%s#%s#%s", start.Unix(), table, shard, index)
+	}
 	return fmt.Sprintf("%012d#%s#%s", start.Unix(), table, shard)
 }
 
@@ -137,8 +147,9 @@ func decode(item map[string]types.AttributeValue) (*history.Summary, string, err
 	switch {
 	case d == nil || w == nil || b == nil || f == nil:
 		return nil, key, fmt.Errorf("%w: missing %s, %s, %s or %s", ErrItem, AttrDay, AttrWindow, AttrSummary, AttrFormat)
-	case f.Value != strconv.Itoa(FormatVersion):
-		return nil, key, fmt.Errorf("%w: format %s (this build reads %d)", ErrItem, f.Value, FormatVersion)
+	}
+	if v, err := strconv.Atoi(f.Value); err != nil || v < 1 || v > FormatVersion {
+		return nil, key, fmt.Errorf("%w: format %s (this build reads 1 to %d)", ErrItem, f.Value, FormatVersion)
 	}
 	var s history.Summary
 	if err := s.UnmarshalBinary(b.Value); err != nil {
@@ -146,8 +157,9 @@ func decode(item map[string]types.AttributeValue) (*history.Summary, string, err
 	}
 	// The key must be the summary's own: an item copied from elsewhere, or
 	// written by something else, is not trusted.
-	if d.Value != day(s.Start) || w.Value != windowKey(s.Start, s.Table, s.Shard) {
-		return nil, key, fmt.Errorf("%w: its key does not match its summary (%s, table %q, shard %q)", ErrItem, s.Start.Format(time.RFC3339), s.Table, s.Shard)
+	if d.Value != day(s.Start) || w.Value != windowKey(s.Start, s.Table, s.Shard, s.Index) || f.Value != strconv.Itoa(s.Version()) {
+		return nil, key, fmt.Errorf("%w: its key or format does not match its summary (%s, table %q, shard %q, index %q, version %d)",
+			ErrItem, s.Start.Format(time.RFC3339), s.Table, s.Shard, s.Index, s.Version())
 	}
 	return &s, key, nil
 }

@@ -67,7 +67,7 @@ func TestHistoryWrittenByTheBootstrap(t *testing.T) {
 			t.Errorf("expires %v, want %s (window end + 7 days)", item[historytable.AttrExpires], want)
 		}
 	}
-	m, _ := history.NewMerger("Orders", time.Minute, 10)
+	m, _ := history.NewMerger("Orders", "", time.Minute, 10)
 	err = historytable.Read(context.Background(), ddb, table, start, start.Add(time.Minute), m.Add, func(key string, err error) {
 		t.Errorf("item %s skipped: %v", key, err)
 	})

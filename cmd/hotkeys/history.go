@@ -19,12 +19,14 @@ import (
 )
 
 const historyAbout = `Reads the window summaries the Lambda stored in its history table (one per
-stream shard and window; see README "History") and merges them across shards
-into steps: the table-wide top keys of each step with bounds that bracket the
-truth, distinct keys, the stream shards' load, and the findings. It prints the
-same report as replay, one window per step, its "shards" naming the stream
-shards merged. An item it cannot use (corrupt, another format version, written
-by something else) is skipped with one warning, and the exit status is 1.
+stream shard and window, and one per global secondary index written in it; see
+README "History") and merges them across shards into steps: the table-wide top
+keys of each step with bounds that bracket the truth, distinct keys, the stream
+shards' load, and the findings. It prints the same report as replay, one window
+per step and per table or index ("index" names it), its "shards" naming the
+stream shards merged; --heatmap draws one map per table and per index. An item
+it cannot use (corrupt, another format version, written by something else) is
+skipped with one warning, and the exit status is 1.
 
 AWS configuration comes from the standard chain (AWS_PROFILE, AWS_REGION,
 credentials files, SSO, instance roles); AWS_ENDPOINT_URL_DYNAMODB points it
@@ -77,7 +79,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, no
 	case !(f.limit > 0):
 		return usageError{fmt.Errorf("--partition-limit %g: want > 0", f.limit)}
 	}
-	if _, err := history.NewMerger("", f.step, f.top); err != nil {
+	if _, err := history.NewMerger("", "", f.step, f.top); err != nil {
 		return usageError{fmt.Errorf("--step: %w", err)}
 	}
 
@@ -94,21 +96,29 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, no
 	}
 	ddb := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.DisableValidateResponseChecksum = true })
 
-	mergers := map[string]*history.Merger{}
+	// One merger per table and per index: an index's keys are not the
+	// table's, and its share is of the index's WCU.
+	type mergerID struct{ table, index string }
+	mergers := map[mergerID]*history.Merger{}
 	var skipped int
 	err = historytable.Read(ctx, ddb, f.table, from, to, func(s *history.Summary) error {
-		m := mergers[s.Table]
+		id := mergerID{s.Table, s.Index}
+		m := mergers[id]
 		if m == nil {
-			m, _ = history.NewMerger(s.Table, f.step, f.top) // the step was checked
-			mergers[s.Table] = m
+			m, _ = history.NewMerger(s.Table, s.Index, f.step, f.top) // the step was checked
+			mergers[id] = m
+		}
+		name := s.Table
+		if s.Index != "" {
+			name += " index " + s.Index
 		}
 		err := m.Add(s)
 		if errors.Is(err, history.ErrStep) {
-			return usageError{fmt.Errorf("--step %s: the stored windows of %s are %s long: use --step %s or a multiple of it", f.step, s.Table, s.End.Sub(s.Start), s.End.Sub(s.Start))}
+			return usageError{fmt.Errorf("--step %s: the stored windows of %s are %s long: use --step %s or a multiple of it", f.step, name, s.End.Sub(s.Start), s.End.Sub(s.Start))}
 		}
 		if err != nil {
 			skipped++
-			fmt.Fprintf(stderr, "hotkeys history: skipped the summary of %s, shard %s, %s: %v\n", s.Table, s.Shard, s.Start.Format(time.RFC3339), err)
+			fmt.Fprintf(stderr, "hotkeys history: skipped the summary of %s, shard %s, %s: %v\n", name, s.Shard, s.Start.Format(time.RFC3339), err)
 		}
 		return nil
 	}, func(key string, err error) {
@@ -128,7 +138,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, no
 		reps = append(reps, m.Reports()...)
 	}
 	slices.SortFunc(reps, func(a, b detector.Report) int {
-		return cmp.Or(a.Start.Compare(b.Start), cmp.Compare(a.Table, b.Table))
+		return cmp.Or(a.Start.Compare(b.Start), cmp.Compare(a.Table, b.Table), cmp.Compare(a.Index, b.Index))
 	})
 	out := newReportWriter(f.format, stdout, false)
 	if f.heatmap != "" {

@@ -26,21 +26,25 @@ import (
 
 // storedDay is a workload over shards and minutes, summarised per shard and
 // 1-minute window as the Lambda's tumbling windows summarise it, with its
-// exact truth per minute.
+// exact truth per minute: the table's, and that of its index GSI1, whose
+// key OPS_LOG takes 120 WCU/s on every shard.
 type storedDay struct {
-	summaries []*history.Summary
+	summaries []*history.Summary          // the table's windows, then GSI1's
 	wcu       map[int64]map[string]uint64 // minute -> key -> WCU
 	records   map[int64]uint64
+	indexWCU  map[int64]map[string]uint64 // GSI1's
 }
 
 func newStoredDay(t *testing.T, shards, minutes int, start time.Time) *storedDay {
 	rng := rand.New(rand.NewPCG(12, 12))
 	cfg := detector.DefaultConfig()
 	cfg.Top = 5
-	d := &storedDay{wcu: map[int64]map[string]uint64{}, records: map[int64]uint64{}}
+	d := &storedDay{wcu: map[int64]map[string]uint64{}, records: map[int64]uint64{}, indexWCU: map[int64]map[string]uint64{}}
+	var indexSums []*history.Summary
 	for m := range minutes {
 		ws := start.Add(time.Duration(m) * time.Minute)
 		d.wcu[ws.Unix()] = map[string]uint64{}
+		d.indexWCU[ws.Unix()] = map[string]uint64{}
 		for sh := range shards {
 			shard := fmt.Sprintf("shardId-%d", sh)
 			w, err := detector.NewWindow(cfg.Sketch, "Orders", ws, ws.Add(time.Minute))
@@ -70,8 +74,30 @@ func newStoredDay(t *testing.T, shards, minutes int, start time.Time) *storedDay
 				t.Fatal(err)
 			}
 			d.summaries = append(d.summaries, history.FromReport(w.Report(cfg), shard, hll))
+
+			iw, err := detector.NewIndexWindow(cfg.IndexSketchConfig(), "Orders", "GSI1", ws, ws.Add(time.Minute))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for sec := range 60 {
+				r := record.Record{Table: "Orders", Time: ws.Add(time.Duration(sec) * time.Second)}
+				for _, e := range []struct {
+					key string
+					wcu uint64
+				}{{"OPS_LOG", 120}, {fmt.Sprintf("DAY#%d", rng.IntN(40)), 1}} {
+					w := record.IndexWrite{Index: "GSI1", WCU: e.wcu, Exact: true,
+						Put: record.IndexEntry{Key: record.Key{Type: record.String, Value: []byte(e.key)}, WCU: e.wcu}}
+					iw.AddIndex(&r, &w)
+					d.indexWCU[ws.Unix()][e.key] += e.wcu
+				}
+			}
+			if hll, err = iw.AppendDistinct(nil); err != nil {
+				t.Fatal(err)
+			}
+			indexSums = append(indexSums, history.FromReport(iw.Report(cfg), shard, hll))
 		}
 	}
+	d.summaries = append(d.summaries, indexSums...)
 	return d
 }
 
@@ -117,10 +143,12 @@ func TestHistoryOnDynamoDBLocal(t *testing.T) {
 	}
 	corrupt := map[string]map[string]types.AttributeValue{
 		"corrupt": {historytable.AttrWindow: window("Orders#corrupt"), historytable.AttrSummary: &types.AttributeValueMemberB{Value: []byte("hk\x01garbage")}},
-		"version": {historytable.AttrWindow: window("Orders#v2"), historytable.AttrFormat: &types.AttributeValueMemberN{Value: "2"}},
-		"missing": {historytable.AttrWindow: window("Orders#missing"), historytable.AttrSummary: nil},
-		"foreign": {historytable.AttrWindow: window("Orders#copied-from-elsewhere")},
-		"flipped": {historytable.AttrWindow: window("Orders#flipped"), historytable.AttrSummary: &types.AttributeValueMemberB{Value: flip(good[historytable.AttrSummary].(*types.AttributeValueMemberB).Value)}},
+		"version": {historytable.AttrWindow: window("Orders#v3"), historytable.AttrFormat: &types.AttributeValueMemberN{Value: "3"}},
+		// A table's summary (version 1) under an index's format.
+		"mismatch": {historytable.AttrWindow: window("Orders#v2"), historytable.AttrFormat: &types.AttributeValueMemberN{Value: "2"}},
+		"missing":  {historytable.AttrWindow: window("Orders#missing"), historytable.AttrSummary: nil},
+		"foreign":  {historytable.AttrWindow: window("Orders#copied-from-elsewhere")},
+		"flipped":  {historytable.AttrWindow: window("Orders#flipped"), historytable.AttrSummary: &types.AttributeValueMemberB{Value: flip(good[historytable.AttrSummary].(*types.AttributeValueMemberB).Value)}},
 	}
 	for name, change := range corrupt {
 		item := map[string]types.AttributeValue{}
@@ -153,9 +181,40 @@ func TestHistoryOnDynamoDBLocal(t *testing.T) {
 		if code != exitInputError || strings.Count(errb.String(), "skipped item") != len(corrupt) {
 			t.Errorf("step %s: exit %d, want 1 with %d items skipped; stderr:\n%s", step, code, len(corrupt), errb.String())
 		}
-		reps := decodeReport(t, out.String()).Windows
-		if want := int(4 * time.Minute / step); len(reps) != want {
-			t.Fatalf("step %s: %d steps, want %d:\n%s", step, len(reps), want, out.String())
+		var reps, indexReps []detector.Report
+		for _, rep := range decodeReport(t, out.String()).Windows {
+			switch rep.Index {
+			case "":
+				reps = append(reps, rep)
+			case "GSI1":
+				indexReps = append(indexReps, rep)
+			default:
+				t.Fatalf("a report of index %q", rep.Index)
+			}
+		}
+		if want := int(4 * time.Minute / step); len(reps) != want || len(indexReps) != want {
+			t.Fatalf("step %s: %d steps of the table and %d of GSI1, want %d of each:\n%s", step, len(reps), len(indexReps), want, out.String())
+		}
+		for i, rep := range indexReps {
+			truth, wcu := map[string]uint64{}, uint64(0)
+			for at := rep.Start.Unix(); at < rep.End.Unix(); at += 60 {
+				for k, w := range day.indexWCU[at] {
+					truth[k] += w
+					wcu += w
+				}
+			}
+			if rep.WCU != wcu || !rep.Start.Equal(reps[i].Start) || len(rep.Shards) != 0 {
+				t.Errorf("step %s GSI1 #%d: %d WCU from %s, %d shards; want %d from %s, none (an index has no stream shards)",
+					step, i, rep.WCU, rep.Start, len(rep.Shards), wcu, reps[i].Start)
+			}
+			for _, k := range slices.Concat(rep.TopKeys, rep.HotKeys) {
+				if k.WCULower > truth[k.Key] || truth[k.Key] > k.WCUUpper {
+					t.Errorf("step %s GSI1 #%d: %s [%d, %d] does not bracket %d", step, i, k.Key, k.WCULower, k.WCUUpper, truth[k.Key])
+				}
+			}
+			if len(rep.HotKeys) == 0 || rep.HotKeys[0].Key != "OPS_LOG" {
+				t.Errorf("step %s GSI1 #%d: hot keys %+v, want OPS_LOG first", step, i, rep.HotKeys)
+			}
 		}
 		for i, rep := range reps {
 			truth, records := map[string]uint64{}, uint64(0)
@@ -203,8 +262,8 @@ func TestHistoryOnDynamoDBLocal(t *testing.T) {
 			}
 		}
 		html, err := os.ReadFile(page)
-		if err != nil || !bytes.Contains(html, []byte(">HOT</text>")) {
-			t.Errorf("step %s: --heatmap: %v; no HOT row", step, err)
+		if err != nil || !bytes.Contains(html, []byte(">HOT</text>")) || !bytes.Contains(html, []byte(">OPS_LOG</text>")) || !bytes.Contains(html, []byte("index GSI1")) {
+			t.Errorf("step %s: --heatmap: %v; want a HOT row and a map of index GSI1 with an OPS_LOG row", step, err)
 		}
 	}
 }
