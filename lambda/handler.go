@@ -301,16 +301,19 @@ func (inv *invocation) finishTumbling(ctx context.Context) ([]byte, error) {
 			inv.window.MarkTerminatedEarly()
 			inv.h.log.Warn("Lambda terminated the window early; publishing what there is", "shard", ev.ShardID)
 		}
-		rep := inv.window.Report(inv.h.cfg)
-		reps := []detector.Report{rep}
-		for _, w := range inv.indexWins {
-			reps = append(reps, w.Report(inv.h.cfg))
+		wins := append([]*detector.Window{inv.window}, inv.indexWins...)
+		reps := make([]detector.Report, len(wins))
+		for i, w := range wins {
+			reps[i] = w.Report(inv.h.cfg)
 		}
 		// Metrics first: the alarms read them, and history may take what is
-		// left of the deadline for its retries.
+		// left of the deadline for its retries. The table's window is
+		// stored first, then each index's.
 		inv.publish(ctx, reps)
 		if inv.h.history != nil {
-			inv.h.history.write(ctx, inv.window, rep, ev.ShardID)
+			for i, w := range wins {
+				inv.h.history.write(ctx, w, reps[i], ev.ShardID)
+			}
 		}
 	default:
 		if err := stateOf(state, inv.window, inv.indexWins, inv.lastSeq); err != nil {

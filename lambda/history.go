@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,9 +20,10 @@ import (
 const MetricHistoryWriteErrors = "HistoryWriteErrors"
 
 // historyStore writes each closed tumbling window's summary to the history
-// table (HOTKEYS_HISTORY_TABLE). It never fails the batch: a write that
-// still fails after its retries is logged and counted, and the window's
-// metrics are published all the same.
+// table (HOTKEYS_HISTORY_TABLE): the table's, and each global secondary
+// index's that the window's records wrote. It never fails the batch: a
+// write that still fails after its retries is logged and counted, and the
+// window's metrics are published all the same.
 type historyStore struct {
 	api       historytable.API
 	table     string
@@ -37,9 +39,17 @@ type historyStore struct {
 	reserve    time.Duration
 }
 
-// write stores the window's summary; it returns whether it did.
+// errNoTime: what is left of the invocation's deadline is its reserve.
+var errNoTime = errors.New("too close to the invocation's deadline to start a write")
+
+// write stores the window's summary; it returns whether it did. It starts
+// no write within the reserve of the deadline: a window with many indexes
+// has as many summaries, and the batch must end in time whatever they do.
 func (s *historyStore) write(ctx context.Context, w *detector.Window, rep detector.Report, shard string) bool {
 	hll, err := w.AppendDistinct(nil)
+	if deadline, ok := ctx.Deadline(); err == nil && (ctx.Err() != nil || (ok && deadline.Sub(s.now()) < s.reserve)) {
+		err = errNoTime
+	}
 	if err == nil {
 		sum := history.FromReport(rep, shard, hll)
 		delay := s.firstDelay
@@ -61,7 +71,7 @@ func (s *historyStore) write(ctx context.Context, w *detector.Window, rep detect
 		}
 	}
 	s.log.Error("history: the window's summary could not be stored; its metrics are published all the same",
-		"error", err.Error(), "history_table", s.table, "table", rep.Table, "shard", shard, "window_start", rep.Start.Format(time.RFC3339))
+		"error", err.Error(), "history_table", s.table, "table", rep.Table, "index", rep.Index, "shard", shard, "window_start", rep.Start.Format(time.RFC3339))
 	line, merr := json.Marshal(map[string]any{
 		"_aws": map[string]any{
 			"Timestamp": rep.Start.UnixMilli(),

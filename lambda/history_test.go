@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,9 +13,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
 	"github.com/hotkeys-dev/hotkeys/historytable"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/record"
 )
 
 // TestHistoryWrittenByTheBootstrap runs the built bootstrap over the sample
@@ -133,6 +136,50 @@ func TestHistoryFromEnv(t *testing.T) {
 		_, err := historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_RETENTION_DAYS": bad}), nil, "NS", nil)
 		if err == nil || !strings.Contains(err.Error(), "HOTKEYS_HISTORY_RETENTION_DAYS") {
 			t.Errorf("retention %q: %v, want an error naming the variable", bad, err)
+		}
+	}
+}
+
+// TestHistoryWriteKeepsTheReserve: a write is not started within the
+// reserve of the invocation's deadline (a window with many indexes has as
+// many summaries to store), and is then logged and counted as failed;
+// with time left, the same write stores its item.
+func TestHistoryWriteKeepsTheReserve(t *testing.T) {
+	ddb, _ := dynamodblocal.Clients(t)
+	table, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "history", HashKey: historytable.AttrDay,
+		RangeKey: historytable.AttrWindow, NoStream: true})
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	w, err := detector.NewWindow(detector.DefaultConfig().Sketch, "Orders", start, start.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Add(&record.Record{Table: "Orders", Time: start, WCU: 1, WCUExact: true,
+		PartitionKey: record.Key{Type: record.String, Value: []byte("A")}})
+	rep := w.Report(detector.DefaultConfig())
+	for _, tc := range []struct {
+		left   time.Duration
+		stored bool
+	}{{time.Second, false}, {time.Minute, true}} {
+		var emf, logs bytes.Buffer
+		// The store's clock reads tc.left before the invocation's deadline.
+		deadline := time.Now().Add(time.Hour)
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		s := &historyStore{api: ddb, table: table, retention: time.Hour, namespace: "NS", emf: &emf,
+			log: slog.New(slog.NewJSONHandler(&logs, nil)), now: func() time.Time { return deadline.Add(-tc.left) },
+			attempts: 5, firstDelay: time.Millisecond, reserve: 2 * time.Second}
+		ok := s.write(ctx, w, rep, "shard-1")
+		cancel()
+		out, err := ddb.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(table)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok != tc.stored || (len(out.Items) > 0) != tc.stored {
+			t.Errorf("%s left, reserve 2s: write %v, %d items stored; want %v", tc.left, ok, len(out.Items), tc.stored)
+		}
+		failed := strings.Contains(logs.String(), "too close to the invocation's deadline") &&
+			strings.Contains(emf.String(), `"`+MetricHistoryWriteErrors+`":1`)
+		if failed == tc.stored {
+			t.Errorf("%s left: logged and counted as failed %v, want %v; logs %s, EMF %s", tc.left, failed, !tc.stored, logs.String(), emf.String())
 		}
 	}
 }

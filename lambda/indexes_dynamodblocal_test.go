@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/hotkeys-dev/hotkeys/history"
+	"github.com/hotkeys-dev/hotkeys/historytable"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/streams"
 )
@@ -25,8 +29,10 @@ import (
 // asks DynamoDB Local's DescribeTable for the index, and its findings log
 // must name GSI1 and OPS_LOG, and its EMF metrics carry IndexName=GSI1,
 // with exactly the WCU DynamoDB Local charged the index
-// (ReturnConsumedCapacity=INDEXES). With HOTKEYS_INDEXES=off
-// there is no index window, and no DescribeTable is needed.
+// (ReturnConsumedCapacity=INDEXES); the history table holds the index's
+// window beside the table's, and it merges to that WCU. With
+// HOTKEYS_INDEXES=off there is no index window, and no DescribeTable is
+// needed.
 func TestIndexesOnDynamoDBLocal(t *testing.T) {
 	ddb, dds := dynamodblocal.Clients(t)
 	endpoint := dynamodblocal.Endpoint(t)
@@ -87,8 +93,10 @@ func TestIndexesOnDynamoDBLocal(t *testing.T) {
 
 	for _, mode := range []string{"auto", "off"} {
 		t.Run(mode, func(t *testing.T) {
+			historyTable, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "history", HashKey: historytable.AttrDay,
+				RangeKey: historytable.AttrWindow, NoStream: true})
 			f := startFunction(t, map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": endpoint, "HOTKEYS_INDEXES": mode,
-				"HOTKEYS_PARTITION_KEY": "PK", "HOTKEYS_METRICS": "emf", "HOTKEYS_WINDOW": "900"})
+				"HOTKEYS_PARTITION_KEY": "PK", "HOTKEYS_METRICS": "emf", "HOTKEYS_WINDOW": "900", "HOTKEYS_HISTORY_TABLE": historyTable})
 			state := map[string]string{}
 			for i, recs := range records {
 				ev := map[string]any{
@@ -127,11 +135,33 @@ func TestIndexesOnDynamoDBLocal(t *testing.T) {
 					opsLogWCU += l.num("KeyWriteCapacityUnits")
 				}
 			}
+			// The history table: the table's window, and GSI1's unless off.
+			stored := map[string]*history.Summary{}
+			err := historytable.Read(context.Background(), ddb, historyTable, start, start.Add(15*time.Minute), func(s *history.Summary) error {
+				stored[s.Index] = s
+				return nil
+			}, func(key string, err error) { t.Errorf("history item %s skipped: %v", key, err) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := stored[""]; !ok || len(stored) != map[string]int{"auto": 2, "off": 1}[mode] {
+				t.Fatalf("history holds the windows of %v; want the table's and, unless off, GSI1's", slices.Collect(maps.Keys(stored)))
+			}
 			if mode == "off" {
 				if len(gsi) != 0 || indexLines != 0 {
 					t.Errorf("HOTKEYS_INDEXES=off, yet %d index findings and %d index EMF lines", len(gsi), indexLines)
 				}
 				return
+			}
+			m, _ := history.NewMerger(table, "GSI1", 15*time.Minute, 10)
+			if err := m.Add(stored["GSI1"]); err != nil {
+				t.Fatal(err)
+			}
+			merged := m.Reports()[0]
+			if merged.Index != "GSI1" || merged.WCU != gsiCharged || len(merged.HotKeys) != 1 || merged.HotKeys[0].Key != "OPS_LOG" ||
+				merged.HotKeys[0].WCULower != gsiCharged || merged.HotKeys[0].WCUUpper != gsiCharged {
+				t.Errorf("GSI1 from the history table: index %q, %d WCU, hot keys %+v; want GSI1, OPS_LOG alone at exactly the %d WCU DynamoDB Local charged",
+					merged.Index, merged.WCU, merged.HotKeys, gsiCharged)
 			}
 			if indexWCU != float64(gsiCharged) || opsLogWCU != float64(gsiCharged) {
 				t.Errorf("EMF: GSI1's WriteCapacityUnits %v and OPS_LOG's KeyWriteCapacityUnits %v; DynamoDB Local charged the index %d",
