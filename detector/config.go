@@ -70,8 +70,9 @@ func (c Config) IndexSketchConfig() sketch.Config {
 // most that far apart) and a 256 × 4 count-min (e/256 ≈ 1.1 % of the
 // index's WCU with probability 1 - e^-4 ≈ 98 %). They are smaller than a
 // table's so that a table's window and 20 index windows travel together
-// in one tumbling window's state (see MarshalWithin), and so that a table
-// with three indexes costs the pipeline less than 1.3× one without.
+// in one tumbling window's state (see MarshalWithin), and so that the
+// index windows cost the pipeline less (README, "With global secondary
+// indexes", has what three indexes cost).
 func DefaultIndexSketch() sketch.Config { return sketch.Config{Counters: 64, Width: 256, Depth: 4} }
 
 // Defaults, as documented in README.
