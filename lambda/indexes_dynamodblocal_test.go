@@ -30,9 +30,10 @@ import (
 // must name GSI1 and OPS_LOG, and its EMF metrics carry IndexName=GSI1,
 // with exactly the WCU DynamoDB Local charged the index
 // (ReturnConsumedCapacity=INDEXES); the history table holds the index's
-// window beside the table's, and it merges to that WCU. With
-// HOTKEYS_INDEXES=off there is no index window, and no DescribeTable is
-// needed.
+// window beside the table's, and it merges to that WCU; with key
+// redaction on, no stored item holds OPS_LOG, and GSI1's hot key is its
+// stand-in (hotkeys hash-key OPS_LOG). With HOTKEYS_INDEXES=off there is
+// no index window, and no DescribeTable is needed.
 func TestIndexesOnDynamoDBLocal(t *testing.T) {
 	ddb, dds := dynamodblocal.Clients(t)
 	endpoint := dynamodblocal.Endpoint(t)
@@ -91,12 +92,17 @@ func TestIndexesOnDynamoDBLocal(t *testing.T) {
 		records = append(records, recordsOf(t, p))
 	}
 
-	for _, mode := range []string{"auto", "off"} {
+	for _, mode := range []string{"auto", "off", "redacted"} {
 		t.Run(mode, func(t *testing.T) {
 			historyTable, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "history", HashKey: historytable.AttrDay,
 				RangeKey: historytable.AttrWindow, NoStream: true})
-			f := startFunction(t, map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": endpoint, "HOTKEYS_INDEXES": mode,
-				"HOTKEYS_PARTITION_KEY": "PK", "HOTKEYS_METRICS": "emf", "HOTKEYS_WINDOW": "900", "HOTKEYS_HISTORY_TABLE": historyTable})
+			env := map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": endpoint, "HOTKEYS_INDEXES": mode,
+				"HOTKEYS_PARTITION_KEY": "PK", "HOTKEYS_METRICS": "emf", "HOTKEYS_WINDOW": "900", "HOTKEYS_HISTORY_TABLE": historyTable}
+			if mode == "redacted" {
+				env["HOTKEYS_INDEXES"] = "auto"
+				maps.Copy(env, redactionEnv)
+			}
+			f := startFunction(t, env)
 			state := map[string]string{}
 			for i, recs := range records {
 				ev := map[string]any{
@@ -106,7 +112,7 @@ func TestIndexesOnDynamoDBLocal(t *testing.T) {
 				}
 				payload, _ := json.Marshal(ev)
 				state = tumblingResponse(t, f.invoke(t, payload))
-				if _, ok := state[stateIndex+"0"]; ok != (mode == "auto" && i < len(records)-1) {
+				if _, ok := state[stateIndex+"0"]; ok != (mode != "off" && i < len(records)-1) {
 					t.Fatalf("batch %d: index window in the state: %v", i, ok)
 				}
 			}
@@ -144,8 +150,12 @@ func TestIndexesOnDynamoDBLocal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := stored[""]; !ok || len(stored) != map[string]int{"auto": 2, "off": 1}[mode] {
+			if _, ok := stored[""]; !ok || len(stored) != map[string]int{"auto": 2, "off": 1, "redacted": 2}[mode] {
 				t.Fatalf("history holds the windows of %v; want the table's and, unless off, GSI1's", slices.Collect(maps.Keys(stored)))
+			}
+			if mode == "redacted" {
+				checkHistoryRedacted(t, ddb, historyTable, table, stored["GSI1"], gsiCharged)
+				return
 			}
 			if mode == "off" {
 				if len(gsi) != 0 || indexLines != 0 {
@@ -218,4 +228,43 @@ func putIndexesCharged(t *testing.T, ddb *dynamodb.Client, table string, items [
 		t.FailNow()
 	}
 	return uint64(total)
+}
+
+// checkHistoryRedacted: with key redaction on, no item of the history table
+// holds OPS_LOG in any form (the table's keys OPS_LOG#<date> included), and
+// GSI1's summary names its hot key by its stand-in, the one `hotkeys
+// hash-key OPS_LOG` gives with the same secret, at the WCU DynamoDB Local
+// charged.
+func checkHistoryRedacted(t *testing.T, ddb *dynamodb.Client, historyTable, table string, gsi1 *history.Summary, charged uint64) {
+	t.Helper()
+	out, err := ddb.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(historyTable)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, item := range out.Items {
+		for name, v := range item {
+			var raw []byte
+			switch v := v.(type) {
+			case *types.AttributeValueMemberB:
+				raw = v.Value
+			case *types.AttributeValueMemberS:
+				raw = []byte(v.Value)
+			}
+			if bytes.Contains(raw, []byte("OPS_LOG")) {
+				t.Errorf("history item attribute %s holds OPS_LOG with redaction on", name)
+			}
+		}
+	}
+	standIn, errs, err := runCLI(t, testSecret, nil, "hash-key", "OPS_LOG")
+	if err != nil {
+		t.Fatalf("hotkeys hash-key: %v: %s", err, errs)
+	}
+	m, _ := history.NewMerger(table, "GSI1", 15*time.Minute, 10)
+	if err := m.Add(gsi1); err != nil {
+		t.Fatal(err)
+	}
+	hot := m.Reports()[0].HotKeys
+	if len(hot) != 1 || hot[0].Key != strings.TrimSpace(standIn) || hot[0].WCUUpper != charged {
+		t.Errorf("GSI1's hot keys from the history table %+v; want one, %s (hotkeys hash-key OPS_LOG), at %d WCU", hot, strings.TrimSpace(standIn), charged)
+	}
 }
