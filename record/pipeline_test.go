@@ -3,6 +3,8 @@ package record_test
 import (
 	"flag"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,10 +84,22 @@ func BenchmarkPipelineIndexes(b *testing.B) {
 }
 
 // benchDecoders returns a decoder without indexes and one with
-// benchIndexes, for benchPair's two runs.
+// benchIndexes (or those -pipeline-index-names names), for benchPair's two
+// runs.
 func benchDecoders(b testing.TB) [2]*record.Decoder {
+	with := benchIndexes
+	if *pipelineIndexNames != "" {
+		with = nil
+		for name := range strings.SplitSeq(*pipelineIndexNames, ",") {
+			k := slices.IndexFunc(benchIndexes, func(ix record.Index) bool { return ix.Name == name })
+			if k < 0 {
+				b.Fatalf("-pipeline-index-names: %q is not one of the benchmark's indexes (byLevel, byName, byUpdated)", name)
+			}
+			with = append(with, benchIndexes[k])
+		}
+	}
 	var decs [2]*record.Decoder
-	for v, indexes := range [2][]record.Index{nil, benchIndexes} {
+	for v, indexes := range [2][]record.Index{nil, with} {
 		dec, err := record.NewDecoder(record.Config{PartitionKey: "pk", Indexes: indexes})
 		if err != nil {
 			b.Fatal(err)
@@ -98,6 +112,9 @@ func benchDecoders(b testing.TB) [2]*record.Decoder {
 var (
 	pipelineRuns    = flag.Int("pipeline-runs", 0, "run the pipeline on the benchmark batch this many times (TestPipelineRuns)")
 	pipelineIndexes = flag.Bool("pipeline-indexes", false, "with -pipeline-runs: with the three benchmark indexes")
+	// What one index costs: BenchmarkPipelineIndexes (or TestPipelineRuns
+	// with -pipeline-indexes) with one of them, or two.
+	pipelineIndexNames = flag.String("pipeline-index-names", "", "only these of the benchmark indexes, comma-separated (byLevel, byName, byUpdated)")
 )
 
 // TestPipelineRuns runs the pipeline on the benchmark batch
