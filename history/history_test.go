@@ -79,15 +79,8 @@ func newStream(t testing.TB, seed uint64, shards, minutes int) *stream {
 				t.Fatal(err)
 			}
 			// Through the stored form, as history reads it.
-			b, err := FromReport(rep, shard, hll).MarshalBinary()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var s Summary
-			if err := s.UnmarshalBinary(b); err != nil {
-				t.Fatal(err)
-			}
-			st.summaries = append(st.summaries, &s)
+			s, _ := roundTrip(t, FromReport(rep, shard, hll))
+			st.summaries = append(st.summaries, s)
 		}
 	}
 	return st
@@ -211,9 +204,10 @@ func TestHotOnTwoShards(t *testing.T) {
 	}
 }
 
-func TestRoundTrip(t *testing.T) {
-	st := newStream(t, 1, 1, 1)
-	s := st.summaries[0]
+// roundTrip encodes s and decodes the result, as history stores and reads
+// a summary; it returns the decoded summary and the encoding.
+func roundTrip(t testing.TB, s *Summary) (*Summary, []byte) {
+	t.Helper()
 	b, err := s.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -222,8 +216,14 @@ func TestRoundTrip(t *testing.T) {
 	if err := got.UnmarshalBinary(b); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(s, &got); diff != "" {
-		t.Errorf("round trip (-want +got):\n%s", diff)
+	return &got, b
+}
+
+func TestRoundTrip(t *testing.T) {
+	st := newStream(t, 1, 1, 1)
+	s := st.summaries[0]
+	if got, _ := roundTrip(t, s); !cmp.Equal(s, got) {
+		t.Errorf("round trip (-want +got):\n%s", cmp.Diff(s, got))
 	}
 	// A dense sketch (20,000 keys) and a sparse one (300) round-trip too,
 	// and still count what they counted.
@@ -235,14 +235,7 @@ func TestRoundTrip(t *testing.T) {
 		hll, _ := sum.AppendDistinct(nil)
 		d := *s
 		d.Distinct = hll
-		b, err := d.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got Summary
-		if err := got.UnmarshalBinary(b); err != nil {
-			t.Fatal(err)
-		}
+		got, _ := roundTrip(t, &d)
 		h1, _ := decodeHLL(hll)
 		h2, _ := decodeHLL(got.Distinct)
 		if h1.Estimate() != h2.Estimate() || (n == 20000) != (denseRegisters(got.Distinct) != nil) {
@@ -253,13 +246,10 @@ func TestRoundTrip(t *testing.T) {
 	// when merged.
 	rep := detector.Report{Table: "T", Start: t0, End: t0.Add(time.Minute), WCU: 10,
 		TopKeys: []detector.KeyReport{{Key: "A", Type: "S", WCU: 5, WCULower: 4, WCUUpper: 5, Share: 0.5, AvgWCUPerSecond: 0.1, PeakWCUPerSecond: 3}}}
-	b, _ = FromReport(rep, "s", nil).MarshalBinary()
-	if err := got.UnmarshalBinary(b); err != nil {
-		t.Fatal(err)
-	}
+	got, _ := roundTrip(t, FromReport(rep, "s", nil))
 	want := &Summary{Table: "T", Shard: "s", Start: t0, End: t0.Add(time.Minute), WCU: 10,
 		Keys: []detector.KeyReport{{Key: "A", Type: "S", WCU: 5, WCULower: 4, WCUUpper: 5, PeakWCUPerSecond: 3}}}
-	if diff := cmp.Diff(want, &got); diff != "" {
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
