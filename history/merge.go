@@ -68,7 +68,7 @@ func NewMerger(table, index string, step time.Duration, top int) (*Merger, error
 // ErrStep; the Merger is then unchanged.
 func (m *Merger) Add(s *Summary) error {
 	if s.Table != m.table || s.Index != m.index {
-		return fmt.Errorf("%w: %s, not %s", ErrTable, describe(s.Table, s.Index), describe(m.table, m.index))
+		return fmt.Errorf("%w: %s, not %s", ErrTable, Source(s.Table, s.Index), Source(m.table, m.index))
 	}
 	start, end := s.Start.Unix(), s.End.Unix()
 	at := start - ((start%m.step)+m.step)%m.step
@@ -241,14 +241,6 @@ func (m *Merger) report(at int64, st *stepAcc) detector.Report {
 		return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Shard, b.Shard))
 	})
 	return rep
-}
-
-// describe names a table, or an index of it, for messages.
-func describe(table, index string) string {
-	if index == "" {
-		return fmt.Sprintf("table %q", table)
-	}
-	return fmt.Sprintf("index %q of table %q", index, table)
 }
 
 // distinct unites the step's dense registers and sparse sketches.

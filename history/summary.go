@@ -86,6 +86,15 @@ func FromReport(rep detector.Report, shard string, distinct []byte) *Summary {
 	return s
 }
 
+// Source names what a summary is of, for messages: the table, or "TABLE
+// index INDEX" for one of its global secondary indexes.
+func Source(table, index string) string {
+	if index == "" {
+		return table
+	}
+	return table + " index " + index
+}
+
 // keyID tells keys apart: the string "1" and the number 1 are two keys, and
 // a logical sharded key is not a physical one.
 type keyID struct {

@@ -75,11 +75,7 @@ func Put(ctx context.Context, api API, table string, s *history.Summary, retenti
 		return err
 	}
 	if _, err := api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
-		name := s.Table
-		if s.Index != "" {
-			name += " index " + s.Index
-		}
-		return fmt.Errorf("historytable: put %s %s: %w", name, s.Start.Format(time.RFC3339), err)
+		return fmt.Errorf("historytable: put %s %s: %w", history.Source(s.Table, s.Index), s.Start.Format(time.RFC3339), err)
 	}
 	return nil
 }

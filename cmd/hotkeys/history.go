@@ -108,10 +108,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, no
 			m, _ = history.NewMerger(s.Table, s.Index, f.step, f.top) // the step was checked
 			mergers[id] = m
 		}
-		name := s.Table
-		if s.Index != "" {
-			name += " index " + s.Index
-		}
+		name := history.Source(s.Table, s.Index)
 		err := m.Add(s)
 		if errors.Is(err, history.ErrStep) {
 			return usageError{fmt.Errorf("--step %s: the stored windows of %s are %s long: use --step %s or a multiple of it", f.step, name, s.End.Sub(s.Start), s.End.Sub(s.Start))}
