@@ -8,7 +8,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -55,7 +54,7 @@ func TestIndexesOnDynamoDBLocal(t *testing.T) {
 	for i := range 40 { // in no index
 		items = append(items, dynamodblocal.Item(fmt.Sprintf("USER#%d", i), "PROFILE", 100))
 	}
-	gsiCharged := putIndexesCharged(t, ddb, table, items)
+	gsiCharged := dynamodblocal.PutIndexesCharged(t, ddb, table, items)
 	if gsiCharged < 180 {
 		t.Fatalf("DynamoDB Local charged GSI1 %d WCU for 180 entries", gsiCharged)
 	}
@@ -195,39 +194,6 @@ func TestIndexesOnDynamoDBLocal(t *testing.T) {
 			}
 		})
 	}
-}
-
-// putIndexesCharged writes items with ReturnConsumedCapacity=INDEXES and
-// returns what DynamoDB Local charged the global secondary indexes.
-func putIndexesCharged(t *testing.T, ddb *dynamodb.Client, table string, items []map[string]types.AttributeValue) uint64 {
-	t.Helper()
-	var mu sync.Mutex
-	var total float64
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 1)
-	for _, item := range items {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			out, err := ddb.PutItem(context.Background(), &dynamodb.PutItemInput{
-				TableName: aws.String(table), Item: item, ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
-			})
-			if err != nil {
-				t.Errorf("PutItem: %v", err)
-				return
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			for _, c := range out.ConsumedCapacity.GlobalSecondaryIndexes {
-				total += aws.ToFloat64(c.CapacityUnits)
-			}
-		})
-	}
-	wg.Wait()
-	if t.Failed() {
-		t.FailNow()
-	}
-	return uint64(total)
 }
 
 // checkHistoryRedacted: with key redaction on, no item of the history table

@@ -18,6 +18,37 @@ import (
 func PutCharged(t testing.TB, ddb *dynamodb.Client, table, keyAttr string, items []map[string]types.AttributeValue) (perKey map[string]uint64, total uint64) {
 	t.Helper()
 	perKey = map[string]uint64{}
+	putEach(t, ddb, table, items, types.ReturnConsumedCapacityTotal, func(item map[string]types.AttributeValue, cc *types.ConsumedCapacity) {
+		wcu := uint64(aws.ToFloat64(cc.CapacityUnits))
+		key := ""
+		if s, ok := item[keyAttr].(*types.AttributeValueMemberS); ok {
+			key = s.Value
+		}
+		perKey[key] += wcu
+		total += wcu
+	})
+	return perKey, total
+}
+
+// PutIndexesCharged writes items to table as PutCharged does, each with
+// ReturnConsumedCapacity=INDEXES, and returns the WCU DynamoDB Local
+// charged the table's global secondary indexes, all together.
+func PutIndexesCharged(t testing.TB, ddb *dynamodb.Client, table string, items []map[string]types.AttributeValue) uint64 {
+	t.Helper()
+	var total float64
+	putEach(t, ddb, table, items, types.ReturnConsumedCapacityIndexes, func(_ map[string]types.AttributeValue, cc *types.ConsumedCapacity) {
+		for _, c := range cc.GlobalSecondaryIndexes {
+			total += aws.ToFloat64(c.CapacityUnits)
+		}
+	})
+	return uint64(total)
+}
+
+// putEach puts items, eight at a time, and hands each one's consumed
+// capacity to charged, one call at a time. A failed write fails t.
+func putEach(t testing.TB, ddb *dynamodb.Client, table string, items []map[string]types.AttributeValue,
+	rcc types.ReturnConsumedCapacity, charged func(map[string]types.AttributeValue, *types.ConsumedCapacity)) {
+	t.Helper()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
@@ -28,28 +59,21 @@ func PutCharged(t testing.TB, ddb *dynamodb.Client, table, keyAttr string, items
 			out, err := ddb.PutItem(context.Background(), &dynamodb.PutItemInput{
 				TableName:              aws.String(table),
 				Item:                   item,
-				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+				ReturnConsumedCapacity: rcc,
 			})
 			if err != nil {
 				t.Errorf("PutItem: %v", err)
 				return
 			}
-			wcu := uint64(aws.ToFloat64(out.ConsumedCapacity.CapacityUnits))
-			key := ""
-			if s, ok := item[keyAttr].(*types.AttributeValueMemberS); ok {
-				key = s.Value
-			}
 			mu.Lock()
 			defer mu.Unlock()
-			perKey[key] += wcu
-			total += wcu
+			charged(item, out.ConsumedCapacity)
 		})
 	}
 	wg.Wait()
 	if t.Failed() {
 		t.FailNow()
 	}
-	return perKey, total
 }
 
 // Item is a test item of string attributes PK and SK and a body of size
