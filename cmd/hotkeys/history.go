@@ -10,7 +10,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
@@ -34,10 +33,11 @@ elsewhere. It needs dynamodb:Query on the history table.
 `
 
 type historyFlags struct {
-	table, from, to, format, heatmap, region, profile string
-	since, step                                       time.Duration
-	top                                               int
-	limit                                             float64
+	table, from, to, format, heatmap string
+	since, step                      time.Duration
+	top                              int
+	limit                            float64
+	aws                              awsFlags
 }
 
 func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, now func() time.Time) error {
@@ -57,8 +57,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, no
 	fs.StringVar(&f.format, "format", "table", "output `format`: table or json")
 	fs.StringVar(&f.heatmap, "heatmap", "", "also draw the steps as a heatmap into `file`: one self-contained HTML page")
 	fs.Float64Var(&f.limit, "partition-limit", detector.DefaultPartitionLimit, "per-partition write limit in WCU/s, the heatmap's scale")
-	fs.StringVar(&f.region, "region", "", "AWS `region` (default: from the AWS configuration)")
-	fs.StringVar(&f.profile, "profile", "", "AWS shared-config `profile` (default: AWS_PROFILE or default)")
+	f.aws.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return errHelp
@@ -83,18 +82,11 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, no
 		return usageError{fmt.Errorf("--step: %w", err)}
 	}
 
-	var opts []func(*config.LoadOptions) error
-	if f.region != "" {
-		opts = append(opts, config.WithRegion(f.region))
-	}
-	if f.profile != "" {
-		opts = append(opts, config.WithSharedConfigProfile(f.profile))
-	}
-	awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
+	awsCfg, err := f.aws.load(ctx, "history")
 	if err != nil {
-		return fmt.Errorf("history: loading AWS configuration: %w", err)
+		return err
 	}
-	ddb := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.DisableValidateResponseChecksum = true })
+	ddb := dynamodb.NewFromConfig(awsCfg)
 
 	// One merger per table and per index: an index's keys are not the
 	// table's, and its share is of the index's WCU.

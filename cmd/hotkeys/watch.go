@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
@@ -30,8 +29,9 @@ readers at once (1 on global tables): watch is one of them while it runs.
 `
 
 type watchFlags struct {
-	table, streamARN, from, region, profile string
-	duration                                time.Duration
+	table, streamARN, from string
+	duration               time.Duration
+	aws                    awsFlags
 }
 
 func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -41,8 +41,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&wf.streamARN, "stream-arn", "", "`ARN` of the stream to read (instead of --table)")
 	fs.StringVar(&wf.from, "from", "latest", "where to start in each shard: `latest` (new writes only) or trim_horizon (the last 24 h)")
 	fs.DurationVar(&wf.duration, "duration", 0, "stop after this long (0: until Ctrl-C)")
-	fs.StringVar(&wf.region, "region", "", "AWS `region` (default: from the AWS configuration)")
-	fs.StringVar(&wf.profile, "profile", "", "AWS shared-config `profile` (default: AWS_PROFILE or default)")
+	wf.aws.register(fs)
 	if err := o.parse(fs, args); err != nil {
 		return err
 	}
@@ -60,18 +59,11 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer cancel()
 	}
 
-	var opts []func(*config.LoadOptions) error
-	if wf.region != "" {
-		opts = append(opts, config.WithRegion(wf.region))
-	}
-	if wf.profile != "" {
-		opts = append(opts, config.WithSharedConfigProfile(wf.profile))
-	}
-	awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
+	awsCfg, err := wf.aws.load(ctx, "watch")
 	if err != nil {
-		return fmt.Errorf("watch: loading AWS configuration: %w", err)
+		return err
 	}
-	ddb := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.DisableValidateResponseChecksum = true })
+	ddb := dynamodb.NewFromConfig(awsCfg)
 	dds := dynamodbstreams.NewFromConfig(awsCfg)
 
 	table := wf.table
