@@ -20,20 +20,35 @@ const MaxEncodedSize = 16*1024 - 512
 // character boundary (a detector diagnosis is about 300 bytes).
 const maxDiagnosis = 1024
 
-// Versions of the encoding. Version 2 adds what an index's window has
-// (its name, its TTL WCU); a table's window is still written as version 1,
-// which builds from before indexes read too.
+// Versions of the encoding. Each summary has exactly one, the oldest that
+// holds it, so that builds from before read every summary they could:
+//
+//   - 1: a table's window without internal errors, byte for byte as
+//     before indexes existed;
+//   - 2: adds what an index's window has (its name, never empty, and its
+//     TTL WCU): an index's window without internal errors;
+//   - 3: adds InternalErrors (never 0) to what version 2 holds, the index
+//     name "" for a table's window: any window with internal errors.
+//
+// A decoder refuses a version it does not know (ErrVersion), so a build
+// from before version 3 skips a window with internal errors instead of
+// reading it as complete.
 const (
 	magic0, magic1 = 'h', 'k'
 	version1       = 1
 	version2       = 2
+	version3       = 3
+	newestVersion  = version3
 )
 
-// Version returns the version of the encoding MarshalBinary gives s: 1 for
-// a table's window, 2 for an index's. (A table's window has no TTLWCU:
-// version 1 does not hold it.)
+// Version returns the version of the encoding MarshalBinary gives s: 3 for
+// a window with internal errors, else 2 for an index's and 1 for a
+// table's. (A table's window has no TTLWCU: version 1 does not hold it.)
 func (s *Summary) Version() int {
-	if s.Index != "" {
+	switch {
+	case s.InternalErrors > 0:
+		return version3
+	case s.Index != "":
 		return version2
 	}
 	return version1
@@ -97,7 +112,7 @@ func (s *Summary) MarshalBinary() ([]byte, error) {
 					ceiling = max(ceiling, s.Keys[i].WCUUpper)
 				}
 			}
-			b := s.encode(kept, ceiling, keep < len(order) || s.Trimmed, h)
+			b := s.encode(s.Version(), kept, ceiling, keep < len(order) || s.Trimmed, h)
 			if len(b) <= MaxEncodedSize {
 				return b, nil
 			}
@@ -106,10 +121,11 @@ func (s *Summary) MarshalBinary() ([]byte, error) {
 	return nil, fmt.Errorf("%w: table %q, shard %q, %d shard reports", ErrTooLarge, s.Table, s.Shard, len(s.Shards))
 }
 
-func (s *Summary) encode(keys []int, ceiling uint64, trimmed bool, hll []byte) []byte {
+// encode writes s as version (s.Version(); tests forge others).
+func (s *Summary) encode(version int, keys []int, ceiling uint64, trimmed bool, hll []byte) []byte {
 	b := make([]byte, 0, 1024+len(hll))
-	v2 := s.Version() == version2
-	b = append(b, magic0, magic1, byte(s.Version()))
+	v2 := version >= version2 // versions 2 and 3 hold the index's fields
+	b = append(b, magic0, magic1, byte(version))
 	b = appendString(b, s.Table)
 	if v2 {
 		b = appendString(b, s.Index)
@@ -122,6 +138,9 @@ func (s *Summary) encode(keys []int, ceiling uint64, trimmed bool, hll []byte) [
 	}
 	if v2 {
 		b = binary.AppendUvarint(b, s.TTLWCU)
+	}
+	if version >= version3 {
+		b = binary.AppendUvarint(b, s.InternalErrors)
 	}
 	var flags byte
 	if s.WCUIsLowerBound {
@@ -169,10 +188,11 @@ func (s *Summary) UnmarshalBinary(data []byte) error {
 	if len(data) < 3 || data[0] != magic0 || data[1] != magic1 {
 		return fmt.Errorf("%w: not a hotkeys summary", ErrCorrupt)
 	}
-	if data[2] != version1 && data[2] != version2 {
-		return fmt.Errorf("%w: %d (this build reads %d and %d)", ErrVersion, data[2], version1, version2)
+	version := int(data[2])
+	if version < version1 || version > newestVersion {
+		return fmt.Errorf("%w: %d (this build reads %d to %d)", ErrVersion, data[2], version1, newestVersion)
 	}
-	v2 := data[2] == version2
+	v2 := version >= version2 // versions 2 and 3 hold the index's fields
 	if len(data) > MaxEncodedSize {
 		return fmt.Errorf("%w: %d bytes, over %d", ErrCorrupt, len(data), MaxEncodedSize)
 	}
@@ -187,7 +207,8 @@ func (s *Summary) UnmarshalBinary(data []byte) error {
 	var out Summary
 	out.Table = r.string()
 	if v2 {
-		if out.Index = r.string(); out.Index == "" && r.err == nil {
+		// Version 3 may be a table's window; version 2 is an index's.
+		if out.Index = r.string(); out.Index == "" && version == version2 && r.err == nil {
 			r.fail("version 2 without an index")
 		}
 	}
@@ -199,6 +220,13 @@ func (s *Summary) UnmarshalBinary(data []byte) error {
 	}
 	if v2 {
 		out.TTLWCU = r.uvarint()
+	}
+	if version >= version3 {
+		// Without internal errors the window is written as version 1 or
+		// 2: one encoding per summary, whose version is Version().
+		if out.InternalErrors = r.uvarint(); out.InternalErrors == 0 && r.err == nil {
+			r.fail("version 3 without internal errors")
+		}
 	}
 	flags := r.byte()
 	out.WCUIsLowerBound, out.TerminatedEarly, out.Trimmed = flags&1 != 0, flags&2 != 0, flags&4 != 0

@@ -322,11 +322,34 @@ func TestDecodeRejects(t *testing.T) {
 			t.Fatalf("byte %d flipped: decoded", i)
 		}
 	}
-	v3 := bytes.Clone(good)
-	v3[2] = 3
-	if err := s.UnmarshalBinary(v3); !errors.Is(err, ErrVersion) {
-		t.Errorf("version 3: %v, want ErrVersion", err)
+	for _, v := range []byte{0, 4, 255} {
+		other := bytes.Clone(good)
+		other[2] = v
+		if err := s.UnmarshalBinary(other); !errors.Is(err, ErrVersion) {
+			t.Errorf("version %d: %v, want ErrVersion", v, err)
+		}
 	}
+	// Every summary has one encoding: a version that does not match what
+	// it holds is forged (its checksum right), and refused.
+	all := []int{}
+	for i := range st.summaries[0].Keys {
+		all = append(all, i)
+	}
+	forge := func(sum *Summary, version int) []byte {
+		return sum.encode(version, all, sum.OtherKeysWCUUpper, sum.Trimmed, nil)
+	}
+	if err := s.UnmarshalBinary(forge(st.summaries[0], version2)); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("version 2 without an index: %v, want ErrCorrupt", err)
+	}
+	if err := s.UnmarshalBinary(forge(st.summaries[0], version3)); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("version 3 without internal errors: %v, want ErrCorrupt", err)
+	}
+	withErrors := *st.summaries[0]
+	withErrors.InternalErrors = 1
+	if err := s.UnmarshalBinary(forge(&withErrors, version3)); err != nil {
+		t.Errorf("the forger's own version 3 (internal errors 1) is refused: %v", err)
+	}
+	s = Summary{}
 	twice := *st.summaries[0]
 	twice.Keys = append(twice.Keys, twice.Keys[0])
 	if b, err := twice.MarshalBinary(); err != nil {
@@ -380,10 +403,20 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Add(small)
 	f.Add([]byte("hk\x01"))
 	f.Add([]byte("hk\x02"))
-	for _, s := range indexSummaries(f, 2) {
+	f.Add([]byte("hk\x03"))
+	for i, s := range indexSummaries(f, 2) {
 		b, _ := s.MarshalBinary()
 		f.Add(b)
+		// Version 3: an index's and a table's window with internal errors.
+		v3 := *s
+		v3.InternalErrors = uint64(1 + i*300)
+		b, _ = v3.MarshalBinary()
+		f.Add(b)
 	}
+	tableV3 := *st.summaries[0]
+	tableV3.InternalErrors = 2
+	b3, _ := tableV3.MarshalBinary()
+	f.Add(b3)
 	sum, _ := sketch.NewSummary(sketch.DefaultConfig())
 	for i := range 20000 {
 		sum.Add(fmt.Appendf(nil, "k%d", i), 1, 0, 0)

@@ -35,6 +35,7 @@ type Merger struct {
 
 type stepAcc struct {
 	records, ttl, malformed, late, wcu uint64
+	internal                           uint64 // records lost to a bug in hotkeys
 	ttlWCU                             uint64 // an index's: its entries removed by TTL deletes
 	lowerBound, terminatedEarly        bool
 	summaries                          int
@@ -112,6 +113,7 @@ func (m *Merger) Add(s *Summary) error {
 	st.records += s.Records
 	st.ttl += s.TTLDeletes
 	st.malformed += s.Malformed
+	st.internal += s.InternalErrors
 	st.late += s.Late
 	st.wcu += s.WCU
 	st.ttlWCU += s.TTLWCU
@@ -183,7 +185,7 @@ func (m *Merger) Reports() []detector.Report {
 func (m *Merger) report(at int64, st *stepAcc) detector.Report {
 	rep := detector.Report{
 		Table: m.table, Index: m.index, Start: time.Unix(at, 0).UTC(), End: time.Unix(at+m.step, 0).UTC(),
-		Records: st.records, TTLDeletes: st.ttl, TTLWCU: st.ttlWCU, Malformed: st.malformed, Late: st.late,
+		Records: st.records, TTLDeletes: st.ttl, TTLWCU: st.ttlWCU, Malformed: st.malformed, InternalErrors: st.internal, Late: st.late,
 		WCU: st.wcu, WCUIsLowerBound: st.lowerBound, TerminatedEarly: st.terminatedEarly,
 		HotKeys: []detector.KeyReport{}, TopKeys: []detector.KeyReport{}, Shards: []detector.ShardReport{},
 	}

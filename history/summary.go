@@ -31,7 +31,11 @@ type Summary struct {
 	End   time.Time
 
 	Records, TTLDeletes, Malformed, Late, WCU uint64
-	WCUIsLowerBound, TerminatedEarly          bool
+	// InternalErrors counts records lost to a bug in hotkeys
+	// (detector.Report.InternalErrors): a window with some is incomplete,
+	// and the stored summary must say so.
+	InternalErrors                   uint64
+	WCUIsLowerBound, TerminatedEarly bool
 	// TTLWCU is what an index's entries removed by TTL deletes would have
 	// cost (detector.Report.TTLWCU): free, so not in WCU; 0 for a table.
 	TTLWCU uint64
@@ -62,7 +66,8 @@ type Summary struct {
 func FromReport(rep detector.Report, shard string, distinct []byte) *Summary {
 	s := &Summary{
 		Table: rep.Table, Index: rep.Index, Shard: shard, Start: rep.Start.UTC(), End: rep.End.UTC(),
-		Records: rep.Records, TTLDeletes: rep.TTLDeletes, Malformed: rep.Malformed, Late: rep.Late, WCU: rep.WCU, TTLWCU: rep.TTLWCU,
+		Records: rep.Records, TTLDeletes: rep.TTLDeletes, Malformed: rep.Malformed, InternalErrors: rep.InternalErrors, Late: rep.Late,
+		WCU: rep.WCU, TTLWCU: rep.TTLWCU,
 		WCUIsLowerBound: rep.WCUIsLowerBound, TerminatedEarly: rep.TerminatedEarly, Trimmed: rep.Trimmed,
 		DistinctKeys: rep.DistinctKeys, Distinct: distinct,
 		OtherKeysWCUUpper: rep.OtherKeysWCUUpper,
