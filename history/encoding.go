@@ -38,8 +38,11 @@ const (
 	version1       = 1
 	version2       = 2
 	version3       = 3
-	newestVersion  = version3
 )
+
+// NewestVersion is the newest version this build writes; it reads every
+// version from 1 up to it.
+const NewestVersion = version3
 
 // Version returns the version of the encoding MarshalBinary gives s: 3 for
 // a window with internal errors, else 2 for an index's and 1 for a
@@ -189,8 +192,8 @@ func (s *Summary) UnmarshalBinary(data []byte) error {
 		return fmt.Errorf("%w: not a hotkeys summary", ErrCorrupt)
 	}
 	version := int(data[2])
-	if version < version1 || version > newestVersion {
-		return fmt.Errorf("%w: %d (this build reads %d to %d)", ErrVersion, data[2], version1, newestVersion)
+	if version < version1 || version > NewestVersion {
+		return fmt.Errorf("%w: %d (this build reads %d to %d)", ErrVersion, data[2], version1, NewestVersion)
 	}
 	v2 := version >= version2 // versions 2 and 3 hold the index's fields
 	if len(data) > MaxEncodedSize {

@@ -7,7 +7,8 @@
 // digits, "#", the analysed table, "#", the stream shard, and for a global
 // secondary index's window "#" and the index), "summary" (B, the encoded
 // summary, at most history.MaxEncodedSize bytes), "format" (N, its
-// version: 1 for a table's window, 2 for an index's) and "expires" (N, Unix
+// version, history.Summary.Version: 1 for a table's window, 2 for an
+// index's, 3 for either with internal errors) and "expires" (N, Unix
 // seconds: the table's TTL attribute). A day per partition keeps a day's
 // query to one partition and spreads the writes of a busy table's 16 shards
 // at about 4 WCU/s. The key is fixed by the window, so a redelivered final
@@ -40,7 +41,7 @@ const (
 
 // FormatVersion is the newest version of the summary encoding the items
 // carry (history.Summary.Version); every version from 1 up to it is read.
-const FormatVersion = 2
+const FormatVersion = history.NewestVersion
 
 // API is what this package needs of the DynamoDB client.
 type API interface {
