@@ -27,19 +27,23 @@ import (
 // storedDay is a workload over shards and minutes, summarised per shard and
 // 1-minute window as the Lambda's tumbling windows summarise it, with its
 // exact truth per minute: the table's, and that of its index GSI1, whose
-// key OPS_LOG takes 120 WCU/s on every shard.
+// key OPS_LOG takes 120 WCU/s on every shard. Some windows lost records to
+// a bug in hotkeys (internal errors): those are stored as version 3.
 type storedDay struct {
-	summaries []*history.Summary          // the table's windows, then GSI1's
-	wcu       map[int64]map[string]uint64 // minute -> key -> WCU
-	records   map[int64]uint64
-	indexWCU  map[int64]map[string]uint64 // GSI1's
+	summaries     []*history.Summary          // the table's windows, then GSI1's
+	wcu           map[int64]map[string]uint64 // minute -> key -> WCU
+	records       map[int64]uint64
+	internal      map[int64]uint64            // minute -> internal errors
+	indexWCU      map[int64]map[string]uint64 // GSI1's
+	indexInternal map[int64]uint64
 }
 
 func newStoredDay(t *testing.T, shards, minutes int, start time.Time) *storedDay {
 	rng := rand.New(rand.NewPCG(12, 12))
 	cfg := detector.DefaultConfig()
 	cfg.Top = 5
-	d := &storedDay{wcu: map[int64]map[string]uint64{}, records: map[int64]uint64{}, indexWCU: map[int64]map[string]uint64{}}
+	d := &storedDay{wcu: map[int64]map[string]uint64{}, records: map[int64]uint64{}, internal: map[int64]uint64{},
+		indexWCU: map[int64]map[string]uint64{}, indexInternal: map[int64]uint64{}}
 	var indexSums []*history.Summary
 	for m := range minutes {
 		ws := start.Add(time.Duration(m) * time.Minute)
@@ -69,6 +73,9 @@ func newStoredDay(t *testing.T, shards, minutes int, start time.Time) *storedDay
 					add("HOT", 400, sec)
 				}
 			}
+			internal := uint64((m*shards + sh) % 3) // none in a third of the windows
+			w.AddInternal(internal)
+			d.internal[ws.Unix()] += internal
 			hll, err := w.AppendDistinct(nil)
 			if err != nil {
 				t.Fatal(err)
@@ -90,6 +97,10 @@ func newStoredDay(t *testing.T, shards, minutes int, start time.Time) *storedDay
 					iw.AddIndex(&r, &w)
 					d.indexWCU[ws.Unix()][e.key] += e.wcu
 				}
+			}
+			if m%2 == 1 && sh == 0 {
+				iw.AddInternal(5)
+				d.indexInternal[ws.Unix()] += 5
 			}
 			if hll, err = iw.AppendDistinct(nil); err != nil {
 				t.Fatal(err)
@@ -137,18 +148,23 @@ func TestHistoryOnDynamoDBLocal(t *testing.T) {
 		t.Errorf("expires = %v, want %d", got.Item[historytable.AttrExpires], start.Add(time.Minute+retention).Unix())
 	}
 	// Items history cannot use, each skipped with a warning.
-	good, _ := historytable.Item(day.summaries[1], retention)
+	good, _ := historytable.Item(day.summaries[0], retention)
+	if f := good[historytable.AttrFormat].(*types.AttributeValueMemberN).Value; f != "1" {
+		t.Fatalf("the corrupt items are made from an item of format %s, want 1", f)
+	}
 	window := func(s string) *types.AttributeValueMemberS {
 		return &types.AttributeValueMemberS{Value: fmt.Sprintf("%012d#%s", start.Unix(), s)}
 	}
 	corrupt := map[string]map[string]types.AttributeValue{
 		"corrupt": {historytable.AttrWindow: window("Orders#corrupt"), historytable.AttrSummary: &types.AttributeValueMemberB{Value: []byte("hk\x01garbage")}},
-		"version": {historytable.AttrWindow: window("Orders#v3"), historytable.AttrFormat: &types.AttributeValueMemberN{Value: "3"}},
-		// A table's summary (version 1) under an index's format.
-		"mismatch": {historytable.AttrWindow: window("Orders#v2"), historytable.AttrFormat: &types.AttributeValueMemberN{Value: "2"}},
-		"missing":  {historytable.AttrWindow: window("Orders#missing"), historytable.AttrSummary: nil},
-		"foreign":  {historytable.AttrWindow: window("Orders#copied-from-elsewhere")},
-		"flipped":  {historytable.AttrWindow: window("Orders#flipped"), historytable.AttrSummary: &types.AttributeValueMemberB{Value: flip(good[historytable.AttrSummary].(*types.AttributeValueMemberB).Value)}},
+		"version": {historytable.AttrWindow: window("Orders#v4"), historytable.AttrFormat: &types.AttributeValueMemberN{Value: "4"}},
+		// A table's summary (version 1) under an index's format, and under
+		// that of a window with internal errors.
+		"mismatch":  {historytable.AttrWindow: window("Orders#v2"), historytable.AttrFormat: &types.AttributeValueMemberN{Value: "2"}},
+		"mismatch3": {historytable.AttrWindow: window("Orders#v3"), historytable.AttrFormat: &types.AttributeValueMemberN{Value: "3"}},
+		"missing":   {historytable.AttrWindow: window("Orders#missing"), historytable.AttrSummary: nil},
+		"foreign":   {historytable.AttrWindow: window("Orders#copied-from-elsewhere")},
+		"flipped":   {historytable.AttrWindow: window("Orders#flipped"), historytable.AttrSummary: &types.AttributeValueMemberB{Value: flip(good[historytable.AttrSummary].(*types.AttributeValueMemberB).Value)}},
 	}
 	for name, change := range corrupt {
 		item := map[string]types.AttributeValue{}
@@ -196,12 +212,16 @@ func TestHistoryOnDynamoDBLocal(t *testing.T) {
 			t.Fatalf("step %s: %d steps of the table and %d of GSI1, want %d of each:\n%s", step, len(reps), len(indexReps), want, out.String())
 		}
 		for i, rep := range indexReps {
-			truth, wcu := map[string]uint64{}, uint64(0)
+			truth, wcu, internal := map[string]uint64{}, uint64(0), uint64(0)
 			for at := rep.Start.Unix(); at < rep.End.Unix(); at += 60 {
 				for k, w := range day.indexWCU[at] {
 					truth[k] += w
 					wcu += w
 				}
+				internal += day.indexInternal[at]
+			}
+			if rep.InternalErrors != internal {
+				t.Errorf("step %s GSI1 #%d: internal errors %d, want %d", step, i, rep.InternalErrors, internal)
 			}
 			if rep.WCU != wcu || !rep.Start.Equal(reps[i].Start) || len(rep.Shards) != 0 {
 				t.Errorf("step %s GSI1 #%d: %d WCU from %s, %d shards; want %d from %s, none (an index has no stream shards)",
@@ -217,12 +237,16 @@ func TestHistoryOnDynamoDBLocal(t *testing.T) {
 			}
 		}
 		for i, rep := range reps {
-			truth, records := map[string]uint64{}, uint64(0)
+			truth, records, internal := map[string]uint64{}, uint64(0), uint64(0)
 			for at := rep.Start.Unix(); at < rep.End.Unix(); at += 60 {
 				for k, w := range day.wcu[at] {
 					truth[k] += w
 				}
 				records += day.records[at]
+				internal += day.internal[at]
+			}
+			if rep.InternalErrors != internal {
+				t.Errorf("step %s #%d: internal errors %d, want %d (the windows' sum)", step, i, rep.InternalErrors, internal)
 			}
 			var wcu uint64
 			for _, w := range truth {
@@ -286,6 +310,40 @@ func TestHistoryUsage(t *testing.T) {
 		code, _, errs := hotkeys(t, "", args...)
 		if code != exitUsage || !strings.Contains(errs, "hotkeys:") {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and a message", args, code, errs)
+		}
+	}
+}
+
+// TestTableShowsInternalErrors: a stored window that lost records to a bug
+// in hotkeys says so in the table output, beside malformed and late; one
+// without says nothing of it.
+func TestTableShowsInternalErrors(t *testing.T) {
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	rep := detector.Report{Table: "Orders", Start: start, End: start.Add(time.Minute), Records: 100, WCU: 120, Malformed: 2, Late: 1, InternalErrors: 1234}
+	clean := rep
+	clean.InternalErrors = 0
+	for _, c := range []struct {
+		rep  detector.Report
+		want []string
+	}{
+		{rep, []string{"malformed 2   late 1   internal errors 1,234\n", "! hotkeys skipped 1,234 record(s) for a bug of its own"}},
+		{clean, []string{"malformed 2   late 1\n"}},
+	} {
+		var out bytes.Buffer
+		w := newReportWriter("table", &out, false)
+		if err := w.Write([]detector.Report{c.rep}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range c.want {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("internal errors %d: output lacks %q:\n%s", c.rep.InternalErrors, want, out.String())
+			}
+		}
+		if c.rep.InternalErrors == 0 && strings.Contains(out.String(), "internal error") {
+			t.Errorf("a window without internal errors mentions them:\n%s", out.String())
 		}
 	}
 }

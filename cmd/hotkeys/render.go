@@ -115,12 +115,20 @@ func (t *tableWriter) window(r *detector.Report) error {
 	if r.Late > 0 {
 		fmt.Fprintf(&b, "   late %s", count(r.Late))
 	}
+	// Only a stored window (history) can have some: the CLI itself stops
+	// at its first internal error (exit status 3).
+	if r.InternalErrors > 0 {
+		fmt.Fprintf(&b, "   internal errors %s", count(r.InternalErrors))
+	}
 	if r.TTLWCU > 0 {
 		fmt.Fprintf(&b, "   entries removed by TTL %s WCU (free)", count(r.TTLWCU))
 	}
 	b.WriteString("\n")
 	if r.TerminatedEarly {
 		b.WriteString("! Lambda ended this window early: the figures cover only part of it.\n")
+	}
+	if r.InternalErrors > 0 {
+		fmt.Fprintf(&b, "! hotkeys skipped %s record(s) for a bug of its own (the function's log has an ERROR \"internal error\" with the stack): the figures undercount.\n", count(r.InternalErrors))
 	}
 	var cut keyNotes
 	if len(r.HotKeys) == 0 {
