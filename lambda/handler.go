@@ -39,12 +39,18 @@ type publisher interface {
 	Publish(ctx context.Context, reps []detector.Report) (alert.Result, error)
 }
 
+// feeder is what the handler needs of detector.Feed.
+type feeder interface {
+	Decode(payload []byte, sink detector.Sink, h detector.Hooks) (detector.Counts, error)
+	SetPartitionKey(name string)
+}
+
 // handler is the function. It implements lambda.Handler on the raw payload,
 // because decoding through aws-lambda-go's typed events is 20× slower and
 // fails a whole batch on one odd attribute.
 type handler struct {
 	cfg     detector.Config
-	feed    *detector.Feed
+	feed    feeder
 	schemas schemaLookup
 	pub     publisher
 	log     *slog.Logger
@@ -89,6 +95,7 @@ type invocation struct {
 	h        *handler
 	event    record.Event
 	tumbling bool
+	sawEvent bool // the decoder delivered the event: it had read all of it
 	window   *detector.Window
 	// indexWins are the tumbling window's index windows, in the order
 	// their indexes first wrote in it.
@@ -127,7 +134,7 @@ func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	switch {
 	case errors.As(err, &ie):
 		// The decoder itself panicked: the rest of the payload is unread.
-		inv.onInternal(ie)
+		inv.lost(payload, ie)
 	case err != nil:
 		// Not JSON Lambda would have sent: nothing to retry. Count and go on.
 		h.log.Error("payload could not be decoded in full; the records after the error are skipped", "error", err)
@@ -156,7 +163,30 @@ func (inv *invocation) decode(payload []byte) (err error) {
 	return err
 }
 
+// lost counts what a panic of the decoder left unread. The decoder hands
+// over an event only once it has read all of it, so when it handed over
+// none, the whole event is lost: its envelope is read again apart from the
+// decoder, so that a tumbling window keeps its state (Lambda fails an
+// answer without one, and would retry the same batch, and meet the same
+// bug, until the records expire), and each of its records counts as an
+// internal error of its table.
+func (inv *invocation) lost(payload []byte, ie *detector.InternalError) {
+	n := uint64(1)
+	if !inv.sawEvent {
+		if ev, records, err := record.ReadEnvelope(payload); err == nil {
+			inv.onEvent(&ev)
+			if ie.Table == "" {
+				ie.Table, _ = keyschema.TableFromARN(ev.EventSourceARN)
+			}
+			n = max(uint64(records), 1)
+		}
+	}
+	inv.logInternal(ie)
+	inv.countInternal(ie.Table, n)
+}
+
 func (inv *invocation) onEvent(ev *record.Event) error {
+	inv.sawEvent = true
 	inv.event = *ev
 	inv.tumbling = ev.TimeWindow
 	if !inv.tumbling {
@@ -254,15 +284,26 @@ func (inv *invocation) onMalformed(m *record.Malformed) {
 // the template alarms on, and logs it with its stack at ERROR. It is never
 // counted as malformed: the user's table did nothing wrong.
 func (inv *invocation) onInternal(ie *detector.InternalError) {
+	inv.logInternal(ie)
+	inv.countInternal(ie.Table, 1)
+}
+
+func (inv *invocation) logInternal(ie *detector.InternalError) {
 	inv.h.log.Error("internal error: a bug in hotkeys, not in the table's data; the record is skipped",
 		"error", ie.Error(), "event_id", ie.EventID, "stack", string(ie.Stack))
+}
+
+// countInternal counts n records of table lost to a bug of ours.
+func (inv *invocation) countInternal(table string, n uint64) {
 	switch {
 	case !inv.tumbling:
-		inv.h.det.AddInternal(ie.Table)
-	case inv.window != nil || inv.openWindow(ie.Table) == nil:
-		inv.window.AddInternal(1)
+		for range n {
+			inv.h.det.AddInternal(table)
+		}
+	case inv.window != nil || inv.openWindow(table) == nil:
+		inv.window.AddInternal(n)
 	default:
-		inv.internal++
+		inv.internal += n
 	}
 }
 
@@ -297,11 +338,13 @@ func (inv *invocation) finishTumbling(ctx context.Context) ([]byte, error) {
 			"malformed", inv.malformed, "internal_errors", inv.internal, "shard", ev.ShardID)
 	case inv.window == nil:
 	case done:
+		wins := append([]*detector.Window{inv.window}, inv.indexWins...)
 		if ev.IsWindowTerminatedEarly {
-			inv.window.MarkTerminatedEarly()
+			for _, w := range wins { // the indexes' windows end with the table's
+				w.MarkTerminatedEarly()
+			}
 			inv.h.log.Warn("Lambda terminated the window early; publishing what there is", "shard", ev.ShardID)
 		}
-		wins := append([]*detector.Window{inv.window}, inv.indexWins...)
 		reps := make([]detector.Report, len(wins))
 		for i, w := range wins {
 			reps[i] = w.Report(inv.h.cfg)
