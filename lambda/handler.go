@@ -105,6 +105,13 @@ type invocation struct {
 	// them, or hold nothing else).
 	malformed, internal uint64
 	logged              int
+	// held are the tables of a plain batch's malformed records met before
+	// its first record, counted only once a record shows the batch is
+	// decoded for good: the first record of a table with a sort key stops
+	// the decoding until its partition key is looked up, and the batch is
+	// then decoded again (or failed, and delivered again).
+	held    []string
+	counted bool // a record of this plain batch went to the detector
 }
 
 // Invoke handles one batch. It fails the batch only when a retry can help
@@ -210,16 +217,20 @@ func (inv *invocation) onEvent(ev *record.Event) error {
 // seen reports a record counted before: by its sequence number within a
 // tumbling window (its state carries the last one), by its event id across
 // a warm container's plain batches.
+//
+// A record without the field it is known by (the decoder accepts both as
+// optional) cannot be told apart from another: it is counted.
 func (inv *invocation) seen(r *record.Record) bool {
 	if inv.tumbling {
-		return len(inv.lastSeq) > 0 && !seqAfter(r.SequenceNumber, inv.lastSeq)
+		return len(r.SequenceNumber) > 0 && len(inv.lastSeq) > 0 && !seqAfter(r.SequenceNumber, inv.lastSeq)
 	}
-	return inv.h.seen.seen(sketch.Hash(r.EventID))
+	return len(r.EventID) > 0 && inv.h.seen.seen(sketch.Hash(r.EventID))
 }
 
 // Add counts a record: detector.Sink.
 func (inv *invocation) Add(r *record.Record) error {
 	if !inv.tumbling {
+		inv.countHeld()
 		return inv.h.det.Add(r)
 	}
 	if inv.window == nil {
@@ -239,7 +250,9 @@ func (inv *invocation) Add(r *record.Record) error {
 		}
 		w.AddIndex(r, iw)
 	}
-	inv.lastSeq = append(inv.lastSeq[:0], r.SequenceNumber...)
+	if len(r.SequenceNumber) > 0 {
+		inv.lastSeq = append(inv.lastSeq[:0], r.SequenceNumber...)
+	}
 	return nil
 }
 
@@ -262,6 +275,8 @@ func (inv *invocation) indexWindow(name string) (*detector.Window, error) {
 // AddMalformed counts a malformed record: detector.Sink.
 func (inv *invocation) AddMalformed(table string) {
 	switch {
+	case !inv.tumbling && !inv.counted:
+		inv.held = append(inv.held, table)
 	case !inv.tumbling:
 		inv.h.det.AddMalformed(table)
 	case inv.window != nil || inv.openWindow(table) == nil:
@@ -271,6 +286,16 @@ func (inv *invocation) AddMalformed(table string) {
 	default:
 		inv.malformed++
 	}
+}
+
+// countHeld counts the malformed records held back (see held): the batch
+// is being counted.
+func (inv *invocation) countHeld() {
+	inv.counted = true
+	for _, table := range inv.held {
+		inv.h.det.AddMalformed(table)
+	}
+	inv.held = nil
 }
 
 func (inv *invocation) onMalformed(m *record.Malformed) {
@@ -371,6 +396,7 @@ func (inv *invocation) finishTumbling(ctx context.Context) ([]byte, error) {
 }
 
 func (inv *invocation) finishPlain(ctx context.Context) ([]byte, error) {
+	inv.countHeld() // a batch of nothing but malformed records
 	// Close windows by record time, and by the clock too, so a quiet table
 	// still gets its last window published: a window closes once the clock
 	// is a window plus the lateness past its end.
