@@ -114,10 +114,14 @@ type invocation struct {
 	counted bool // a record of this plain batch went to the detector
 }
 
-// Invoke handles one batch. It fails the batch only when a retry can help
-// (the key-schema lookup failed, or, with HOTKEYS_INDEXES=on, the index
-// lookup failed for a reason that may pass); a bad record, a bad state, a
-// bug of ours or a CloudWatch outage never blocks the shard.
+// Invoke handles one batch. It fails the batch only when it cannot count
+// it as it should: the key-schema lookup a table with a sort key needs
+// failed (without the partition key no record can be counted; Lambda
+// retries the batch, then hands its place in the stream to the dead-letter
+// queue, whose alarm fires, so it can be replayed once the cause is fixed),
+// or, with HOTKEYS_INDEXES=on, the index lookup failed for a reason that
+// may pass. A bad record, a bad state, a bug of ours or a CloudWatch
+// outage never blocks the shard.
 func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	if err := h.indexes.prepare(ctx, payload); err != nil {
 		return nil, err
