@@ -60,7 +60,7 @@ func (p *pipeline) feed(name string, payload []byte, shard string) error {
 	var syn *record.SyntaxError
 	switch {
 	case errors.As(err, &amb):
-		return usageError{err}
+		return usageError{fmt.Errorf("%w: name it with --partition-key (%s or %s), or give --describe-table FILE", err, amb.Attributes[0], amb.Attributes[1])}
 	case errors.As(err, &syn):
 		return inputError{fmt.Sprintf("%s: %v", name, err)}
 	case err != nil:
