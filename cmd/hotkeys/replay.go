@@ -23,6 +23,7 @@ images, and the index's hot keys (a throttled index throttles the table).
 
 func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs, o := newFlagSet("replay", "[flags] FILE... | -", replayAbout, stderr)
+	o.registerStreamFlags(fs)
 	if err := o.parse(fs, args); err != nil {
 		return err
 	}

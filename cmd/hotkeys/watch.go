@@ -36,6 +36,7 @@ type watchFlags struct {
 
 func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, o := newFlagSet("watch", "[flags] --table NAME | --stream-arn ARN", watchAbout, stderr)
+	o.registerStreamFlags(fs)
 	var wf watchFlags
 	fs.StringVar(&wf.table, "table", "", "`name` of the table whose stream to read")
 	fs.StringVar(&wf.streamARN, "stream-arn", "", "`ARN` of the stream to read (instead of --table)")
