@@ -69,6 +69,15 @@ func (p *pipeline) feed(name string, payload []byte, shard string) error {
 	return p.out.Write(p.det.Flush())
 }
 
+// malformedError is the exit status's reason when malformed records were
+// skipped.
+func (p *pipeline) malformedError() error {
+	if p.malformed == 1 {
+		return inputError{"1 malformed record was skipped (counted in the reports)"}
+	}
+	return inputError{fmt.Sprintf("%d malformed records were skipped (counted in the reports)", p.malformed)}
+}
+
 // finish reports every window still open.
 func (p *pipeline) finish() error {
 	if err := p.out.Write(p.det.FlushAll()); err != nil {

@@ -63,7 +63,7 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	case len(failed) > 0:
 		return inputError{fmt.Sprintf("%d of %d inputs could not be read in full: %v", len(failed), len(files), failed)}
 	case p.malformed > 0:
-		return inputError{fmt.Sprintf("%d malformed records were skipped (counted in the reports)", p.malformed)}
+		return p.malformedError()
 	}
 	return nil
 }

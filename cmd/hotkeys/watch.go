@@ -182,7 +182,7 @@ loop:
 	case lost.Load() > 0:
 		return inputError{fmt.Sprintf("%d shard(s) reported data lost (trimmed past the stream's 24 h retention)", lost.Load())}
 	case p.malformed > 0:
-		return inputError{fmt.Sprintf("%d malformed records were skipped (counted in the reports)", p.malformed)}
+		return p.malformedError()
 	}
 	fmt.Fprintln(stderr, "hotkeys watch: stopped")
 	return nil
