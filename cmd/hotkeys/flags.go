@@ -31,8 +31,8 @@ type options struct {
 	heatmap       string         // --heatmap FILE
 }
 
-//
-// The flags about a table's stream (its partition key, its indexes, the
+// newFlagSet returns the flag set of command name with the flags every
+// command shares. The flags about a table's stream (its partition key, its indexes, the
 // heatmap of its windows) are registered by registerStreamFlags, for the
 // commands that read a stream: client-demo has none of them, rather than
 // flags it would ignore.
