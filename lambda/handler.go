@@ -418,7 +418,9 @@ func (inv *invocation) publish(ctx context.Context, reps []detector.Report) {
 		return
 	}
 	if res.FellBackToEMF {
-		inv.h.log.Warn("PutMetricData failed; metrics written as EMF instead", "error", fmt.Sprint(res.APIError))
+		// By its code only, which the publisher's own ERROR line gives: the
+		// service's message may quote what was sent, partition keys included.
+		inv.h.log.Warn("PutMetricData failed; metrics written as EMF instead (the error's code is in the line before)")
 	}
 	if res.OutsideTimeRange > 0 {
 		// CloudWatch takes datapoints from two weeks back to two hours
