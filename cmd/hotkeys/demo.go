@@ -21,6 +21,10 @@ on every line for cross-day queries, which puts them all on one partition of
 the index GSI1 (GSI1PK, SK; ALL). It is seeded: every run prints the same.
 No AWS account or network is needed. The demo table's indexes can be given
 with --describe-table, or left out with --indexes off.
+
+Examples:
+  hotkeys demo
+  hotkeys demo --format json --heatmap demo.html
 `
 
 // demoIndexes is the demo table's one global secondary index.

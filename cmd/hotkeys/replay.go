@@ -19,6 +19,11 @@ With --describe-table FILE (what ` + "`aws dynamodb describe-table --table-name 
 table's partition key comes from the file, and every global secondary index
 gets windows of its own: the WCU each write cost the index, from the stream's
 images, and the index's hot keys (a throttled index throttles the table).
+
+Examples:
+  hotkeys replay --partition-key PK events/hot-key-ops-log.json
+  aws dynamodb describe-table --table-name Shop > shop.json
+  hotkeys replay --describe-table shop.json --format json captured/*.json > report.json
 `
 
 func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {

@@ -26,6 +26,10 @@ AWS_ENDPOINT_URL_DYNAMODB_STREAMS point it elsewhere (e.g. DynamoDB Local).
 It needs dynamodb:DescribeTable on the table and DescribeStream,
 GetShardIterator and GetRecords on its stream. A shard serves at most 2
 readers at once (1 on global tables): watch is one of them while it runs.
+
+Examples:
+  hotkeys watch --table Shop
+  hotkeys watch --table Shop --from trim_horizon --duration 10m --format json > shop.json
 `
 
 type watchFlags struct {
