@@ -39,12 +39,18 @@ type publisher interface {
 	Publish(ctx context.Context, reps []detector.Report) (alert.Result, error)
 }
 
+// feeder is what the handler needs of detector.Feed.
+type feeder interface {
+	Decode(payload []byte, sink detector.Sink, h detector.Hooks) (detector.Counts, error)
+	SetPartitionKey(name string)
+}
+
 // handler is the function. It implements lambda.Handler on the raw payload,
 // because decoding through aws-lambda-go's typed events is 20× slower and
 // fails a whole batch on one odd attribute.
 type handler struct {
 	cfg     detector.Config
-	feed    *detector.Feed
+	feed    feeder
 	schemas schemaLookup
 	pub     publisher
 	log     *slog.Logger
@@ -89,6 +95,7 @@ type invocation struct {
 	h        *handler
 	event    record.Event
 	tumbling bool
+	sawEvent bool // the decoder delivered the event: it had read all of it
 	window   *detector.Window
 	// indexWins are the tumbling window's index windows, in the order
 	// their indexes first wrote in it.
@@ -98,12 +105,23 @@ type invocation struct {
 	// them, or hold nothing else).
 	malformed, internal uint64
 	logged              int
+	// held are the tables of a plain batch's malformed records met before
+	// its first record, counted only once a record shows the batch is
+	// decoded for good: the first record of a table with a sort key stops
+	// the decoding until its partition key is looked up, and the batch is
+	// then decoded again (or failed, and delivered again).
+	held    []string
+	counted bool // a record of this plain batch went to the detector
 }
 
-// Invoke handles one batch. It fails the batch only when a retry can help
-// (the key-schema lookup failed, or, with HOTKEYS_INDEXES=on, the index
-// lookup failed for a reason that may pass); a bad record, a bad state, a
-// bug of ours or a CloudWatch outage never blocks the shard.
+// Invoke handles one batch. It fails the batch only when it cannot count
+// it as it should: the key-schema lookup a table with a sort key needs
+// failed (without the partition key no record can be counted; Lambda
+// retries the batch, then hands its place in the stream to the dead-letter
+// queue, whose alarm fires, so it can be replayed once the cause is fixed),
+// or, with HOTKEYS_INDEXES=on, the index lookup failed for a reason that
+// may pass. A bad record, a bad state, a bug of ours or a CloudWatch
+// outage never blocks the shard.
 func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	if err := h.indexes.prepare(ctx, payload); err != nil {
 		return nil, err
@@ -127,7 +145,7 @@ func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	switch {
 	case errors.As(err, &ie):
 		// The decoder itself panicked: the rest of the payload is unread.
-		inv.onInternal(ie)
+		inv.lost(payload, ie)
 	case err != nil:
 		// Not JSON Lambda would have sent: nothing to retry. Count and go on.
 		h.log.Error("payload could not be decoded in full; the records after the error are skipped", "error", err)
@@ -156,7 +174,30 @@ func (inv *invocation) decode(payload []byte) (err error) {
 	return err
 }
 
+// lost counts what a panic of the decoder left unread. The decoder hands
+// over an event only once it has read all of it, so when it handed over
+// none, the whole event is lost: its envelope is read again apart from the
+// decoder, so that a tumbling window keeps its state (Lambda fails an
+// answer without one, and would retry the same batch, and meet the same
+// bug, until the records expire), and each of its records counts as an
+// internal error of its table.
+func (inv *invocation) lost(payload []byte, ie *detector.InternalError) {
+	n := uint64(1)
+	if !inv.sawEvent {
+		if ev, records, err := record.ReadEnvelope(payload); err == nil {
+			inv.onEvent(&ev)
+			if ie.Table == "" {
+				ie.Table, _ = keyschema.TableFromARN(ev.EventSourceARN)
+			}
+			n = max(uint64(records), 1)
+		}
+	}
+	inv.logInternal(ie)
+	inv.countInternal(ie.Table, n)
+}
+
 func (inv *invocation) onEvent(ev *record.Event) error {
+	inv.sawEvent = true
 	inv.event = *ev
 	inv.tumbling = ev.TimeWindow
 	if !inv.tumbling {
@@ -180,16 +221,20 @@ func (inv *invocation) onEvent(ev *record.Event) error {
 // seen reports a record counted before: by its sequence number within a
 // tumbling window (its state carries the last one), by its event id across
 // a warm container's plain batches.
+//
+// A record without the field it is known by (the decoder accepts both as
+// optional) cannot be told apart from another: it is counted.
 func (inv *invocation) seen(r *record.Record) bool {
 	if inv.tumbling {
-		return len(inv.lastSeq) > 0 && !seqAfter(r.SequenceNumber, inv.lastSeq)
+		return len(r.SequenceNumber) > 0 && len(inv.lastSeq) > 0 && !seqAfter(r.SequenceNumber, inv.lastSeq)
 	}
-	return inv.h.seen.seen(sketch.Hash(r.EventID))
+	return len(r.EventID) > 0 && inv.h.seen.seen(sketch.Hash(r.EventID))
 }
 
 // Add counts a record: detector.Sink.
 func (inv *invocation) Add(r *record.Record) error {
 	if !inv.tumbling {
+		inv.countHeld()
 		return inv.h.det.Add(r)
 	}
 	if inv.window == nil {
@@ -209,7 +254,9 @@ func (inv *invocation) Add(r *record.Record) error {
 		}
 		w.AddIndex(r, iw)
 	}
-	inv.lastSeq = append(inv.lastSeq[:0], r.SequenceNumber...)
+	if len(r.SequenceNumber) > 0 {
+		inv.lastSeq = append(inv.lastSeq[:0], r.SequenceNumber...)
+	}
 	return nil
 }
 
@@ -232,6 +279,8 @@ func (inv *invocation) indexWindow(name string) (*detector.Window, error) {
 // AddMalformed counts a malformed record: detector.Sink.
 func (inv *invocation) AddMalformed(table string) {
 	switch {
+	case !inv.tumbling && !inv.counted:
+		inv.held = append(inv.held, table)
 	case !inv.tumbling:
 		inv.h.det.AddMalformed(table)
 	case inv.window != nil || inv.openWindow(table) == nil:
@@ -241,6 +290,16 @@ func (inv *invocation) AddMalformed(table string) {
 	default:
 		inv.malformed++
 	}
+}
+
+// countHeld counts the malformed records held back (see held): the batch
+// is being counted.
+func (inv *invocation) countHeld() {
+	inv.counted = true
+	for _, table := range inv.held {
+		inv.h.det.AddMalformed(table)
+	}
+	inv.held = nil
 }
 
 func (inv *invocation) onMalformed(m *record.Malformed) {
@@ -254,15 +313,26 @@ func (inv *invocation) onMalformed(m *record.Malformed) {
 // the template alarms on, and logs it with its stack at ERROR. It is never
 // counted as malformed: the user's table did nothing wrong.
 func (inv *invocation) onInternal(ie *detector.InternalError) {
+	inv.logInternal(ie)
+	inv.countInternal(ie.Table, 1)
+}
+
+func (inv *invocation) logInternal(ie *detector.InternalError) {
 	inv.h.log.Error("internal error: a bug in hotkeys, not in the table's data; the record is skipped",
 		"error", ie.Error(), "event_id", ie.EventID, "stack", string(ie.Stack))
+}
+
+// countInternal counts n records of table lost to a bug of ours.
+func (inv *invocation) countInternal(table string, n uint64) {
 	switch {
 	case !inv.tumbling:
-		inv.h.det.AddInternal(ie.Table)
-	case inv.window != nil || inv.openWindow(ie.Table) == nil:
-		inv.window.AddInternal(1)
+		for range n {
+			inv.h.det.AddInternal(table)
+		}
+	case inv.window != nil || inv.openWindow(table) == nil:
+		inv.window.AddInternal(n)
 	default:
-		inv.internal++
+		inv.internal += n
 	}
 }
 
@@ -297,11 +367,13 @@ func (inv *invocation) finishTumbling(ctx context.Context) ([]byte, error) {
 			"malformed", inv.malformed, "internal_errors", inv.internal, "shard", ev.ShardID)
 	case inv.window == nil:
 	case done:
+		wins := append([]*detector.Window{inv.window}, inv.indexWins...)
 		if ev.IsWindowTerminatedEarly {
-			inv.window.MarkTerminatedEarly()
+			for _, w := range wins { // the indexes' windows end with the table's
+				w.MarkTerminatedEarly()
+			}
 			inv.h.log.Warn("Lambda terminated the window early; publishing what there is", "shard", ev.ShardID)
 		}
-		wins := append([]*detector.Window{inv.window}, inv.indexWins...)
 		reps := make([]detector.Report, len(wins))
 		for i, w := range wins {
 			reps[i] = w.Report(inv.h.cfg)
@@ -328,6 +400,7 @@ func (inv *invocation) finishTumbling(ctx context.Context) ([]byte, error) {
 }
 
 func (inv *invocation) finishPlain(ctx context.Context) ([]byte, error) {
+	inv.countHeld() // a batch of nothing but malformed records
 	// Close windows by record time, and by the clock too, so a quiet table
 	// still gets its last window published: a window closes once the clock
 	// is a window plus the lateness past its end.
@@ -345,7 +418,9 @@ func (inv *invocation) publish(ctx context.Context, reps []detector.Report) {
 		return
 	}
 	if res.FellBackToEMF {
-		inv.h.log.Warn("PutMetricData failed; metrics written as EMF instead", "error", fmt.Sprint(res.APIError))
+		// By its code only, which the publisher's own ERROR line gives: the
+		// service's message may quote what was sent, partition keys included.
+		inv.h.log.Warn("PutMetricData failed; metrics written as EMF instead (the error's code is in the line before)")
 	}
 	if res.OutsideTimeRange > 0 {
 		// CloudWatch takes datapoints from two weeks back to two hours

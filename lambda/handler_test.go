@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -102,6 +103,9 @@ func TestConfigFromEnvErrors(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), tc.name) {
 			t.Errorf("%s=%q: error %q does not name %s", tc.kv[0], tc.kv[1], err, tc.name)
+		}
+		if !errors.Is(err, detector.ErrConfig) && !errors.Is(err, alert.ErrConfig) && !errors.Is(err, alert.ErrInvalidMode) {
+			t.Errorf("%s=%q: error %q wraps no configuration sentinel", tc.kv[0], tc.kv[1], err)
 		}
 	}
 }

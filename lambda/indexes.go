@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -52,6 +53,11 @@ func indexesFromEnv(getenv func(string) string) (indexMode, error) {
 	return "", fmt.Errorf("HOTKEYS_INDEXES=%q: %w: want auto (analyse the global secondary indexes when the table has any), on or off", v, detector.ErrConfig)
 }
 
+// tableFinder is what indexSource needs of its own record.Decoder.
+type tableFinder interface {
+	FirstTable(payload []byte) string
+}
+
 // indexSource keeps the decoder's index definitions in step with the
 // table's, as DescribeTable gives them, once per container and again every
 // indexRefresh.
@@ -59,7 +65,7 @@ type indexSource struct {
 	mode    indexMode
 	schemas schemaLookup // a refreshing keyschema.Cache in production
 	dec     *record.Decoder
-	probe   *record.Decoder // finds a batch's table without counting anything
+	probe   tableFinder // finds a batch's table without decoding it
 	log     *slog.Logger
 	now     func() time.Time
 
@@ -69,38 +75,20 @@ type indexSource struct {
 	warnedNone bool           // "on" with a table without indexes was logged
 }
 
-// errStopProbe ends the probe's decoding at the first record.
-var errStopProbe = errors.New("probe done")
-
-// tableOf returns the table of the batch's first record ("" when it has
-// none): the probe decodes no further than that record.
-func (s *indexSource) tableOf(payload []byte) string {
-	var table string
-	err := s.probe.Decode(payload, record.Visitor{
-		Event: func(ev *record.Event) error {
-			if t, err := keyschema.TableFromARN(ev.EventSourceARN); err == nil && t != "" {
-				table = t
-				return errStopProbe
-			}
-			return nil
-		},
-		Record: func(r *record.Record) error {
-			table = r.Table
-			return errStopProbe
-		},
-		Malformed: func(m *record.Malformed) error {
-			if m.Table != "" {
-				table = m.Table
-				return errStopProbe
-			}
-			return nil
-		},
-	})
-	var amb *record.AmbiguousKeyError
-	if errors.As(err, &amb) {
-		table = amb.Table
-	}
-	return table
+// tableOf returns the table the batch's first eventSourceARN names (""
+// when none does), reading no record: the probe skips everything else. A
+// panic in it (a bug of ours) is logged and leaves the indexes as they
+// are; the batch's own decoding then meets the same bug, recovered and
+// counted there.
+func (s *indexSource) tableOf(payload []byte) (table string) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("internal error: a bug in hotkeys; the batch's table was not found, its indexes stay as they were",
+				"error", fmt.Sprint(p), "stack", string(debug.Stack()))
+			table = ""
+		}
+	}()
+	return s.probe.FirstTable(payload)
 }
 
 // prepare gives the decoder the indexes of the batch's table before the

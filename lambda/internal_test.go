@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -92,5 +93,106 @@ func TestPanicIsAnInternalErrorNotMalformedInput(t *testing.T) {
 				t.Errorf("the bug was logged as malformed input:\n%s", logs.String())
 			}
 		})
+	}
+}
+
+// panickyFeed is the handler's Feed with a bug: it panics, before handing
+// over anything, on a batch that holds "PANIC", as a decoder bug would
+// midway through the Records.
+type panickyFeed struct{ feeder }
+
+func (p panickyFeed) Decode(payload []byte, sink detector.Sink, h detector.Hooks) (detector.Counts, error) {
+	if bytes.Contains(payload, []byte(`"PANIC`)) {
+		panic("decoder bug")
+	}
+	return p.feeder.Decode(payload, sink, h)
+}
+
+// panickyProbe is the index source's probe with a bug.
+type panickyProbe struct{}
+
+func (panickyProbe) FirstTable([]byte) string { panic("probe bug") }
+
+// TestDecoderPanicKeepsTheWindow: a panic of the decoder itself leaves the
+// whole batch unread. The batch still succeeds; a tumbling window keeps
+// its state (an answer without one fails the invocation, and Lambda would
+// retry the same batch into the same bug), and every record of the batch
+// is counted in InternalErrors of its table, in plain batches too. A panic
+// of the probe that finds the batch's table is no worse: the batch is
+// counted, without a lookup.
+func TestDecoderPanicKeepsTheWindow(t *testing.T) {
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	good := []string{gsiRecord(1, "A", "X", start), gsiRecord(2, "B", "X", start.Add(time.Second)), gsiRecord(3, "C", "", start.Add(2*time.Second))}
+	bad := []string{gsiRecord(4, "PANIC", "X", start.Add(3*time.Second)), gsiRecord(5, "D", "X", start.Add(4*time.Second))}
+	type counts struct{ records, internal, malformed uint64 }
+	for _, tumbling := range []bool{true, false} {
+		t.Run(fmt.Sprintf("tumbling=%v", tumbling), func(t *testing.T) {
+			pub := &capture{}
+			var logs bytes.Buffer
+			clock := start.Add(time.Minute)
+			h, err := newHandler(detector.DefaultConfig(), "PK", indexesAuto, &fakeSchemas{schema: keyschema.Schema{PartitionKey: "PK", Indexes: gsi1}},
+				pub, slog.New(slog.NewJSONHandler(&logs, nil)), func() time.Time { return clock })
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.feed = panickyFeed{h.feed}
+			invoke := func(payload []byte) []byte {
+				t.Helper()
+				resp, err := h.Invoke(context.Background(), payload)
+				if err != nil {
+					t.Fatalf("the batch failed: %v", err)
+				}
+				return resp
+			}
+			if tumbling {
+				state := tumblingResponse(t, invoke(tumblingEvent(good, map[string]string{}, start, false)))
+				state = tumblingResponse(t, invoke(tumblingEvent(bad, state, start, false)))
+				h.indexes.probe = panickyProbe{}
+				tumblingResponse(t, invoke(tumblingEvent(nil, state, start, true)))
+			} else {
+				plainResponse(t, invoke(fmt.Appendf(nil, `{"Records":[%s]}`, strings.Join(good, ","))))
+				plainResponse(t, invoke(fmt.Appendf(nil, `{"Records":[%s]}`, strings.Join(bad, ","))))
+				h.indexes.probe = panickyProbe{}
+				clock = start.Add(time.Hour) // the window closes by the clock
+				plainResponse(t, invoke([]byte(`{"Records":[]}`)))
+			}
+			got := map[string]counts{}
+			for _, r := range pub.reps {
+				got[r.Table+"/"+r.Index] = counts{r.Records, r.InternalErrors, r.Malformed}
+			}
+			want := map[string]counts{"Logs/": {3, 2, 0}, "Logs/GSI1": {2, 0, 0}}
+			if !maps.Equal(got, want) {
+				t.Errorf("reported %v, want %v", got, want)
+			}
+			for _, bug := range []string{"decoder bug", "probe bug"} {
+				if !strings.Contains(logs.String(), `"level":"ERROR","msg":"internal error: a bug in hotkeys`) || !strings.Contains(logs.String(), bug) {
+					t.Errorf("no internal-error line for the %s in:\n%s", bug, logs.String())
+				}
+			}
+		})
+	}
+}
+
+// TestIndexWindowsTerminatedEarly: when Lambda ends a window early, the
+// index windows are reported as ended early too.
+func TestIndexWindowsTerminatedEarly(t *testing.T) {
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	pub := &capture{}
+	h, err := newHandler(detector.DefaultConfig(), "PK", indexesAuto, &fakeSchemas{schema: keyschema.Schema{PartitionKey: "PK", Indexes: gsi1}},
+		pub, slog.New(slog.DiscardHandler), func() time.Time { return start })
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload := bytes.Replace(tumblingEvent([]string{gsiRecord(1, "A", "X", start)}, map[string]string{}, start, true),
+		[]byte(`"isWindowTerminatedEarly":false`), []byte(`"isWindowTerminatedEarly":true`), 1)
+	if _, err := h.Invoke(context.Background(), payload); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, r := range pub.reps {
+		got[r.Index] = r.TerminatedEarly
+	}
+	if want := map[string]bool{"": true, "GSI1": true}; !maps.Equal(got, want) {
+		t.Errorf("terminated early by window: %v, want %v", got, want)
 	}
 }

@@ -126,12 +126,14 @@ func historyFromEnv(getenv func(string) string, api historytable.API, namespace 
 		emf: os.Stdout, log: log, now: time.Now, attempts: 5, firstDelay: 100 * time.Millisecond, reserve: 2 * time.Second}, nil
 }
 
-// configFromEnv reads every HOTKEYS_ variable; an error names the variable.
+// configFromEnv reads every HOTKEYS_ variable; an error names the variable
+// and wraps detector.ErrConfig (or, for the metrics' settings, alert's
+// sentinels), as the same mistake made with a flag of the CLI does.
 func configFromEnv(getenv func(string) string) (detector.Config, alert.Config, string, error) {
 	cfg := detector.DefaultConfig()
 	acfg := alert.DefaultConfig()
 	bad := func(name, val string, err error) error {
-		return fmt.Errorf("%s=%q: %v", name, val, err)
+		return fmt.Errorf("%s=%q: %w", name, val, err)
 	}
 	if v := getenv("HOTKEYS_WINDOW"); v != "" {
 		d, err := parseSeconds(v)
@@ -153,7 +155,7 @@ func configFromEnv(getenv func(string) string) (detector.Config, alert.Config, s
 		if v := getenv(f.name); v != "" {
 			x, err := strconv.ParseFloat(v, 64)
 			if err != nil {
-				return cfg, acfg, "", bad(f.name, v, fmt.Errorf("not a number"))
+				return cfg, acfg, "", bad(f.name, v, fmt.Errorf("%w: not a number", detector.ErrConfig))
 			}
 			*f.dst = x
 		}
@@ -161,7 +163,7 @@ func configFromEnv(getenv func(string) string) (detector.Config, alert.Config, s
 	if v := getenv("HOTKEYS_TOP"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return cfg, acfg, "", bad("HOTKEYS_TOP", v, fmt.Errorf("not a whole number"))
+			return cfg, acfg, "", bad("HOTKEYS_TOP", v, fmt.Errorf("%w: not a whole number", detector.ErrConfig))
 		}
 		cfg.Top, acfg.Top = n, n
 	}
@@ -179,7 +181,7 @@ func configFromEnv(getenv func(string) string) (detector.Config, alert.Config, s
 		acfg.Mode = m
 	}
 	if acfg.Top > alert.MaxTop {
-		return cfg, acfg, "", bad("HOTKEYS_TOP", strconv.Itoa(acfg.Top), fmt.Errorf("at most %d keys are published per window", alert.MaxTop))
+		return cfg, acfg, "", bad("HOTKEYS_TOP", strconv.Itoa(acfg.Top), fmt.Errorf("%w: at most %d keys are published per window", alert.ErrConfig, alert.MaxTop))
 	}
 	if err := acfg.Validate(); err != nil {
 		return cfg, acfg, "", fmt.Errorf("HOTKEYS_NAMESPACE or HOTKEYS_METRICS: %w", err)
@@ -244,7 +246,7 @@ func parseSeconds(v string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil {
-		return 0, fmt.Errorf("want a duration such as 60s or 5m")
+		return 0, fmt.Errorf("%w: want a duration such as 60s or 5m", detector.ErrConfig)
 	}
 	return d, nil
 }

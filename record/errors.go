@@ -59,7 +59,8 @@ func (e *SyntaxError) Error() string {
 // AmbiguousKeyError is returned by Decode for the first record whose Keys
 // hold two attributes (a partition key and a sort key) while no partition
 // key name is configured: a stream record does not say which is which.
-// Records before it have already been delivered to the visitor.
+// Records before it have already been delivered to the visitor. Its
+// message names no setting: the caller says how its user names the key.
 type AmbiguousKeyError struct {
 	Table      string    // the table of the record, "" when unknown
 	Attributes [2]string // the two key attribute names, as found
@@ -67,6 +68,5 @@ type AmbiguousKeyError struct {
 
 func (e *AmbiguousKeyError) Error() string {
 	return fmt.Sprintf("record: table %q has two key attributes (%q, %q) and a stream record does not say "+
-		"which is the partition key: name it with HOTKEYS_PARTITION_KEY or --partition-key",
-		e.Table, e.Attributes[0], e.Attributes[1])
+		"which is the partition key", e.Table, e.Attributes[0], e.Attributes[1])
 }

@@ -147,3 +147,45 @@ func (d *Decoder) addEnvelopeError(i int, what string) {
 		Err:    fmt.Errorf("%w: %s (byte %d)", ErrEnvelope, what, i),
 	})
 }
+
+// ReadEnvelope reads an event's envelope (its time window, state, shard
+// and table) and counts its records with encoding/json, apart from the
+// decoder: for a caller whose Decode failed before it delivered the event
+// (a bug of ours that panicked mid-batch), which must still answer Lambda
+// with the window's state and count what was lost. EventSourceARN is the
+// event's own, or else that of its first record that has one. An error
+// wraps ErrEnvelope: payload is not one event object.
+func ReadEnvelope(payload []byte) (ev Event, records int, err error) {
+	var e struct {
+		Records []json.RawMessage `json:"Records"`
+		Window  *struct {
+			Start time.Time `json:"start"`
+			End   time.Time `json:"end"`
+		} `json:"window"`
+		State                   map[string]string `json:"state"`
+		ShardID                 string            `json:"shardId"`
+		EventSourceARN          string            `json:"eventSourceARN"`
+		IsFinalInvokeForWindow  bool              `json:"isFinalInvokeForWindow"`
+		IsWindowTerminatedEarly bool              `json:"isWindowTerminatedEarly"`
+	}
+	if err := json.Unmarshal(payload, &e); err != nil {
+		return Event{}, 0, fmt.Errorf("%w: %v", ErrEnvelope, err)
+	}
+	ev = Event{State: e.State, ShardID: e.ShardID, EventSourceARN: e.EventSourceARN,
+		IsFinalInvokeForWindow: e.IsFinalInvokeForWindow, IsWindowTerminatedEarly: e.IsWindowTerminatedEarly}
+	if e.Window != nil {
+		ev.WindowStart, ev.WindowEnd, ev.TimeWindow = e.Window.Start, e.Window.End, true
+	}
+	for _, r := range e.Records {
+		if ev.EventSourceARN != "" {
+			break
+		}
+		var rec struct {
+			EventSourceARN string `json:"eventSourceARN"`
+		}
+		if json.Unmarshal(r, &rec) == nil {
+			ev.EventSourceARN = rec.EventSourceARN
+		}
+	}
+	return ev, len(e.Records), nil
+}

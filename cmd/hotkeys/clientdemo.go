@@ -30,6 +30,10 @@ deletes it afterwards. 'make client-demo' starts DynamoDB Local for it.
 
 How hot the keys run depends on how fast the endpoint answers: DynamoDB
 Local on a laptop serves a few hundred calls a second.
+
+Examples:
+  make client-demo ARGS='--calls 2000 --format json'
+  hotkeys client-demo --endpoint http://127.0.0.1:8000 --workers 8
 `
 
 func runClientDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -66,6 +66,19 @@ func TestClientDemoNeedsEndpoint(t *testing.T) {
 	}
 }
 
+// TestClientDemoRefusesStreamFlags: the flags about a stream's table would
+// do nothing in client-demo (it makes its own table and reads no stream):
+// they are refused, not ignored.
+func TestClientDemoRefusesStreamFlags(t *testing.T) {
+	for _, flag := range []string{"--heatmap", "--indexes", "--describe-table", "--partition-key"} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"client-demo", "--endpoint", "http://127.0.0.1:1", flag, "x"}, nil, &stdout, &stderr)
+		if code != exitUsage || !strings.Contains(stderr.String(), "flag provided but not defined: "+flag[1:]) {
+			t.Errorf("%s: exit %d: %s", flag, code, stderr.String())
+		}
+	}
+}
+
 // TestClientTable: a client report prints as a table of its own, with the
 // reads, the throttles and the diagnosis.
 func TestClientTable(t *testing.T) {

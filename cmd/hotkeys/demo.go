@@ -21,6 +21,10 @@ on every line for cross-day queries, which puts them all on one partition of
 the index GSI1 (GSI1PK, SK; ALL). It is seeded: every run prints the same.
 No AWS account or network is needed. The demo table's indexes can be given
 with --describe-table, or left out with --indexes off.
+
+Examples:
+  hotkeys demo
+  hotkeys demo --format json --heatmap demo.html
 `
 
 // demoIndexes is the demo table's one global secondary index.
@@ -36,6 +40,7 @@ type demoPhase struct {
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, o := newFlagSet("demo", "[flags]", demoAbout, stderr)
+	o.registerStreamFlags(fs)
 	seed := fs.Uint64("seed", 2026, "random `seed` of the simulated traffic")
 	tailRate := fs.Int("tail-rate", 800, "writes per second spread over the long tail of USER#<uuid> keys")
 	if err := o.parse(fs, args); err != nil {

@@ -31,8 +31,13 @@ type options struct {
 	heatmap       string         // --heatmap FILE
 }
 
+// newFlagSet returns the flag set of command name with the flags every
+// command shares. The flags about a table's stream (its partition key, its indexes, the
+// heatmap of its windows) are registered by registerStreamFlags, for the
+// commands that read a stream: client-demo has none of them, rather than
+// flags it would ignore.
 func newFlagSet(name, synopsis, about string, stderr io.Writer) (*flag.FlagSet, *options) {
-	o := &options{cfg: detector.DefaultConfig()}
+	o := &options{cfg: detector.DefaultConfig(), indexes: "off"} // registerStreamFlags makes it auto
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -46,13 +51,18 @@ func newFlagSet(name, synopsis, about string, stderr io.Writer) (*flag.FlagSet, 
 	fs.Float64Var(&c.CriticalWCUPerSecond, "critical-wcu-per-second", c.CriticalWCUPerSecond, "critical when a key's peak reaches this `rate` (80 % of the partition limit)")
 	fs.Float64Var(&c.PartitionLimit, "partition-limit", c.PartitionLimit, "DynamoDB's per-partition write limit in WCU/s, used for recommendations")
 	fs.IntVar(&c.Top, "top", c.Top, "list the `n` heaviest keys of each window, whatever the thresholds")
-	fs.StringVar(&o.partitionKey, "partition-key", "", "`name` of the partition-key attribute (needed when the table also has a sort key)")
 	fs.StringVar(&o.format, "format", "table", "output `format`: table or json")
-	fs.StringVar(&o.heatmap, "heatmap", "", "also draw the run as a heatmap of keys over time into `file`: one self-contained HTML page")
-	fs.StringVar(&o.describeTable, "describe-table", "", "`file` holding the output of `aws dynamodb describe-table --table-name NAME`: gives the partition key\nand the global secondary indexes (replay and demo; watch asks DynamoDB)")
-	fs.StringVar(&o.indexes, "indexes", "auto", "analyse the global secondary indexes' hot keys: `mode` auto (when the table has GSIs), on or off")
 	o.redaction.register(fs, redact.None)
 	return fs, o
+}
+
+// registerStreamFlags adds the flags of the commands that read a table's
+// stream (replay, demo, watch).
+func (o *options) registerStreamFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.partitionKey, "partition-key", "", "`name` of the partition-key attribute, e.g. PK (needed when the table also has a sort key)")
+	fs.StringVar(&o.heatmap, "heatmap", "", "also draw the run as a heatmap of keys over time into `file`: one self-contained HTML page")
+	fs.StringVar(&o.describeTable, "describe-table", "", "`file` holding the output of `aws dynamodb describe-table --table-name NAME`: gives the partition key\nand the global secondary indexes (watch then takes them from it rather than from DynamoDB)")
+	fs.StringVar(&o.indexes, "indexes", "auto", "analyse the global secondary indexes' hot keys: `mode` auto (when the table has GSIs), on or off")
 }
 
 // parse parses args and checks the shared flags. It returns errHelp for -h.

@@ -30,6 +30,10 @@ skipped with one warning, and the exit status is 1.
 AWS configuration comes from the standard chain (AWS_PROFILE, AWS_REGION,
 credentials files, SSO, instance roles); AWS_ENDPOINT_URL_DYNAMODB points it
 elsewhere. It needs dynamodb:Query on the history table.
+
+Examples (H: the stack's HistoryTable output):
+  hotkeys history --table H --since 6h --step 5m
+  hotkeys history --table H --from 2026-11-22T00:00:00Z --to 2026-11-23T00:00:00Z --step 1h --heatmap day.html
 `
 
 type historyFlags struct {

@@ -45,7 +45,9 @@ Usage:
   hotkeys client-demo --endpoint URL     the client-side detector (reads, throttles, latency per key)
                                          on a skewed workload against DynamoDB Local
 
-Run 'hotkeys COMMAND -h' for a command's flags.
+Run 'hotkeys COMMAND -h' for a command's flags and examples. To start:
+  hotkeys demo
+  hotkeys replay --partition-key PK events/hot-key-ops-log.json
 
 Exit status: 0 clean, 1 the input had errors, 2 usage or configuration error,
 3 an internal error (a bug in hotkeys: please report it with the stack shown).

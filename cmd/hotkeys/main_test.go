@@ -192,6 +192,32 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestHelpTeaches: every command's -h ends with example command lines,
+// and the ones that need no AWS (replay's first, demo's first) run clean
+// from the repository's root as written.
+func TestHelpTeaches(t *testing.T) {
+	for _, cmd := range []string{"replay", "demo", "watch", "history", "hash-key", "client-demo"} {
+		code, _, errs := hotkeys(t, "", cmd, "-h")
+		var examples []string
+		for line := range strings.SplitSeq(errs, "\n") {
+			if strings.HasPrefix(line, "  hotkeys "+cmd+" ") || line == "  hotkeys "+cmd {
+				examples = append(examples, strings.TrimPrefix(line, "  hotkeys "))
+			}
+		}
+		if code != exitOK || len(examples) == 0 {
+			t.Errorf("%s -h: exit %d, no example in:\n%s", cmd, code, errs)
+			continue
+		}
+		if cmd != "replay" && cmd != "demo" {
+			continue
+		}
+		args := strings.Fields(strings.ReplaceAll(examples[0], "events/", "../../events/"))
+		if code, _, errs := hotkeys(t, "", args...); code != exitOK {
+			t.Errorf("the example %q: exit %d: %s", examples[0], code, errs)
+		}
+	}
+}
+
 // TestDemoShowsEveryAntiPattern checks what README's "What it finds" table promises of the demo:
 // every anti-pattern is flagged with the right diagnosis and recommendation.
 func TestDemoShowsEveryAntiPattern(t *testing.T) {

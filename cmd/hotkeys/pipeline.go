@@ -60,13 +60,22 @@ func (p *pipeline) feed(name string, payload []byte, shard string) error {
 	var syn *record.SyntaxError
 	switch {
 	case errors.As(err, &amb):
-		return usageError{err}
+		return usageError{fmt.Errorf("%w: name it with --partition-key (%s or %s), or give --describe-table FILE", err, amb.Attributes[0], amb.Attributes[1])}
 	case errors.As(err, &syn):
 		return inputError{fmt.Sprintf("%s: %v", name, err)}
 	case err != nil:
 		return err // an *InternalError: a bug, exit status 3
 	}
 	return p.out.Write(p.det.Flush())
+}
+
+// malformedError is the exit status's reason when malformed records were
+// skipped.
+func (p *pipeline) malformedError() error {
+	if p.malformed == 1 {
+		return inputError{"1 malformed record was skipped (counted in the reports)"}
+	}
+	return inputError{fmt.Sprintf("%d malformed records were skipped (counted in the reports)", p.malformed)}
 }
 
 // finish reports every window still open.

@@ -103,7 +103,12 @@ const hashKeyAbout = `Prints the redacted form of each KEY, one a line, in the o
 every report, metric and log line shows it with the same secret: the way to
 tell whether a hashed key on a dashboard is one you suspect. The secret comes
 from $HOTKEYS_KEY_REDACTION_SECRET or --key-redaction-secret-file, as for the
-other commands; for a deployed function, use its secret (README, Privacy).
+other commands; for a deployed function, use its secret:
+
+  aws secretsmanager get-secret-value --secret-id ARN --query SecretString --output text > secret
+  hotkeys hash-key --key-redaction-secret-file secret OPS_LOG
+
+(ARN: the function's HOTKEYS_KEY_REDACTION_SECRET_ARN; see docs/security.md).
 `
 
 func runHashKey(args []string, stdout, stderr io.Writer) error {

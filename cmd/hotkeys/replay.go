@@ -19,10 +19,16 @@ With --describe-table FILE (what ` + "`aws dynamodb describe-table --table-name 
 table's partition key comes from the file, and every global secondary index
 gets windows of its own: the WCU each write cost the index, from the stream's
 images, and the index's hot keys (a throttled index throttles the table).
+
+Examples:
+  hotkeys replay --partition-key PK events/hot-key-ops-log.json
+  aws dynamodb describe-table --table-name Shop > shop.json
+  hotkeys replay --describe-table shop.json --format json captured/*.json > report.json
 `
 
 func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs, o := newFlagSet("replay", "[flags] FILE... | -", replayAbout, stderr)
+	o.registerStreamFlags(fs)
 	if err := o.parse(fs, args); err != nil {
 		return err
 	}
@@ -62,7 +68,7 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	case len(failed) > 0:
 		return inputError{fmt.Sprintf("%d of %d inputs could not be read in full: %v", len(failed), len(files), failed)}
 	case p.malformed > 0:
-		return inputError{fmt.Sprintf("%d malformed records were skipped (counted in the reports)", p.malformed)}
+		return p.malformedError()
 	}
 	return nil
 }

@@ -26,6 +26,10 @@ AWS_ENDPOINT_URL_DYNAMODB_STREAMS point it elsewhere (e.g. DynamoDB Local).
 It needs dynamodb:DescribeTable on the table and DescribeStream,
 GetShardIterator and GetRecords on its stream. A shard serves at most 2
 readers at once (1 on global tables): watch is one of them while it runs.
+
+Examples:
+  hotkeys watch --table Shop
+  hotkeys watch --table Shop --from trim_horizon --duration 10m --format json > shop.json
 `
 
 type watchFlags struct {
@@ -36,6 +40,7 @@ type watchFlags struct {
 
 func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, o := newFlagSet("watch", "[flags] --table NAME | --stream-arn ARN", watchAbout, stderr)
+	o.registerStreamFlags(fs)
 	var wf watchFlags
 	fs.StringVar(&wf.table, "table", "", "`name` of the table whose stream to read")
 	fs.StringVar(&wf.streamARN, "stream-arn", "", "`ARN` of the stream to read (instead of --table)")
@@ -181,7 +186,7 @@ loop:
 	case lost.Load() > 0:
 		return inputError{fmt.Sprintf("%d shard(s) reported data lost (trimmed past the stream's 24 h retention)", lost.Load())}
 	case p.malformed > 0:
-		return inputError{fmt.Sprintf("%d malformed records were skipped (counted in the reports)", p.malformed)}
+		return p.malformedError()
 	}
 	fmt.Fprintln(stderr, "hotkeys watch: stopped")
 	return nil
