@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
@@ -122,6 +123,11 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, no
 		var ue usageError
 		if errors.As(err, &ue) {
 			return ue
+		}
+		var ae smithy.APIError
+		if errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" {
+			// DynamoDB refuses the Query of a table that is not keyed as a history table is.
+			return fmt.Errorf("history: %w (is %s the stack's HistoryTable output, a table the Lambda writes its history to?)", err, f.table)
 		}
 		return fmt.Errorf("history: %w", err)
 	}

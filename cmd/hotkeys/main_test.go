@@ -175,6 +175,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"replay", "--format", "xml", "x"}, "--format"},
 		{[]string{"replay", "--bogus", "x"}, "bogus"},
 		{[]string{"watch"}, "--table"},
+		{[]string{"watch", "--table", "Orders", "--from", "yesterday"}, `--from "yesterday": want latest`},
 		{[]string{"demo", "--key-redaction", "rot13"}, "--key-redaction"},
 	}
 	for _, tt := range tests {

@@ -58,6 +58,9 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	scfg := streams.DefaultConfig()
 	scfg.From = streams.StartPosition(wf.from)
+	if scfg.From != streams.Latest && scfg.From != streams.TrimHorizon {
+		return usageError{fmt.Errorf("--from %q: want latest (new writes only) or trim_horizon (the last 24 h)", wf.from)}
+	}
 	if wf.duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, wf.duration)
