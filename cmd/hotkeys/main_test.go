@@ -193,6 +193,20 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestReplayEmptyInput: input without a record says so, rather than
+// printing nothing.
+func TestReplayEmptyInput(t *testing.T) {
+	for _, stdin := range []string{"", `{"Records":[]}`, "\n\n"} {
+		code, out, errs := hotkeys(t, stdin, "replay", "-")
+		if code != exitOK || out != "" || errs != "hotkeys replay: no stream records in -: nothing to report\n" {
+			t.Errorf("replay of %q: exit %d, stdout %q, stderr %q", stdin, code, out, errs)
+		}
+	}
+	if _, _, errs := hotkeys(t, "", "replay", "--partition-key", "PK", "../../events/hot-key-ops-log.json"); strings.Contains(errs, "no stream records") {
+		t.Errorf("a file of records: %q", errs)
+	}
+}
+
 // TestHelpTeaches: every command's -h ends with example command lines,
 // and the ones that need no AWS (replay's first, demo's first) run clean
 // from the repository's root as written.
