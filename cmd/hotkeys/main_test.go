@@ -172,6 +172,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"replay", "--format", "xml", "x"}, "--format"},
 		{[]string{"replay", "--bogus", "x"}, "bogus"},
 		{[]string{"watch"}, "--table"},
+		{[]string{"replay", "--window", "soon", "x"}, `invalid value "soon" for flag -window: want a duration such as 90s, 5m or 1h`},
+		{[]string{"replay", "--top", "ten", "x"}, `invalid value "ten" for flag -top: want a whole number such as 10`},
+		{[]string{"replay", "--share-threshold", "half", "x"}, `invalid value "half" for flag -share-threshold: want a number such as 0.25 or 800`},
+		{[]string{"history", "--table", "H", "--since", "a while"}, `invalid value "a while" for flag -since: want a duration`},
 		{[]string{"watch", "--table", "Orders", "--from", "yesterday"}, `--from "yesterday": want latest`},
 		{[]string{"demo", "--key-redaction", "rot13"}, "--key-redaction"},
 	}
