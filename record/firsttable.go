@@ -57,19 +57,12 @@ func (d *Decoder) tableIn(i int, event bool) (string, int) {
 		default:
 			end = d.skipValue(v)
 		}
-		switch {
-		case t != "":
+		if t != "" || end < 0 {
 			return t, end
-		case end < 0:
-			return "", -1
 		}
-		switch i = skipWS(d.data, end); d.peek(i) {
-		case ',':
-			i = skipWS(d.data, i+1)
-		case '}':
-			return "", i + 1
-		default:
-			return "", -1
+		var closed bool
+		if i, closed = d.afterValue(end, '}'); closed || i < 0 {
+			return "", i
 		}
 	}
 }
@@ -89,19 +82,12 @@ func (d *Decoder) tableInArray(i int, event bool) (string, int) {
 		} else {
 			end = d.skipValue(i)
 		}
-		switch {
-		case t != "":
+		if t != "" || end < 0 {
 			return t, end
-		case end < 0:
-			return "", -1
 		}
-		switch i = skipWS(d.data, end); d.peek(i) {
-		case ',':
-			i = skipWS(d.data, i+1)
-		case ']':
-			return "", i + 1
-		default:
-			return "", -1
+		var closed bool
+		if i, closed = d.afterValue(end, ']'); closed || i < 0 {
+			return "", i
 		}
 	}
 }

@@ -40,7 +40,7 @@ func (s *ObjectScanner) Members(data []byte, member func(name []byte, key, start
 			return err
 		}
 		var closed bool
-		if i, closed = s.next(ve, '}'); closed {
+		if i, closed = s.d.afterValue(ve, '}'); closed {
 			return s.end(i)
 		}
 	}
@@ -64,27 +64,11 @@ func (s *ObjectScanner) Elements(data []byte, element func(start, end int) error
 			return err
 		}
 		var closed bool
-		if i, closed = s.next(ve, ']'); closed {
+		if i, closed = s.d.afterValue(ve, ']'); closed {
 			return s.end(i)
 		}
 	}
 	return s.err()
-}
-
-// next reads what follows a value that ended at i in a container that
-// closer closes: a comma (it returns the next value's start) or closer
-// (it returns the position after it, and closed). A syntax error returns
-// a negative position.
-func (s *ObjectScanner) next(i int, closer byte) (_ int, closed bool) {
-	d := &s.d
-	j := skipWS(d.data, i)
-	switch d.peek(j) {
-	case ',':
-		return skipWS(d.data, j+1), false
-	case closer:
-		return j + 1, true
-	}
-	return d.unexpected(j, "',' or '"+string(closer)+"'"), false
 }
 
 func (s *ObjectScanner) begin(data []byte) *Decoder {

@@ -125,6 +125,21 @@ func (d *Decoder) expect(i int, c byte, want string) int {
 	return skipWS(d.data, i+1)
 }
 
+// afterValue reads what follows a value that ended at i in a container
+// that closer closes: a comma (it returns the next value's start) or
+// closer (it returns the position after it, and closed). A syntax error
+// returns a negative position.
+func (d *Decoder) afterValue(i int, closer byte) (_ int, closed bool) {
+	j := skipWS(d.data, i)
+	switch d.peek(j) {
+	case ',':
+		return skipWS(d.data, j+1), false
+	case closer:
+		return j + 1, true
+	}
+	return d.unexpected(j, "',' or '"+string(closer)+"'"), false
+}
+
 // String flags.
 const (
 	strEscaped = 1 << iota // holds a backslash escape

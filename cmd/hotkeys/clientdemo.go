@@ -39,8 +39,9 @@ Examples:
 func runClientDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, o := newFlagSet("client-demo", "--endpoint URL [flags]", clientDemoAbout, stderr)
 	endpoint := fs.String("endpoint", os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), "DynamoDB `URL`, e.g. DynamoDB Local's http://127.0.0.1:8000 (default $AWS_ENDPOINT_URL_DYNAMODB)")
-	calls := fs.Int("calls", 4000, "`n` calls to make")
-	workers := fs.Int("workers", 4, "`n` goroutines making them")
+	calls, workers := new(int), new(int)
+	intFlag(fs, calls, "calls", 4000, "`n` calls to make")
+	intFlag(fs, workers, "workers", 4, "`n` goroutines making them")
 	if err := o.parse(fs, args); err != nil {
 		return err
 	}

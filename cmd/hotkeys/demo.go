@@ -42,7 +42,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs, o := newFlagSet("demo", "[flags]", demoAbout, stderr)
 	o.registerStreamFlags(fs)
 	seed := fs.Uint64("seed", 2026, "random `seed` of the simulated traffic")
-	tailRate := fs.Int("tail-rate", 800, "writes per second spread over the long tail of USER#<uuid> keys")
+	tailRate := new(int)
+	intFlag(fs, tailRate, "tail-rate", 800, "writes per second (`rate`) spread over the long tail of USER#<uuid> keys")
 	if err := o.parse(fs, args); err != nil {
 		return err
 	}

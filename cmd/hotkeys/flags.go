@@ -45,12 +45,12 @@ func newFlagSet(name, synopsis, about string, stderr io.Writer) (*flag.FlagSet, 
 		fs.PrintDefaults()
 	}
 	c := &o.cfg
-	fs.DurationVar(&c.Window, "window", c.Window, "length of the tumbling `window`s, aligned to multiples of itself (1s to 15m)")
-	fs.Float64Var(&c.ShareThreshold, "share-threshold", c.ShareThreshold, "flag a key whose `fraction` of the window's WCU is at least this (0.10 = 10 %) ...")
-	fs.Float64Var(&c.MinWCUPerSecond, "min-wcu-per-second", c.MinWCUPerSecond, "... and whose peak WCU within one second is at least this `rate`")
-	fs.Float64Var(&c.CriticalWCUPerSecond, "critical-wcu-per-second", c.CriticalWCUPerSecond, "critical when a key's peak reaches this `rate` (80 % of the partition limit)")
-	fs.Float64Var(&c.PartitionLimit, "partition-limit", c.PartitionLimit, "DynamoDB's per-partition write limit in WCU/s, used for recommendations")
-	fs.IntVar(&c.Top, "top", c.Top, "list the `n` heaviest keys of each window, whatever the thresholds")
+	durationFlag(fs, &c.Window, "window", c.Window, "length of the tumbling `window`s, aligned to multiples of itself (1s to 15m)")
+	floatFlag(fs, &c.ShareThreshold, "share-threshold", c.ShareThreshold, "flag a key whose `fraction` of the window's WCU is at least this (0.10 = 10 %) ...")
+	floatFlag(fs, &c.MinWCUPerSecond, "min-wcu-per-second", c.MinWCUPerSecond, "... and whose peak WCU within one second is at least this `rate`")
+	floatFlag(fs, &c.CriticalWCUPerSecond, "critical-wcu-per-second", c.CriticalWCUPerSecond, "critical when a key's peak reaches this `rate` (80 % of the partition limit)")
+	floatFlag(fs, &c.PartitionLimit, "partition-limit", c.PartitionLimit, "DynamoDB's per-partition write `rate` limit in WCU/s, used for recommendations")
+	intFlag(fs, &c.Top, "top", c.Top, "list the `n` heaviest keys of each window, whatever the thresholds")
 	fs.StringVar(&o.format, "format", "table", "output `format`: table or json")
 	o.redaction.register(fs, redact.None)
 	return fs, o

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
@@ -53,14 +54,14 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, no
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&f.table, "table", "", "`name` of the history table (the stack's HistoryTable output)")
-	fs.DurationVar(&f.since, "since", 6*time.Hour, "the last `span` of time, up to now")
+	durationFlag(fs, &f.since, "since", 6*time.Hour, "the last `span` of time, up to now")
 	fs.StringVar(&f.from, "from", "", "start `time`, RFC 3339 (2026-11-22T10:00:00Z), instead of --since")
 	fs.StringVar(&f.to, "to", "", "end `time`, RFC 3339 (default: now)")
-	fs.DurationVar(&f.step, "step", time.Minute, "length of each reported `step` (1m, 5m, 1h, ...): at least the stored windows' length")
-	fs.IntVar(&f.top, "top", detector.DefaultTop, "list the `n` heaviest keys of each step")
+	durationFlag(fs, &f.step, "step", time.Minute, "length of each reported `step` (1m, 5m, 1h, ...): at least the stored windows' length")
+	intFlag(fs, &f.top, "top", detector.DefaultTop, "list the `n` heaviest keys of each step")
 	fs.StringVar(&f.format, "format", "table", "output `format`: table or json")
 	fs.StringVar(&f.heatmap, "heatmap", "", "also draw the steps as a heatmap into `file`: one self-contained HTML page")
-	fs.Float64Var(&f.limit, "partition-limit", detector.DefaultPartitionLimit, "per-partition write limit in WCU/s, the heatmap's scale")
+	floatFlag(fs, &f.limit, "partition-limit", detector.DefaultPartitionLimit, "per-partition write `rate` limit in WCU/s, the heatmap's scale")
 	f.aws.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -122,6 +123,11 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, no
 		var ue usageError
 		if errors.As(err, &ue) {
 			return ue
+		}
+		var ae smithy.APIError
+		if errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" {
+			// DynamoDB refuses the Query of a table that is not keyed as a history table is.
+			return fmt.Errorf("history: %w (is %s the stack's HistoryTable output, a table the Lambda writes its history to?)", err, f.table)
 		}
 		return fmt.Errorf("history: %w", err)
 	}

@@ -189,6 +189,14 @@ func TestHistoryOnDynamoDBLocal(t *testing.T) {
 	t.Setenv("AWS_REGION", dynamodblocal.Region)
 	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+	// A table that is not a history table: DynamoDB refuses the Query, and
+	// the error asks whether it is the one meant.
+	other, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "nothistory", HashKey: "PK", NoStream: true})
+	var errOther bytes.Buffer
+	if code := run(ctx, []string{"history", "--table", other, "--since", "1h"}, nil, &bytes.Buffer{}, &errOther); code == exitOK ||
+		!strings.Contains(errOther.String(), "ValidationException") || !strings.Contains(errOther.String(), "is "+other+" the stack's HistoryTable output") {
+		t.Errorf("history of a table that is not a history table: exit %d, stderr:\n%s", code, errOther.String())
+	}
 	page := filepath.Join(t.TempDir(), "history.html")
 	for _, step := range []time.Duration{time.Minute, 2 * time.Minute} {
 		var out, errb bytes.Buffer

@@ -109,11 +109,8 @@ func TestReplayFindsTheHotKey(t *testing.T) {
 }
 
 func TestReplayStdinAndTable(t *testing.T) {
-	code, out, errs := hotkeys(t, `{"Records":[]}`, "replay", "-")
-	if code != exitOK || errs != "" || out != "" {
-		t.Errorf("empty stdin: exit %d, out %q, err %q", code, out, errs)
-	}
-	code, out, _ = hotkeys(t, "", "replay", "testdata/hot.json")
+	// Empty stdin: TestReplayEmptyInput.
+	code, out, _ := hotkeys(t, "", "replay", "testdata/hot.json")
 	if code != exitOK || !strings.Contains(out, "OPS_LOG") || !strings.Contains(out, "HOT KEYS") || !strings.Contains(out, "█") {
 		t.Errorf("table output: exit %d\n%s", code, out)
 	}
@@ -175,6 +172,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"replay", "--format", "xml", "x"}, "--format"},
 		{[]string{"replay", "--bogus", "x"}, "bogus"},
 		{[]string{"watch"}, "--table"},
+		{[]string{"replay", "--window", "soon", "x"}, `invalid value "soon" for flag -window: want a duration such as 90s, 5m or 1h`},
+		{[]string{"replay", "--top", "ten", "x"}, `invalid value "ten" for flag -top: want a whole number such as 10`},
+		{[]string{"replay", "--share-threshold", "half", "x"}, `invalid value "half" for flag -share-threshold: want a number such as 0.25 or 800`},
+		{[]string{"history", "--table", "H", "--since", "a while"}, `invalid value "a while" for flag -since: want a duration`},
+		{[]string{"watch", "--table", "Orders", "--from", "yesterday"}, `--from "yesterday": want latest`},
 		{[]string{"demo", "--key-redaction", "rot13"}, "--key-redaction"},
 	}
 	for _, tt := range tests {
@@ -189,6 +191,20 @@ func TestUsageErrors(t *testing.T) {
 	}
 	if code, _, errs := hotkeys(t, "", "replay", "-h"); code != exitOK || !strings.Contains(errs, "--partition-key") && !strings.Contains(errs, "-partition-key") {
 		t.Errorf("replay -h: exit %d, %q", code, errs)
+	}
+}
+
+// TestReplayEmptyInput: input without a record says so, rather than
+// printing nothing.
+func TestReplayEmptyInput(t *testing.T) {
+	for _, stdin := range []string{"", `{"Records":[]}`, "\n\n"} {
+		code, out, errs := hotkeys(t, stdin, "replay", "-")
+		if code != exitOK || out != "" || errs != "hotkeys replay: no stream records in -: nothing to report\n" {
+			t.Errorf("replay of %q: exit %d, stdout %q, stderr %q", stdin, code, out, errs)
+		}
+	}
+	if _, _, errs := hotkeys(t, "", "replay", "--partition-key", "PK", "../../events/hot-key-ops-log.json"); strings.Contains(errs, "no stream records") {
+		t.Errorf("a file of records: %q", errs)
 	}
 }
 

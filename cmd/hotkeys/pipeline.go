@@ -24,6 +24,7 @@ type pipeline struct {
 	stderr io.Writer
 
 	malformed uint64
+	read      int // records read, well-formed or not
 }
 
 func newPipeline(o *options, out reportWriter, stderr io.Writer, now func() time.Time) (*pipeline, error) {
@@ -45,7 +46,7 @@ func newPipeline(o *options, out reportWriter, stderr io.Writer, now func() time
 // records came from (watch knows it; a plain Lambda batch does not say).
 // Reports of the windows that record time has moved past are written out.
 func (p *pipeline) feed(name string, payload []byte, shard string) error {
-	_, err := p.in.Decode(payload, p.det, detector.Hooks{
+	c, err := p.in.Decode(payload, p.det, detector.Hooks{
 		Shard: shard,
 		Malformed: func(m *record.Malformed) {
 			p.malformed++
@@ -56,6 +57,7 @@ func (p *pipeline) feed(name string, payload []byte, shard string) error {
 			}
 		},
 	})
+	p.read += c.Records + c.Duplicates + c.Malformed + c.Internal
 	var amb *record.AmbiguousKeyError
 	var syn *record.SyntaxError
 	switch {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -67,6 +68,8 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	switch {
 	case len(failed) > 0:
 		return inputError{fmt.Sprintf("%d of %d inputs could not be read in full: %v", len(failed), len(files), failed)}
+	case p.read == 0:
+		fmt.Fprintf(stderr, "hotkeys replay: no stream records in %s: nothing to report\n", strings.Join(files, ", "))
 	case p.malformed > 0:
 		return p.malformedError()
 	}

@@ -45,7 +45,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&wf.table, "table", "", "`name` of the table whose stream to read")
 	fs.StringVar(&wf.streamARN, "stream-arn", "", "`ARN` of the stream to read (instead of --table)")
 	fs.StringVar(&wf.from, "from", "latest", "where to start in each shard: `latest` (new writes only) or trim_horizon (the last 24 h)")
-	fs.DurationVar(&wf.duration, "duration", 0, "stop after this long (0: until Ctrl-C)")
+	durationFlag(fs, &wf.duration, "duration", 0, "stop after this `span` of time (0: until Ctrl-C)")
 	wf.aws.register(fs)
 	if err := o.parse(fs, args); err != nil {
 		return err
@@ -58,6 +58,9 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	scfg := streams.DefaultConfig()
 	scfg.From = streams.StartPosition(wf.from)
+	if scfg.From != streams.Latest && scfg.From != streams.TrimHorizon {
+		return usageError{fmt.Errorf("--from %q: want latest (new writes only) or trim_horizon (the last 24 h)", wf.from)}
+	}
 	if wf.duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, wf.duration)
