@@ -120,3 +120,31 @@ func (s *scriptedSchemas) Lookup(_ context.Context, table string) (keyschema.Sch
 	}
 	return keyschema.Schema{Table: table, PartitionKey: "PK", SortKey: "SK"}, nil
 }
+
+// TestPlainWindowClosesByTheClock: a plain batch's window is published by
+// the clock once it is a window plus the lateness past the window's end
+// (README, "Plain batches"), not before, so that a quiet table's last
+// window comes out with the next batch, however empty.
+func TestPlainWindowClosesByTheClock(t *testing.T) {
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	cfg := detector.DefaultConfig() // 60 s windows, 60 s lateness
+	closes := start.Add(cfg.Window + cfg.Window + cfg.Lateness)
+	pub := &capture{}
+	clock := start.Add(10 * time.Second)
+	h, err := newHandler(cfg, "PK", indexesOff, &scriptedSchemas{}, pub, slog.New(slog.DiscardHandler), func() time.Time { return clock })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Invoke(context.Background(), fmt.Appendf(nil, `{"Records":[%s]}`, countingRecord("a", "1", "A", 5))); err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []time.Time{closes.Add(-time.Second), closes} {
+		clock = at
+		if _, err := h.Invoke(context.Background(), []byte(`{"Records":[]}`)); err != nil {
+			t.Fatal(err)
+		}
+		if published, want := len(pub.reps) > 0, !at.Before(closes); published != want {
+			t.Errorf("at %s: window published %v, want %v", at.Format(time.TimeOnly), published, want)
+		}
+	}
+}

@@ -404,7 +404,7 @@ func (inv *invocation) finishPlain(ctx context.Context) ([]byte, error) {
 	// Close windows by record time, and by the clock too, so a quiet table
 	// still gets its last window published: a window closes once the clock
 	// is a window plus the lateness past its end.
-	inv.h.det.Advance(inv.h.now().Add(-inv.h.cfg.Window - inv.h.cfg.Lateness))
+	inv.h.det.Advance(inv.h.now().Add(-inv.h.cfg.Window)) // Flush adds the lateness
 	if reps := inv.h.det.Flush(); len(reps) > 0 {
 		inv.publish(ctx, reps)
 	}
