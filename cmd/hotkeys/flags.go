@@ -28,6 +28,7 @@ type options struct {
 	describeTable string         // --describe-table FILE
 	indexes       string         // --indexes auto, on or off
 	indexDefs     []record.Index // the indexes to analyse, once resolved
+	described     string         // the table --describe-table describes
 	heatmap       string         // --heatmap FILE
 }
 
@@ -115,6 +116,7 @@ func (o *options) readDescribeTable() error {
 	if err != nil {
 		return usageError{fmt.Errorf("--describe-table %s: %w", o.describeTable, err)}
 	}
+	o.described = s.Table
 	return o.useSchema(s)
 }
 

@@ -117,3 +117,16 @@ func TestReplayDescribeTableErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeTableOfAnotherTable: a --describe-table of another table
+// than the records' is applied as asked, and said.
+func TestDescribeTableOfAnotherTable(t *testing.T) {
+	desc := writeTemp(t, "shop.json", shopDescription)
+	_, _, errs := hotkeys(t, "", "replay", "--describe-table", desc, "testdata/hot.json")
+	if !strings.Contains(errs, `hotkeys: warning: --describe-table describes table "Shop", but the records are of Orders`) {
+		t.Errorf("no warning in:\n%s", errs)
+	}
+	if _, _, errs := hotkeys(t, indexedEvents(), "replay", "--describe-table", desc, "-"); strings.Contains(errs, "warning") {
+		t.Errorf("the records are Shop's: %s", errs)
+	}
+}

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
@@ -25,6 +28,9 @@ type pipeline struct {
 
 	malformed uint64
 	read      int // records read, well-formed or not
+
+	described string          // the table --describe-table describes, if given
+	tables    map[string]bool // the tables reported
 }
 
 func newPipeline(o *options, out reportWriter, stderr io.Writer, now func() time.Time) (*pipeline, error) {
@@ -39,7 +45,7 @@ func newPipeline(o *options, out reportWriter, stderr io.Writer, now func() time
 	if o.heatmap != "" {
 		out = newHeatmapWriter(out, o.heatmap, o.cfg, now)
 	}
-	return &pipeline{in: detector.NewFeed(dec, now), det: det, out: out, stderr: stderr}, nil
+	return &pipeline{in: detector.NewFeed(dec, now), det: det, out: out, stderr: stderr, described: o.described, tables: map[string]bool{}}, nil
 }
 
 // feed analyses one payload. shard, when not empty, is the stream shard the
@@ -68,7 +74,7 @@ func (p *pipeline) feed(name string, payload []byte, shard string) error {
 	case err != nil:
 		return err // an *InternalError: a bug, exit status 3
 	}
-	return p.out.Write(p.det.Flush())
+	return p.write(p.det.Flush())
 }
 
 // malformedError is the exit status's reason when malformed records were
@@ -80,10 +86,24 @@ func (p *pipeline) malformedError() error {
 	return inputError{fmt.Sprintf("%d malformed records were skipped (counted in the reports)", p.malformed)}
 }
 
+// write writes reports out, noting their tables.
+func (p *pipeline) write(reps []detector.Report) error {
+	for _, r := range reps {
+		p.tables[r.Table] = true
+	}
+	return p.out.Write(reps)
+}
+
 // finish reports every window still open.
+// A --describe-table of another table than the records' is said: its
+// partition key and indexes were applied to records they may not fit.
 func (p *pipeline) finish() error {
-	if err := p.out.Write(p.det.FlushAll()); err != nil {
+	if err := p.write(p.det.FlushAll()); err != nil {
 		return err
+	}
+	if p.described != "" && len(p.tables) > 0 && !p.tables[p.described] {
+		fmt.Fprintf(p.stderr, "hotkeys: warning: --describe-table describes table %q, but the records are of %s: its partition key and indexes may not fit them\n",
+			p.described, strings.Join(slices.Sorted(maps.Keys(p.tables)), ", "))
 	}
 	return p.out.Close()
 }

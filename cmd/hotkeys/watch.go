@@ -172,7 +172,7 @@ loop:
 			b.done <- err
 		case <-tick.C:
 			p.det.Advance(now().Add(-p.det.Config().Window - p.det.Config().Lateness))
-			if err := p.out.Write(p.det.Flush()); err != nil {
+			if err := p.write(p.det.Flush()); err != nil {
 				runErr = err
 				break loop
 			}
