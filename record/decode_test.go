@@ -467,8 +467,8 @@ func TestDecodeMalformed(t *testing.T) {
 	}
 	// A named partition key that a record does not have.
 	g := mustDecode(t, Config{PartitionKey: "id"}, good)
-	if len(g.bad) != 1 || !errors.Is(g.bad[0].Err, ErrKey) || !strings.Contains(g.bad[0].Err.Error(), `"id"`) {
-		t.Errorf("missing named key: %v", g.bad)
+	if len(g.bad) != 1 || !errors.Is(g.bad[0].Err, ErrKey) || !strings.HasSuffix(g.bad[0].Err.Error(), `partition key "id" is not in dynamodb.Keys, which holds "pk"`) {
+		t.Errorf("missing named key (its error names the Keys there are): %v", g.bad)
 	}
 	// What could be read is kept for the logs.
 	g = mustDecode(t, DefaultConfig(), `{"eventID":"e-1","eventName":"NOPE","dynamodb":{"SequenceNumber":"42"},`+

@@ -3,6 +3,8 @@ package record
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -38,7 +40,11 @@ func (d *Decoder) finishRecord(offset int) error {
 				}
 			}
 			if pk < 0 {
-				rs.err = fmt.Errorf("%w: partition key %q is not in dynamodb.Keys", ErrKey, d.pk)
+				names := make([]string, rs.nkeys)
+				for k := range names {
+					names[k] = strconv.Quote(string(d.bytesOf(rs.keys[k].name)))
+				}
+				rs.err = fmt.Errorf("%w: partition key %q is not in dynamodb.Keys, which holds %s", ErrKey, d.pk, strings.Join(names, " and "))
 			} else if rs.nkeys == 2 {
 				sk = 1 - pk
 			}
