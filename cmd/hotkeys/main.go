@@ -8,8 +8,9 @@
 //	hotkeys history --table H         merge the windows the Lambda stored, table-wide
 //	hotkeys client-demo --endpoint U  the client-side detector on a skewed workload
 //
-// Exit status: 0 clean, 1 the input had errors (malformed records, a file
-// that is not JSON, data lost from the stream), 2 usage or configuration.
+// Exit status: 0 clean, 1 the input had errors or could not be read
+// (malformed records, a file that is not JSON, data lost from the stream,
+// an AWS call that failed), 2 usage or configuration, 3 a bug in hotkeys.
 package main
 
 import (
@@ -49,8 +50,9 @@ Run 'hotkeys COMMAND -h' for a command's flags and examples. To start:
   hotkeys demo
   hotkeys replay --partition-key PK events/hot-key-ops-log.json
 
-Exit status: 0 clean, 1 the input had errors, 2 usage or configuration error,
-3 an internal error (a bug in hotkeys: please report it with the stack shown).
+Exit status: 0 clean, 1 the input had errors or could not be read (a file, AWS),
+2 usage or configuration error, 3 an internal error (a bug in hotkeys: please
+report it with the stack shown).
 `
 
 func main() {
