@@ -85,7 +85,7 @@ demo:
 
 ## client-demo: the client-side detector on a read-hot and write-hot workload, against DynamoDB Local.
 client-demo: dynamodb-local
-	scripts/with-dynamodb-local $(DDB_LOCAL_DIR) sh -c '$(GO) run ./cmd/hotkeys client-demo --endpoint "$$HOTKEYS_TEST_DYNAMODB_ENDPOINT" $(ARGS)'
+	@scripts/with-dynamodb-local $(DDB_LOCAL_DIR) sh -c '$(GO) run ./cmd/hotkeys client-demo --endpoint "$$HOTKEYS_TEST_DYNAMODB_ENDPOINT" $(ARGS)'
 
 clean:
 	rm -rf bin .aws-sam
