@@ -420,7 +420,7 @@ func (inv *invocation) publish(ctx context.Context, reps []detector.Report) {
 	if res.FellBackToEMF {
 		// By its code only, which the publisher's own ERROR line gives: the
 		// service's message may quote what was sent, partition keys included.
-		inv.h.log.Warn("PutMetricData failed; metrics written as EMF instead (the error's code is in the line before)")
+		inv.h.log.Warn("PutMetricData failed; metrics written as EMF instead (the publisher logged the error's code)")
 	}
 	if res.OutsideTimeRange > 0 {
 		// CloudWatch takes datapoints from two weeks back to two hours
