@@ -25,9 +25,10 @@ var (
 // and two hours ago: old enough for a plain batch's window to close at
 // once, young enough for CloudWatch. The outcome cannot depend on when the
 // test runs: the windows keep their alignment, a plain batch's window
-// closes by the clock 4 min after its end (an hour of margin), CloudWatch
-// takes two weeks (13 days of margin), and the shift is computed once per
-// test, so a boundary crossed while it runs changes nothing.
+// closes by the clock a window plus the lateness (2 min) after its end (an
+// hour of margin), CloudWatch takes two weeks (13 days of margin), and the
+// shift is computed once per test, so a boundary crossed while it runs
+// changes nothing.
 func recentShift() time.Duration {
 	h := math.Floor(time.Since(t0).Hours())
 	return time.Duration(h-1) * time.Hour

@@ -175,7 +175,7 @@ func TestMalformedNeverFailsTheBatch(t *testing.T) {
 // moves past it.
 func TestPlainBatchRedelivered(t *testing.T) {
 	// The function closes a plain batch's window by its own clock too, once
-	// the clock is a window and twice the lateness (4 min by default) past
+	// the clock is a window and the lateness (2 min by default) past
 	// the window's end. Here only record time may close it, whenever the
 	// test runs: the batches, made at t0, are moved by whole minutes to an
 	// hour past the clock's minute. CloudWatch takes datapoints up to two
