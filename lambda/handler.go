@@ -187,7 +187,7 @@ func (inv *invocation) lost(payload []byte, ie *detector.InternalError) {
 		if ev, records, err := record.ReadEnvelope(payload); err == nil {
 			inv.onEvent(&ev)
 			if ie.Table == "" {
-				ie.Table, _ = keyschema.TableFromARN(ev.EventSourceARN)
+				ie.Table = inv.h.indexes.tableOf(payload)
 			}
 			n = max(uint64(records), 1)
 		}

@@ -148,13 +148,13 @@ func (d *Decoder) addEnvelopeError(i int, what string) {
 	})
 }
 
-// ReadEnvelope reads an event's envelope (its time window, state, shard
-// and table) and counts its records with encoding/json, apart from the
+// ReadEnvelope reads an event's envelope (the Event Decode would have
+// delivered) and counts its records with encoding/json, apart from the
 // decoder: for a caller whose Decode failed before it delivered the event
 // (a bug of ours that panicked mid-batch), which must still answer Lambda
-// with the window's state and count what was lost. EventSourceARN is the
-// event's own, or else that of its first record that has one. An error
-// wraps ErrEnvelope: payload is not one event object.
+// with the window's state and count what was lost. (FirstTable names the
+// records' table.) An error wraps ErrEnvelope: payload is not one event
+// object.
 func ReadEnvelope(payload []byte) (ev Event, records int, err error) {
 	var e struct {
 		Records []json.RawMessage `json:"Records"`
@@ -175,17 +175,6 @@ func ReadEnvelope(payload []byte) (ev Event, records int, err error) {
 		IsFinalInvokeForWindow: e.IsFinalInvokeForWindow, IsWindowTerminatedEarly: e.IsWindowTerminatedEarly}
 	if e.Window != nil {
 		ev.WindowStart, ev.WindowEnd, ev.TimeWindow = e.Window.Start, e.Window.End, true
-	}
-	for _, r := range e.Records {
-		if ev.EventSourceARN != "" {
-			break
-		}
-		var rec struct {
-			EventSourceARN string `json:"eventSourceARN"`
-		}
-		if json.Unmarshal(r, &rec) == nil {
-			ev.EventSourceARN = rec.EventSourceARN
-		}
 	}
 	return ev, len(e.Records), nil
 }

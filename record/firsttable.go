@@ -76,7 +76,7 @@ func (d *Decoder) tableInArray(i int, event bool) (string, int) {
 	}
 	for {
 		var t string
-		end := -1
+		var end int
 		if d.peek(i) == '{' {
 			t, end = d.tableIn(i, event)
 		} else {
