@@ -1,0 +1,15 @@
+// Package docstest keeps README.md a front door and the documentation's
+// links whole. Its tests, run by `go test ./internal/...`, fail when
+// README.md grows past 300 lines, when README.md or a file in docs/ links
+// to a file or a heading anchor that does not exist, and when README's map
+// of docs/ leaves a file out. One more holds the rule README's Layout
+// states: code outside internal/testkit/ imports it only from tests.
+//
+// Anchors follow GitHub's rule for heading ids (github-slugger): the
+// heading's text, lowercased, with every character that is not a letter, a
+// mark, a decimal or letter number, a connector such as '_', a '-' or a
+// space dropped, and each space turned into '-'; a repeated id gets -1, -2, …
+//
+// The package holds tests only: it is test support, so it lives under
+// internal/testkit/ and nothing imports it.
+package docstest
