@@ -143,7 +143,7 @@ func validateResources(t *testing.T, s *cfn.Stack) []error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s = s.TypedNumbers()
+	s = s.TypedNumbers(numberValuedParameters(s.Template())...)
 	res, _ := s.Template()["Resources"].(map[string]any)
 	var errs []error
 	for _, id := range slices.Sorted(maps.Keys(res)) {
@@ -247,7 +247,7 @@ var (
 // stricterChecks returns what the stack's resources get wrong beyond the
 // schema.
 func stricterChecks(s *cfn.Stack) []error {
-	s = s.TypedNumbers()
+	s = s.TypedNumbers(numberValuedParameters(s.Template())...)
 	var errs []error
 	bad := func(id, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{id}, args...)...))
