@@ -23,6 +23,7 @@ var variants = []struct {
 	{"partition key given, indexes off", map[string]string{"PartitionKeyName": "pk", "IndexAnalysis": "off"}},
 	{"partition key looked up, indexes off", map[string]string{"IndexAnalysis": "off"}},
 	{"partition key given, indexes on", map[string]string{"PartitionKeyName": "pk", "IndexAnalysis": "on"}},
+	{"indexes auto, named", map[string]string{"IndexNames": "GSI1,by-status"}},
 	{"metrics off", map[string]string{"MetricsMode": "off"}},
 	{"both, redaction with a generated secret", map[string]string{"MetricsMode": "both", "KeyRedaction": "hash"}},
 	{"redaction with an existing secret", map[string]string{"KeyRedaction": "hash", "KeyRedactionSecretArn": existingSecretArn}},
