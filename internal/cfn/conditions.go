@@ -72,33 +72,22 @@ func ConditionsOf(template map[string]any, v any) ([]string, error) {
 // resource: Condition (a resource's, or the condition function), Fn::If,
 // Ref, Fn::GetAtt and Fn::Sub.
 func visit(key string, arg any, condition, resource func(string) error) error {
-	switch key {
-	case "Condition":
-		if name, ok := arg.(string); ok { // an IAM statement's Condition is a map
+	name, isString := arg.(string)
+	if !isString {
+		name, isString = firstString(arg)
+	}
+	switch {
+	case !isString:
+	case key == "Condition":
+		if _, ok := arg.(string); ok { // an IAM statement's Condition is a map
 			return condition(name)
 		}
-	case "Fn::If":
-		if args, _ := arg.([]any); len(args) > 0 {
-			if name, ok := args[0].(string); ok {
-				return condition(name)
-			}
-		}
-	case "Ref":
-		if id, ok := arg.(string); ok {
-			return resource(id)
-		}
-	case "Fn::GetAtt":
-		if args, _ := arg.([]any); len(args) > 0 {
-			if id, ok := args[0].(string); ok {
-				return resource(id)
-			}
-		}
-	case "Fn::Sub":
-		text, _ := arg.(string)
-		if args, _ := arg.([]any); len(args) > 0 {
-			text, _ = args[0].(string)
-		}
-		for _, m := range SubVariable.FindAllStringSubmatch(text, -1) {
+	case key == "Fn::If":
+		return condition(name)
+	case key == "Ref" || key == "Fn::GetAtt":
+		return resource(name)
+	case key == "Fn::Sub": // a string, or [string, variables]
+		for _, m := range SubVariable.FindAllStringSubmatch(name, -1) {
 			id, _, _ := strings.Cut(m[1], ".")
 			if err := resource(id); err != nil {
 				return err
@@ -106,6 +95,17 @@ func visit(key string, arg any, condition, resource func(string) error) error {
 		}
 	}
 	return nil
+}
+
+// firstString returns the first element of a list argument, when it is a
+// string.
+func firstString(arg any) (string, bool) {
+	args, _ := arg.([]any)
+	if len(args) == 0 {
+		return "", false
+	}
+	s, ok := args[0].(string)
+	return s, ok
 }
 
 // ParametersOf returns, sorted, the parameters that the named conditions
