@@ -21,7 +21,7 @@ type Stack struct {
 	template   map[string]any
 	params     map[string]string
 	conditions map[string]bool
-	numbers    bool // Ref of a Number parameter yields a number
+	numbers    map[string]bool // parameters whose Ref yields a number (TypedNumbers)
 }
 
 // Pseudo-parameter values used by evaluations.
@@ -335,7 +335,7 @@ func (s *Stack) ref(name string) (any, error) {
 		return noValue, nil
 	}
 	if v, ok := s.params[name]; ok {
-		if s.numbers && s.paramType(name) == "Number" {
+		if s.numbers[name] || (s.numbers != nil && s.paramType(name) == "Number") {
 			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 				return n, nil
 			}
@@ -442,12 +442,18 @@ func (s *Stack) Template() map[string]any { return s.template }
 func (s *Stack) Param(name string) string { return s.params[name] }
 
 // TypedNumbers returns a copy of s in which Ref of a parameter of Type
-// Number yields an int64 or a float64, as a resource property that takes a
-// number receives it, rather than the string CloudFormation passes around.
-// Schema validation needs it; tests that compare rendered values need not.
-func (s *Stack) TypedNumbers() *Stack {
+// Number, or of one of the named parameters (Strings whose AllowedPattern
+// admits only numbers), yields an int64 or a float64: the number a resource
+// property that takes one ends up with. CloudFormation passes every
+// parameter value around as a string, a Number's included, and converts it
+// where a property's type is a number. Schema validation needs the number;
+// tests that compare rendered values need not.
+func (s *Stack) TypedNumbers(params ...string) *Stack {
 	c := *s
-	c.numbers = true
+	c.numbers = map[string]bool{}
+	for _, p := range params {
+		c.numbers[p] = true
+	}
 	return &c
 }
 

@@ -12,6 +12,7 @@ Parameters:
   Name: {Type: String, Default: orders}
   Size: {Type: Number, Default: 128}
   Ratio: {Type: Number, Default: 0.25}
+  Count: {Type: String, Default: "7", AllowedPattern: "^[0-9]+$"}
   Email: {Type: String, Default: ""}
   Arn: {Type: String}
 Conditions:
@@ -25,6 +26,7 @@ Resources:
     Properties:
       MemorySize: !Ref Size
       Ratio: !Ref Ratio
+      Count: !Ref Count
       Name: !Sub ${Name}-fn
       Escaped: !Sub ${!Literal}-${AWS::Region}
       Vars: !Sub ["${A}/${Fn.Arn}", {A: !Ref Name}]
@@ -67,6 +69,7 @@ func TestStackEvaluatesResources(t *testing.T) {
 		"Properties": map[string]any{
 			"MemorySize": "128",
 			"Ratio":      "0.25",
+			"Count":      "7",
 			"Name":       "orders-fn",
 			"Escaped":    "${Literal}-" + Region,
 			"Vars":       "orders/" + GetAtt("Fn", "Arn"),
@@ -114,15 +117,23 @@ func TestStackConditions(t *testing.T) {
 }
 
 func TestStackTypedNumbers(t *testing.T) {
-	s := stack(t, map[string]string{"Arn": "x/y"}).TypedNumbers()
-	got, err := s.Resource("Fn")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := got["Properties"].(map[string]any)
-	if diff := cmp.Diff(map[string]any{"MemorySize": int64(128), "Ratio": 0.25, "Name": "orders-fn"},
-		map[string]any{"MemorySize": p["MemorySize"], "Ratio": p["Ratio"], "Name": p["Name"]}); diff != "" {
-		t.Errorf("typed numbers (-want +got):\n%s", diff)
+	for _, tc := range []struct {
+		named []string
+		count any
+	}{
+		{nil, "7"},                    // a String stays one unless named
+		{[]string{"Count"}, int64(7)}, // named: a number, as the property gets it
+	} {
+		s := stack(t, map[string]string{"Arn": "x/y"}).TypedNumbers(tc.named...)
+		got, err := s.Resource("Fn")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := got["Properties"].(map[string]any)
+		if diff := cmp.Diff(map[string]any{"MemorySize": int64(128), "Ratio": 0.25, "Name": "orders-fn", "Count": tc.count},
+			map[string]any{"MemorySize": p["MemorySize"], "Ratio": p["Ratio"], "Name": p["Name"], "Count": p["Count"]}); diff != "" {
+			t.Errorf("TypedNumbers(%v) (-want +got):\n%s", tc.named, diff)
+		}
 	}
 }
 

@@ -143,7 +143,7 @@ func validateResources(t *testing.T, s *cfn.Stack) []error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s = s.TypedNumbers()
+	s = s.TypedNumbers(numberValuedParameters(s.Template())...)
 	res, _ := s.Template()["Resources"].(map[string]any)
 	var errs []error
 	for _, id := range slices.Sorted(maps.Keys(res)) {
@@ -247,7 +247,7 @@ var (
 // stricterChecks returns what the stack's resources get wrong beyond the
 // schema.
 func stricterChecks(s *cfn.Stack) []error {
-	s = s.TypedNumbers()
+	s = s.TypedNumbers(numberValuedParameters(s.Template())...)
 	var errs []error
 	bad := func(id, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{id}, args...)...))
@@ -301,6 +301,19 @@ func stricterChecks(s *cfn.Stack) []error {
 		}
 		if per, ok := number(p["Period"]); ok && !validPeriod(per) {
 			bad(id, "Period %v: CloudWatch takes 10, 20, 30 or a multiple of 60", per)
+		}
+		// As a dashboard widget (TestTemplateDashboardWidgets), an alarm's
+		// GetMetricData runs at most one Metrics Insights query.
+		queries := 0
+		metrics, _ := p["Metrics"].([]any)
+		for _, m := range metrics {
+			m, _ := m.(map[string]any)
+			if expr, _ := m["Expression"].(string); strings.HasPrefix(strings.ToUpper(strings.TrimSpace(expr)), "SELECT") {
+				queries++
+			}
+		}
+		if queries > 1 {
+			bad(id, "%d Metrics Insights queries: an alarm runs one", queries)
 		}
 	}
 	for _, st := range allStatements(s) {
@@ -409,6 +422,12 @@ func TestTemplateValidationRejectsBrokenCopies(t *testing.T) {
 		}},
 		{"alarm with both MetricName and Metrics", "stricter", func(t *testing.T, m map[string]any) {
 			at(t, m, "Resources", "HotKeyWarningAlarm", "Properties")["MetricName"] = "HotKeys"
+		}},
+		{"alarm with two Metrics Insights queries", "stricter", func(t *testing.T, m map[string]any) {
+			p := at(t, m, "Resources", "HotKeyByKeyAlarm", "Properties")
+			q := maps.Clone(p["Metrics"].([]any)[0].(map[string]any))
+			q["Id"], q["ReturnData"] = "again", false
+			p["Metrics"] = append(p["Metrics"].([]any), q)
 		}},
 		{"alarm period not a multiple of a minute", "stricter", func(t *testing.T, m map[string]any) {
 			at(t, m, "Resources", "MalformedRecordsAlarm", "Properties")["Period"] = int64(90)

@@ -178,7 +178,8 @@ func hotWindow(t *testing.T, index string, peak int) detector.Report {
 // real publisher writes its metrics, and each alarm's query or metric is
 // evaluated on them with the deployed threshold.
 func TestTemplateIndexAlarmsFire(t *testing.T) {
-	s := deploy(t, readTemplate(t), nil) // IndexAnalysis auto, thresholds at their defaults
+	// IndexAnalysis auto with the indexes named, thresholds at their defaults.
+	s := deploy(t, readTemplate(t), map[string]string{"IndexNames": testIndex + ",by-status"})
 	crit := detector.DefaultConfig().CriticalWCUPerSecond
 	if got := toFloat(t, properties(mustResource(t, s, "IndexHotKeyCriticalAlarm"))["Threshold"]); got != crit {
 		t.Fatalf("the deployed critical threshold %v is not the detector's default %v, which hotWindow relies on", got, crit)
@@ -234,23 +235,65 @@ func TestTemplateIndexAlarmsFire(t *testing.T) {
 	}
 }
 
-// TestTemplateIndexAlarmsOnlyWithIndexAnalysis: off removes the index
-// alarms; auto and on keep them.
-func TestTemplateIndexAlarmsOnlyWithIndexAnalysis(t *testing.T) {
+// TestTemplateIndexAlarmsOnlyWhenIndexesAreDeclared: the three index alarms
+// exist with IndexAnalysis on, or auto with IndexNames given, and never
+// with off. auto alone may be a table without any index, and each of them
+// holds one of the Region's 200 Metrics Insights alarms (docs/deploy.md).
+func TestTemplateIndexAlarmsOnlyWhenIndexesAreDeclared(t *testing.T) {
 	tmpl := readTemplate(t)
-	for _, mode := range []string{"auto", "on", "off"} {
-		s := deploy(t, tmpl, map[string]string{"IndexAnalysis": mode})
+	for _, tc := range []struct {
+		mode, names string
+		alarms      bool
+	}{
+		{"auto", "", false},
+		{"auto", testIndex, true},
+		{"auto", testIndex + ",by-status", true},
+		{"on", "", true},
+		{"on", testIndex, true},
+		{"off", "", false},
+		{"off", testIndex, false},
+	} {
+		values := map[string]string{"IndexAnalysis": tc.mode}
+		if tc.names != "" {
+			values["IndexNames"] = tc.names
+		}
+		s := deploy(t, tmpl, values)
 		for _, id := range []string{"IndexHotKeyCriticalAlarm", "IndexHotKeyByKeyAlarm", "IndexHotKeyWarningAlarm"} {
 			r, err := s.Resource(id)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (r != nil) != (mode != "off") {
-				t.Errorf("IndexAnalysis=%s: %s created = %v", mode, id, r != nil)
+			if (r != nil) != tc.alarms {
+				t.Errorf("IndexAnalysis=%s IndexNames=%q: %s created = %v, want %v", tc.mode, tc.names, id, r != nil, tc.alarms)
 			}
 		}
-		if got := functionEnvironment(t, s)["HOTKEYS_INDEXES"]; got != mode {
-			t.Errorf("IndexAnalysis=%s: HOTKEYS_INDEXES = %q", mode, got)
+		// The function analyses the indexes whatever the alarms: names
+		// or not, it asks DescribeTable.
+		if got := functionEnvironment(t, s)["HOTKEYS_INDEXES"]; got != tc.mode {
+			t.Errorf("IndexAnalysis=%s: HOTKEYS_INDEXES = %q", tc.mode, got)
+		}
+	}
+
+	decl, ok := tmpl["Parameters"].(map[string]any)["IndexNames"].(map[string]any)
+	if !ok {
+		t.Fatal("no parameter IndexNames")
+	}
+	pattern := matcher(t, "IndexNames", decl["AllowedPattern"].(string))
+	for v, ok := range map[string]bool{
+		"":                           true,
+		testIndex:                    true,
+		"GSI1,by-status,a.b_c-d":     true,
+		strings.Repeat("x", 255):     true,
+		"ab":                         false, // DynamoDB index names have 3 to 255 characters
+		strings.Repeat("x", 256):     false,
+		"GSI1, by-status":            false, // a space
+		"GSI1,":                      false,
+		",GSI1":                      false,
+		"GSI#1":                      false,
+		"arn:aws:dynamodb:x:y:table": false,
+	} {
+		if pattern.MatchString(v) != ok {
+			t.Errorf("IndexNames pattern on %q: %v, want %v", v, !ok, ok)
 		}
 	}
 }

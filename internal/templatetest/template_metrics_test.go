@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -194,7 +195,7 @@ func TestTemplateReadsOnlyPublishedMetrics(t *testing.T) {
 		}
 	}
 
-	s := deploy(t, readTemplate(t), map[string]string{"ClientAlarms": "on"})
+	s := deploy(t, readTemplate(t), map[string]string{"ClientAlarms": "on", "IndexAnalysis": "on"})
 	alarmRefs, _, dashRefs := templateMetricRefs(t, s)
 	var refs []metricRef
 	for id, r := range alarmRefs {
@@ -300,9 +301,74 @@ func TestTemplateReadsOnlyPublishedMetrics(t *testing.T) {
 	}
 }
 
-// TestTemplateDashboardWidgets checks what the dashboard shows besides
-// metrics: every alarm, and a findings query on the fields the findings log
-// really writes.
+// scenarioSamples gives, beside their defaults, values to try for the
+// free-form parameters that the template's conditions read
+// (cfn.Scenarios): a new condition on a parameter without AllowedValues
+// needs its sample here.
+var scenarioSamples = map[string][]string{
+	"IndexNames":                  {testIndex},
+	"PartitionKeyName":            {"pk"},
+	"AlarmEmail":                  {"oncall@example.com"},
+	"KeyRedactionSecretArn":       {existingSecretArn},
+	"KeyRedactionSecretKmsKeyArn": {customerKeyArn},
+}
+
+// scenariosOf returns one parameter set for every combination of the
+// conditions that decide a resource (its own, its Fn::If, those of what it
+// refers to) that parameters can reach, and the conditions themselves.
+func scenariosOf(t *testing.T, tmpl map[string]any, id string) ([]cfn.Scenario, []string) {
+	t.Helper()
+	conds, err := cfn.ConditionsOf(tmpl, tmpl["Resources"].(map[string]any)[id])
+	if err != nil {
+		t.Fatal(err)
+	}
+	scenarios, err := cfn.Scenarios(tmpl, map[string]string{"StreamArn": testStreamArn}, scenarioSamples, conds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each condition must be seen both ways, or the scenarios test less
+	// than they claim.
+	for _, c := range conds {
+		seen := map[bool]bool{}
+		for _, sc := range scenarios {
+			seen[sc.Conditions[c]] = true
+		}
+		if len(seen) != 2 {
+			t.Errorf("%s: condition %s is %v in every scenario", id, c, slices.Collect(maps.Keys(seen)))
+		}
+	}
+	return scenarios, conds
+}
+
+// insightsQueries counts the Metrics Insights queries of a metric widget.
+// A widget is one GetMetricData request, which runs at most one ("Each
+// GetMetricData operation can have only one query, but you can have
+// multiple widgets in a dashboard that each include a query": CloudWatch
+// Metrics Insights quotas).
+func insightsQueries(w dashboardWidget) int {
+	n := 0
+	entries, _ := w.Properties["metrics"].([]any)
+	for _, e := range entries {
+		items, _ := e.([]any)
+		if len(items) == 0 {
+			continue
+		}
+		if opts, ok := items[0].(map[string]any); ok {
+			if expr, _ := opts["expression"].(string); strings.HasPrefix(strings.ToUpper(strings.TrimSpace(expr)), "SELECT") {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TestTemplateDashboardWidgets renders the dashboard under every combination
+// of the conditions that change it and checks each body: at most one
+// Metrics Insights query per widget, a layout on CloudWatch's 24-column grid
+// without overlaps, the stack's region, every alarm the stack creates (and
+// none it does not), the index widgets exactly when the function analyses
+// indexes, and a findings query on the fields the findings log really
+// writes.
 func TestTemplateDashboardWidgets(t *testing.T) {
 	_, findings := publishWindow(t)
 	fields := map[string]bool{}
@@ -318,24 +384,32 @@ func TestTemplateDashboardWidgets(t *testing.T) {
 		t.Fatalf("the publisher logged no %q line for a flagged key", alert.MsgHotKey)
 	}
 
-	// With IndexAnalysis off the index alarms and widgets are gone, and
-	// nothing on the dashboard refers to them.
-	for _, indexes := range []string{"auto", "off"} {
-		s := deploy(t, readTemplate(t), map[string]string{"IndexAnalysis": indexes})
+	tmpl := readTemplate(t)
+	scenarios, conds := scenariosOf(t, tmpl, "HotKeysDashboard")
+	for _, c := range []string{"AnalysesIndexes", "AlarmsOnIndexes"} {
+		if !slices.Contains(conds, c) {
+			t.Errorf("the dashboard does not depend on condition %s (it depends on %v)", c, conds)
+		}
+	}
+	for _, sc := range scenarios {
+		s := deploy(t, tmpl, sc.Values)
 		_, widgets, dashRefs := templateMetricRefs(t, s)
 		var alarmsShown []string
 		logWidgets := 0
 		for i, w := range widgets {
+			if n := insightsQueries(w); n > 1 {
+				t.Errorf("%s: widget %d (%v) runs %d Metrics Insights queries; a widget's GetMetricData runs one", sc, i, w.Properties["title"], n)
+			}
 			if w.X < 0 || w.Width < 1 || w.X+w.Width > 24 || w.Y < 0 || w.Height < 1 {
-				t.Errorf("widget %d at (%d,%d) size %dx%d is outside the 24-column grid", i, w.X, w.Y, w.Width, w.Height)
+				t.Errorf("%s: widget %d at (%d,%d) size %dx%d is outside the 24-column grid", sc, i, w.X, w.Y, w.Width, w.Height)
 			}
 			for j, o := range widgets[:i] {
 				if w.X < o.X+o.Width && o.X < w.X+w.Width && w.Y < o.Y+o.Height && o.Y < w.Y+w.Height {
-					t.Errorf("IndexAnalysis=%s: widgets %d and %d overlap", indexes, j, i)
+					t.Errorf("%s: widgets %d and %d overlap", sc, j, i)
 				}
 			}
 			if r, ok := w.Properties["region"]; ok && r != cfn.Region {
-				t.Errorf("widget %d: region %v, want the stack's", i, r)
+				t.Errorf("%s: widget %d: region %v, want the stack's", sc, i, r)
 			}
 			switch w.Type {
 			case "alarm":
@@ -355,24 +429,21 @@ func TestTemplateDashboardWidgets(t *testing.T) {
 		}
 		slices.Sort(alarmsShown)
 		if !slices.Equal(alarmsShown, alarms) {
-			t.Errorf("IndexAnalysis=%s: alarm widgets show %v, want every alarm %v", indexes, alarmsShown, alarms)
+			t.Errorf("%s: alarm widgets show %v, want every alarm %v", sc, alarmsShown, alarms)
 		}
-		wantIndexAlarms := 3
-		if indexes == "off" {
-			wantIndexAlarms = 0
-		}
-		if n := len(slices.DeleteFunc(alarms, func(a string) bool { return !strings.Contains(a, "IndexHotKey") })); n != wantIndexAlarms {
-			t.Errorf("IndexAnalysis=%s: %d index alarms, want %d", indexes, n, wantIndexAlarms)
+		analyses, err := s.Condition("AnalysesIndexes")
+		if err != nil {
+			t.Fatal(err)
 		}
 		readsIndexes := slices.ContainsFunc(dashRefs, func(r metricRef) bool {
 			_, ok := r.dimensions[alert.DimensionIndexName]
 			return ok
 		})
-		if readsIndexes != (indexes != "off") {
-			t.Errorf("IndexAnalysis=%s: the dashboard reads index metrics = %v", indexes, readsIndexes)
+		if readsIndexes != analyses {
+			t.Errorf("%s: the dashboard reads index metrics = %v", sc, readsIndexes)
 		}
 		if logWidgets != 1 {
-			t.Errorf("%d findings log widgets, want 1", logWidgets)
+			t.Errorf("%s: %d findings log widgets, want 1", sc, logWidgets)
 		}
 	}
 }

@@ -23,6 +23,7 @@ var variants = []struct {
 	{"partition key given, indexes off", map[string]string{"PartitionKeyName": "pk", "IndexAnalysis": "off"}},
 	{"partition key looked up, indexes off", map[string]string{"IndexAnalysis": "off"}},
 	{"partition key given, indexes on", map[string]string{"PartitionKeyName": "pk", "IndexAnalysis": "on"}},
+	{"indexes auto, named", map[string]string{"IndexNames": "GSI1,by-status"}},
 	{"metrics off", map[string]string{"MetricsMode": "off"}},
 	{"both, redaction with a generated secret", map[string]string{"MetricsMode": "both", "KeyRedaction": "hash"}},
 	{"redaction with an existing secret", map[string]string{"KeyRedaction": "hash", "KeyRedactionSecretArn": existingSecretArn}},
@@ -321,12 +322,11 @@ func TestTemplateEventSourceMapping(t *testing.T) {
 			t.Errorf("event source mapping: want %s; got %v", c.what, esm)
 		}
 	}
-	// The parameters cannot ask for more than the mapping allows.
-	params := tmpl["Parameters"].(map[string]any)
+	// The parameters cannot ask for more than the mapping allows (their
+	// patterns admit exactly these ranges: TestTemplateNumberParameters).
 	for name, limit := range map[string][2]float64{"BatchSize": {1, 10000}, "WindowSeconds": {1, 900}} {
-		p := params[name].(map[string]any)
-		if lo, hi := toFloat(t, p["MinValue"]), toFloat(t, p["MaxValue"]); lo < limit[0] || hi > limit[1] {
-			t.Errorf("parameter %s allows %v to %v, the mapping %v to %v", name, lo, hi, limit[0], limit[1])
+		if p := numericParameterNamed(t, name); p.lo < limit[0] || p.hi > limit[1] {
+			t.Errorf("parameter %s allows %v to %v, the mapping %v to %v", name, p.lo, p.hi, limit[0], limit[1])
 		}
 	}
 
@@ -355,13 +355,13 @@ func toFloat(t *testing.T, v any) float64 {
 // single, late data point always falls in.
 func TestTemplateAlarms(t *testing.T) {
 	tmpl := readTemplate(t)
-	s := deploy(t, tmpl, map[string]string{"CriticalWCUPerSecond": "750", "ShareThreshold": "0.25", "ClientAlarms": "on", "CriticalRCUPerSecond": "2000"})
-	maxWindow := toFloat(t, tmpl["Parameters"].(map[string]any)["WindowSeconds"].(map[string]any)["MaxValue"])
+	s := deploy(t, tmpl, map[string]string{"CriticalWCUPerSecond": "750", "ShareThreshold": "0.25", "ClientAlarms": "on", "CriticalRCUPerSecond": "2000", "IndexAnalysis": "on"})
+	maxWindow := numericParameterNamed(t, "WindowSeconds").hi
 	thresholds := map[string]string{
 		"HotKeyCriticalAlarm": "750",
 		"HotKeyByKeyAlarm":    "750",
 		"HotKeyWarningAlarm":  "0.25",
-		// The indexes' (IndexAnalysis auto): the same critical rate; the
+		// The indexes' (IndexAnalysis on): the same critical rate; the
 		// warning counts flagged keys.
 		"IndexHotKeyCriticalAlarm": "750",
 		"IndexHotKeyByKeyAlarm":    "750",
