@@ -85,17 +85,22 @@ var built struct {
 	err  error
 }
 
-// launch runs this test binary as a function under the RIE, with extra
-// environment, and closes both when the test ends.
-func launch(t *testing.T, env ...string) *Emulator {
-	t.Helper()
+// buildOnce builds the RIE once per test run.
+func buildOnce() (string, error) {
 	built.once.Do(func() {
 		if built.dir, built.err = os.MkdirTemp("", "rie-test-"); built.err == nil {
 			built.rie, built.err = Build(built.dir)
 		}
 	})
-	if built.err != nil {
-		t.Fatal(built.err)
+	return built.rie, built.err
+}
+
+// launch runs this test binary as a function under the RIE, with extra
+// environment, and closes both when the test ends.
+func launch(t *testing.T, env ...string) *Emulator {
+	t.Helper()
+	if _, err := buildOnce(); err != nil {
+		t.Fatal(err)
 	}
 	env = append([]string{functionEnv + "=1", "PATH=" + os.Getenv("PATH"), "AWS_LAMBDA_FUNCTION_TIMEOUT=30"}, env...)
 	e, err := Start(context.Background(), Config{RIE: built.rie, Bootstrap: os.Args[0], Env: env})
@@ -329,4 +334,28 @@ func TestResponseErr(t *testing.T) {
 			t.Errorf("status %d: %v, want an unexpected-status error", status, err)
 		}
 	}
+}
+
+// A function under the emulator: here this test binary, which answers an
+// event that is not a JSON string with its length.
+func Example() {
+	emulator, err := buildOnce()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	e, err := Start(context.Background(), Config{RIE: emulator, Bootstrap: os.Args[0],
+		Env: []string{functionEnv + "=1", "AWS_LAMBDA_FUNCTION_TIMEOUT=30"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer e.Close()
+	r, err := e.Invoke(context.Background(), []byte(`{"Records":[]}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.Status, string(r.Body), r.Err())
+	// Output: 200 14 <nil>
 }
