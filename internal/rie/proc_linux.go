@@ -111,7 +111,10 @@ func listensOn(pid int, ports []int) (bool, error) {
 	}
 	table, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/net/tcp")
 	if err != nil {
-		return false, fmt.Errorf("%w: %w", ErrUnsupported, err)
+		if _, serr := os.Stat("/proc/self/net/tcp"); serr != nil {
+			return false, fmt.Errorf("%w: %w", ErrUnsupported, serr)
+		}
+		return false, nil // the process is gone: the caller sees it exit
 	}
 	want := map[string]bool{}
 	for _, p := range ports {
