@@ -99,7 +99,8 @@ $(RIE): go.mod go.sum
 ## the EMF and log lines to stderr. `go run ./internal/invoke -h` says more.
 invoke: $(RIE)
 	@$(MAKE) -s --no-print-directory build-HotKeysFunction LAMBDA_GOARCH=$$($(GO) env GOARCH) ARTIFACTS_DIR=$(INVOKE_DIR) >&2
-	@$(GO) run ./internal/invoke -rie $(RIE) -bootstrap $(INVOKE_DIR)/bootstrap -event '$(EVENT)' \
+	@$(GO) build -o $(INVOKE_DIR)/invoke ./internal/invoke
+	@$(INVOKE_DIR)/invoke -rie $(RIE) -bootstrap $(INVOKE_DIR)/bootstrap -event '$(EVENT)' \
 		-parameter-overrides '$(INVOKE_PARAMS)' $(if $(STATE),-state '$(STATE)') $(if $(OUT),-out '$(OUT)') \
 		$(if $(DYNAMODB),-dynamodb-endpoint '$(DYNAMODB)')
 
