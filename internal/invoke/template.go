@@ -248,14 +248,13 @@ func firstSentence(s string) string {
 	return s
 }
 
+// number reads a constraint of the template (MinValue, MaxLength, …).
 func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return float64(n), true
-	case float64:
-		return n, true
+	if v == nil {
+		return 0, false
 	}
-	return 0, false
+	n, err := strconv.ParseFloat(cfn.ScalarString(v), 64)
+	return n, err == nil
 }
 
 // environment takes the function's environment, timeout and memory from the
