@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,8 +104,15 @@ func (f *function) pid(t testing.TB) int {
 	return pid
 }
 
-// gone reports whether process pid has ended (and been reaped).
-func gone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }
+// gone reports whether process pid has ended: reaped, or a zombie.
+func gone(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && (b[i+2] == 'Z' || b[i+2] == 'X')
+}
 
 // TestRIEInvokeTimeout: with AWS_LAMBDA_FUNCTION_TIMEOUT, the function
 // keeps to the deadline the RIE gives it even when CloudWatch never

@@ -40,6 +40,17 @@ func stat(pid int) ([]string, error) {
 	return f, nil
 }
 
+// alive reports whether the process pid that started at st still runs:
+// not gone, not a zombie, and not another process given the same pid.
+func alive(pid int, st procStart) bool {
+	f, err := stat(pid)
+	if err != nil || f[0] == "Z" || f[0] == "X" {
+		return false
+	}
+	n, err := strconv.ParseUint(f[19], 10, 64)
+	return err == nil && procStart(n) == st
+}
+
 func startTime(pid int) (procStart, error) {
 	f, err := stat(pid)
 	if err != nil {

@@ -13,6 +13,8 @@ func sysProcAttr() *syscall.SysProcAttr { return nil }
 
 func startTime(int) (procStart, error) { return 0, ErrUnsupported }
 
+func alive(int, procStart) bool { return false }
+
 func children(int) ([]int, error) { return nil, ErrUnsupported }
 
 func peakRSS(int) (int64, error) { return 0, ErrUnsupported }

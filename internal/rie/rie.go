@@ -365,7 +365,7 @@ func (e *Emulator) Close() error {
 			// Gone already, unless the RIE failed to stop it. An orphan is
 			// killed by its pid, and only if that pid is still the process
 			// it was (same start time).
-			if now, err := startTime(pid); err == nil && now == st {
+			if alive(pid, st) {
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
