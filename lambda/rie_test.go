@@ -163,13 +163,15 @@ func TestRIEInvokeTimeout(t *testing.T) {
 		}
 	})
 	t.Run("the function never answers", func(t *testing.T) {
-		// Events that take no time, so that only the hang meets the 1 s.
+		// Events that take no time, so that only the hang meets the
+		// timeout, even under -race on a loaded machine (the RIE counts a
+		// cold start within it too).
 		empty := []byte(`{"Records":[]}`)
-		f := startWith(t, faultyBootstrapPath(t), map[string]string{"HOTKEYS_PARTITION_KEY": "PK", "AWS_LAMBDA_FUNCTION_TIMEOUT": "1"})
+		f := startWith(t, faultyBootstrapPath(t), map[string]string{"HOTKEYS_PARTITION_KEY": "PK", "AWS_LAMBDA_FUNCTION_TIMEOUT": "2"})
 		plainResponse(t, f.invoke(t, empty))
 		before := f.pid(t)
 		resp := f.mustInvoke(t, []byte(faultHang))
-		if resp.Status != 200 || string(resp.Body) != "Task timed out after 1.00 seconds" || !errors.Is(resp.Err(), rie.ErrTimedOut) {
+		if resp.Status != 200 || string(resp.Body) != "Task timed out after 2.00 seconds" || !errors.Is(resp.Err(), rie.ErrTimedOut) {
 			t.Errorf("a hang: %d %q; want 200 and the RIE's timeout text", resp.Status, resp.Body)
 		}
 		plainResponse(t, f.invoke(t, empty))
