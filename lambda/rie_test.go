@@ -164,8 +164,8 @@ func TestRIEInvokeTimeout(t *testing.T) {
 	})
 	t.Run("the function never answers", func(t *testing.T) {
 		// Events that take no time, so that only the hang meets the
-		// timeout, even under -race on a loaded machine (the RIE counts a
-		// cold start within it too).
+		// timeout, even under -race on a loaded machine (the RIE gives a
+		// cold start the same limit: it passes the timeout to its init).
 		empty := []byte(`{"Records":[]}`)
 		f := startWith(t, faultyBootstrapPath(t), map[string]string{"HOTKEYS_PARTITION_KEY": "PK", "AWS_LAMBDA_FUNCTION_TIMEOUT": "2"})
 		plainResponse(t, f.invoke(t, empty))

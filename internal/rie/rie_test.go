@@ -191,8 +191,8 @@ func TestFailures(t *testing.T) {
 		t.Errorf("an exit: status %d, (-want +got):\n%s", r.Status, diff)
 	}
 
-	// A hang, in an environment whose timeout is 2 s (the RIE counts a
-	// cold start within it, so 1 s could fail a slow one).
+	// A hang, in an environment whose timeout is 2 s (the RIE gives a cold
+	// start the same limit, and 1 s could fail a slow one).
 	e = launch(t, "AWS_LAMBDA_FUNCTION_TIMEOUT=2")
 	r = invoke(t, e, `"hang"`)
 	if !errors.Is(r.Err(), ErrTimedOut) || string(r.Body) != "Task timed out after 2.00 seconds" || r.Status != 200 {
