@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -16,93 +17,110 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
 	"github.com/hotkeys-dev/hotkeys/internal/fakesecretsmanager"
-	"github.com/hotkeys-dev/hotkeys/internal/runtimeapi"
+	"github.com/hotkeys-dev/hotkeys/internal/rie"
 )
 
 // The function under test is the real bootstrap, built as `sam build` builds
-// it (lambda.norpc, no cgo) for the host architecture, and run as a child
-// process against runtimeapi, an in-process Lambda Runtime API, with a fake
-// CloudWatch that decodes the client's real CBOR requests. This replaces
-// `sam local invoke`, which needs Docker.
+// it (lambda.norpc, no cgo) for the host architecture, and run under AWS's
+// Lambda Runtime Interface Emulator (internal/rie), the emulator `sam local
+// invoke` runs in its container, here without Docker. CloudWatch is a fake
+// that decodes the client's real CBOR requests, Secrets Manager a fake that
+// speaks its JSON protocol.
 
-var bootstrap struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
+// built holds what the tests build once per run: the bootstrap and the RIE
+// (and, in faults_test.go, the bootstrap with injected faults).
+var built struct {
+	once      sync.Once
+	dir       string
+	bootstrap string
+	rie       string
+	err       error
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if bootstrap.dir != "" {
-		os.RemoveAll(bootstrap.dir)
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
 	}
 	os.Exit(code)
 }
 
-// bootstrapPath builds the function once per test run.
+// goBuild builds the function into out, as `sam build` does but for the
+// host, with overlay (go build -overlay) when not empty. Under `go test
+// -race` the function runs with the race detector too; its reports are
+// failures (see startWith).
+func goBuild(out, overlay string) error {
+	args := []string{"build", "-tags", "lambda.norpc", "-trimpath", "-o", out}
+	env := append(os.Environ(), "CGO_ENABLED=0")
+	if raceEnabled {
+		args = append(args, "-race")
+		env = append(os.Environ(), "CGO_ENABLED=1")
+	}
+	if overlay != "" {
+		args = append(args, "-overlay", overlay)
+	}
+	cmd := exec.Command("go", append(args, ".")...)
+	cmd.Env = env
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %v: %w\n%s", args, err, msg)
+	}
+	return nil
+}
+
+// bootstrapPath builds the function and the RIE once per test run, side by
+// side, and returns the bootstrap's path.
 func bootstrapPath(t testing.TB) string {
 	t.Helper()
-	bootstrap.once.Do(func() {
+	built.once.Do(func() {
 		dir, err := os.MkdirTemp("", "hotkeys-bootstrap-")
 		if err != nil {
-			bootstrap.err = err
+			built.err = err
 			return
 		}
-		bootstrap.dir = dir
-		bootstrap.path = filepath.Join(dir, "bootstrap")
-		args := []string{"build", "-tags", "lambda.norpc", "-trimpath", "-o", bootstrap.path}
-		env := append(os.Environ(), "CGO_ENABLED=0")
-		if raceEnabled {
-			// Under `go test -race` the function runs with the race
-			// detector too; its reports are failures (see startFunction).
-			args = append(args, "-race")
-			env = append(os.Environ(), "CGO_ENABLED=1")
-		}
-		cmd := exec.Command("go", append(args, ".")...)
-		cmd.Env = env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			bootstrap.err = fmt.Errorf("go build: %v\n%s", err, out)
+		built.dir = dir
+		var rieErr error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			built.rie, rieErr = rie.Build(dir)
+		}()
+		built.bootstrap = filepath.Join(dir, "bootstrap")
+		built.err = goBuild(built.bootstrap, "")
+		<-done
+		if built.err == nil {
+			built.err = rieErr
 		}
 	})
-	if bootstrap.err != nil {
-		t.Fatal(bootstrap.err)
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bootstrap.path
+	return built.bootstrap
 }
 
-// function is one execution environment: the bootstrap process, its
-// Runtime API, its CloudWatch, its Secrets Manager, and its captured output.
+// function is one execution environment: the RIE running the bootstrap,
+// its CloudWatch and its Secrets Manager.
 type function struct {
-	rt     *runtimeapi.Server
-	cw     *fakecloudwatch.Server
-	sm     *fakesecretsmanager.Server
-	cmd    *exec.Cmd
-	stdout *os.File // files, not pipes: once the function has answered,
-	stderr *os.File // everything it wrote before is there to read
-	exited chan struct{}
-	err    error // cmd.Wait's, once exited is closed
+	em *rie.Emulator
+	cw *fakecloudwatch.Server
+	sm *fakesecretsmanager.Server
 }
 
-// startFunction starts the bootstrap with the environment Lambda gives a
-// provided.al2023 function, plus env (HOTKEYS_* and overrides; an empty
-// value removes a variable).
-func startFunction(t testing.TB, env map[string]string) *function {
-	t.Helper()
-	bin := bootstrapPath(t)
-	f := &function{rt: runtimeapi.New(), cw: fakecloudwatch.New(), sm: newSecretsManager(), exited: make(chan struct{})}
-	home := t.TempDir()
-	vars := map[string]string{
-		"PATH":                            os.Getenv("PATH"),
-		"HOME":                            home,
-		"LANG":                            "en_US.UTF-8",
-		"TZ":                              ":UTC",
-		"LAMBDA_TASK_ROOT":                filepath.Dir(bin),
-		"LAMBDA_RUNTIME_DIR":              "/var/runtime",
-		"_HANDLER":                        "bootstrap",
-		"AWS_LAMBDA_RUNTIME_API":          f.rt.Addr(),
-		"AWS_LAMBDA_FUNCTION_NAME":        "hotkeys-HotKeysFunction-test",
-		"AWS_LAMBDA_FUNCTION_VERSION":     "$LATEST",
+// baseEnv is the environment Lambda gives a provided.al2023 function that
+// the RIE does not set itself, with every AWS endpoint local: the fakes, and
+// for DynamoDB nothing unless a test says so.
+func baseEnv(f *function, home string) map[string]string {
+	return map[string]string{
+		"PATH":                        os.Getenv("PATH"),
+		"HOME":                        home,
+		"LANG":                        "en_US.UTF-8",
+		"TZ":                          ":UTC",
+		"LAMBDA_RUNTIME_DIR":          "/var/runtime",
+		"_HANDLER":                    "bootstrap",
+		"AWS_LAMBDA_FUNCTION_NAME":    "hotkeys-HotKeysFunction-test",
+		"AWS_LAMBDA_FUNCTION_VERSION": "$LATEST",
+		// template.yaml's Timeout and MemorySize. The RIE stops an
+		// invocation at the timeout; it only prints the memory size.
+		"AWS_LAMBDA_FUNCTION_TIMEOUT":     "30",
 		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "256",
 		"AWS_LAMBDA_LOG_GROUP_NAME":       "/aws/lambda/hotkeys-HotKeysFunction-test",
 		"AWS_LAMBDA_LOG_STREAM_NAME":      "2026/11/22/[$LATEST]0123456789abcdef0123456789abcdef",
@@ -127,6 +145,27 @@ func startFunction(t testing.TB, env map[string]string) *function {
 		// tables have no index): TestIndexes* set auto or on.
 		"HOTKEYS_INDEXES": "off",
 	}
+}
+
+// startFunction starts the bootstrap under the RIE with the environment
+// Lambda gives a provided.al2023 function, plus env (HOTKEYS_* and
+// overrides; an empty value removes a variable). The cold start happens at
+// the first invocation, as in Lambda.
+func startFunction(t testing.TB, env map[string]string) *function {
+	t.Helper()
+	return startWith(t, bootstrapPath(t), env)
+}
+
+// startWith is startFunction for the bootstrap at bin.
+func startWith(t testing.TB, bin string, env map[string]string) *function {
+	t.Helper()
+	bootstrapPath(t) // the RIE
+	f := &function{cw: fakecloudwatch.New(), sm: newSecretsManager()}
+	t.Cleanup(func() {
+		f.cw.Close()
+		f.sm.Close()
+	})
+	vars := baseEnv(f, t.TempDir())
 	for k, v := range env {
 		if v == "" {
 			delete(vars, k)
@@ -134,45 +173,25 @@ func startFunction(t testing.TB, env map[string]string) *function {
 			vars[k] = v
 		}
 	}
-	f.cmd = exec.Command(bin)
-	f.cmd.Dir = filepath.Dir(bin)
+	var list []string
 	for k, v := range vars {
-		f.cmd.Env = append(f.cmd.Env, k+"="+v)
+		list = append(list, k+"="+v)
 	}
-	var err error
-	if f.stdout, err = os.CreateTemp(home, "stdout"); err != nil {
+	em, err := rie.Start(context.Background(), rie.Config{RIE: built.rie, Bootstrap: bin, Env: list})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if f.stderr, err = os.CreateTemp(home, "stderr"); err != nil {
-		t.Fatal(err)
-	}
-	f.cmd.Stdout, f.cmd.Stderr = f.stdout, f.stderr
-	if err := f.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		f.err = f.cmd.Wait()
-		close(f.exited)
-	}()
+	f.em = em
 	t.Cleanup(func() {
-		select {
-		case <-f.exited:
-		default:
-			f.cmd.Process.Kill()
-			<-f.exited
-		}
-		f.rt.Close()
-		f.cw.Close()
-		f.sm.Close()
-		if strings.Contains(f.readStderr(), "WARNING: DATA RACE") {
+		out, log := em.Output(), em.Log()
+		em.Close()
+		if strings.Contains(out, "WARNING: DATA RACE") {
 			t.Errorf("the race detector found a data race in the function")
 		}
 		if t.Failed() {
-			t.Logf("function stdout:\n%s", tail(f.readStdout(), 6000))
-			t.Logf("function stderr:\n%s", tail(f.readStderr(), 3000))
+			t.Logf("function output:\n%s", tail(out, 6000))
+			t.Logf("RIE log:\n%s", tail(log, 3000))
 		}
-		f.stdout.Close()
-		f.stderr.Close()
 	})
 	return f
 }
@@ -184,47 +203,34 @@ func tail(s string, n int) string {
 	return s
 }
 
-func (f *function) readStdout() string { b, _ := os.ReadFile(f.stdout.Name()); return string(b) }
-func (f *function) readStderr() string { b, _ := os.ReadFile(f.stderr.Name()); return string(b) }
+// output is everything the function wrote, stdout and stderr as one stream
+// (as the RIE and CloudWatch Logs get them), with the RIE's START, END and
+// REPORT lines.
+func (f *function) output() string { return f.em.Output() }
 
-// invokeRaw posts one event and waits for the answer, or for the process
-// to die.
-func (f *function) invokeRaw(payload []byte) ([]byte, *runtimeapi.FunctionError, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+// invokeRaw posts one event and returns the RIE's answer.
+func (f *function) invokeRaw(payload []byte) (rie.Response, error) {
+	// Past the function's 30 s timeout: the RIE answers by then.
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	go func() {
-		select {
-		case <-f.exited:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	resp, fnErr, err := f.rt.Invoke(ctx, payload)
-	if err != nil {
-		select {
-		case <-f.exited:
-			return nil, nil, fmt.Errorf("the function exited (%v): %w", f.err, err)
-		default:
-		}
-	}
-	return resp, fnErr, err
+	return f.em.Invoke(ctx, payload)
 }
 
 // invoke posts one event and fails the test unless the function answers
 // with a valid JSON response.
 func (f *function) invoke(t testing.TB, payload []byte) []byte {
 	t.Helper()
-	resp, fnErr, err := f.invokeRaw(payload)
+	resp, err := f.invokeRaw(payload)
 	if err != nil {
 		t.Fatalf("invoke: %v", err)
 	}
-	if fnErr != nil {
-		t.Fatalf("invoke: the function failed: %s: %s", fnErr.Type, fnErr.Message)
+	if err := resp.Err(); err != nil {
+		t.Fatalf("invoke: the function failed: %v", err)
 	}
-	if !json.Valid(resp) {
-		t.Fatalf("invoke: response is not JSON: %q", resp)
+	if !json.Valid(resp.Body) {
+		t.Fatalf("invoke: response is not JSON: %q", resp.Body)
 	}
-	return resp
+	return resp.Body
 }
 
 // logLine is one line of the function's stdout, decoded.
@@ -240,16 +246,34 @@ func (l logLine) num(k string) float64 {
 	return n
 }
 
-// lines decodes the function's stdout, one JSON object a line, and fails
+// notOurs reports whether a line of the output is one the function does
+// not write as JSON: the START, END and REPORT lines of the RIE (as of
+// Lambda), and the lines of Go's standard logger, which aws-lambda-go (a
+// returned error) and the AWS SDK ("SDK " first: DynamoDB Local's checksum
+// warning) write to stderr, which the RIE, like Lambda, puts in the same
+// stream.
+func notOurs(line string) bool {
+	for _, p := range []string{"START RequestId: ", "END RequestId: ", "REPORT RequestId: "} {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return stdLogLine.MatchString(line)
+}
+
+var stdLogLine = regexp.MustCompile(`^(SDK )?[0-9]{4}/[0-9]{2}/[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} `)
+
+// lines decodes the function's output, one JSON object a line, and fails
 // the test on a line that is not one: CloudWatch Logs Insights and the EMF
-// extractor read only JSON lines.
+// extractor read only JSON lines. Lines the function does not write itself
+// (notOurs) are skipped.
 func (f *function) lines(t testing.TB) []logLine {
 	t.Helper()
 	var out []logLine
-	sc := bufio.NewScanner(strings.NewReader(f.readStdout()))
+	sc := bufio.NewScanner(strings.NewReader(f.output()))
 	sc.Buffer(make([]byte, 1<<20), 8<<20)
 	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 || notOurs(sc.Text()) {
 			continue
 		}
 		var l logLine

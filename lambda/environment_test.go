@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
+	"github.com/hotkeys-dev/hotkeys/internal/rie"
 )
 
 // TestEMFMode: HOTKEYS_METRICS=emf writes the same metrics as EMF lines on
@@ -68,7 +70,7 @@ func TestKeyRedaction(t *testing.T) {
 					keyDims = append(keyDims, k)
 				}
 			}
-			out := f.readStdout() + f.readStderr() + sent.String()
+			out := f.output() + sent.String()
 			for _, key := range append(w.truth.keysOf(), "ORDERS", testSecret) {
 				if strings.Contains(out, key) {
 					t.Errorf("partition key %q appears in the output", key)
@@ -114,8 +116,9 @@ func runSample(t *testing.T, s *sample, env map[string]string, fn func(*testing.
 	})
 }
 
-// TestBadEnvironment: a bad value stops the cold start, before any
-// invocation, with a message naming the variable.
+// TestBadEnvironment: a bad value stops the cold start, with a message
+// naming the variable. Under the RIE, as in Lambda, the cold start happens
+// at the first invocation, which fails (TestRIEInitError shows the shape).
 func TestBadEnvironment(t *testing.T) {
 	for _, tc := range []struct{ name, value string }{
 		{"HOTKEYS_SHARE_THRESHOLD", "abc"},
@@ -131,19 +134,30 @@ func TestBadEnvironment(t *testing.T) {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
 			t.Parallel()
 			f := startFunction(t, map[string]string{tc.name: tc.value})
-			select {
-			case <-f.exited:
-			case <-time.After(20 * time.Second):
-				t.Fatal("the function started despite the bad value")
+			resp, err := f.invokeRaw([]byte(`{"Records":[]}`))
+			if err != nil || !errors.Is(resp.Err(), rie.ErrInitFailed) {
+				t.Fatalf("invocation: %d %q, %v, %v; want the cold start to fail", resp.Status, resp.Body, resp.Err(), err)
 			}
-			if f.err == nil {
-				t.Error("the function exited with status 0")
-			}
-			if msg := f.readStderr(); !strings.Contains(msg, tc.name) {
-				t.Errorf("stderr does not name %s: %q", tc.name, msg)
+			if line := initErrorLine(f.output()); !strings.Contains(line, tc.name) {
+				t.Errorf("the cold start's error does not name %s: %q", tc.name, f.output())
 			}
 		})
 	}
+}
+
+// initErrorLine returns the line the function writes to stderr when its
+// cold start fails, or "" when that line, or the ERROR log line that goes
+// with it, is missing.
+func initErrorLine(output string) string {
+	if !strings.Contains(output, `"level":"ERROR","msg":"configuration error"`) {
+		return ""
+	}
+	for _, line := range strings.Split(output, "\n") {
+		if strings.HasPrefix(line, "hotkeys: ") {
+			return line
+		}
+	}
+	return ""
 }
 
 // TestDescribeTableLookup: Keys hold a partition and a sort key and
@@ -166,11 +180,19 @@ func TestDescribeTableLookup(t *testing.T) {
 	missing := []byte(strings.ReplaceAll(string(shiftEvent(raw, shift)), "table/CustomerOrders/", "table/NoSuchTable-"+table+"/"))
 
 	f := startFunction(t, map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": endpoint, "HOTKEYS_PARTITION_KEY": ""})
-	_, fnErr, err := f.invokeRaw(missing)
-	if err != nil || fnErr == nil || !strings.Contains(fnErr.Message, "HOTKEYS_PARTITION_KEY") {
-		t.Errorf("a table DescribeTable cannot find: %+v, %v; want a function error that names HOTKEYS_PARTITION_KEY", fnErr, err)
+	resp, err := f.invokeRaw(missing)
+	var fe *rie.FunctionError
+	if err != nil || resp.Status != 200 || !errors.As(resp.Err(), &fe) || !strings.Contains(fe.Message, "HOTKEYS_PARTITION_KEY") {
+		t.Errorf("a table DescribeTable cannot find: %d %s, %v; want a function error (status 200: the function lives on) that names HOTKEYS_PARTITION_KEY", resp.Status, resp.Body, err)
+	}
+	pid, err := f.em.BootstrapPID()
+	if err != nil {
+		t.Fatal(err)
 	}
 	tumblingResponse(t, f.invoke(t, payload))
+	if again, err := f.em.BootstrapPID(); err != nil || again != pid {
+		t.Errorf("the bootstrap was %d before, %d (%v) after: the failed invocation restarted it", pid, again, err)
+	}
 	lines := f.lines(t)
 	checkWindow(t, windowCheck{table: table, start: s.Window.Add(shift), want: s.Want, truth: tr, shard: true}, fromCloudWatch(t, f.cw), findings(lines))
 	looked := false

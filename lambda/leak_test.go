@@ -103,7 +103,7 @@ func lambdaOutputs(t *testing.T, s *sample, redacted bool) []output {
 		{"findings log (diagnoses included)", true, strings.Join(found, "\n")},
 		{"EMF log lines", true, strings.Join(emf, "\n")},
 		{"other log lines (malformed records, warnings)", false, strings.Join(other, "\n")},
-		{"stderr", false, f.readStderr()},
+		{"the whole output, stderr included (one stream under the RIE, as in CloudWatch Logs)", false, f.output()},
 		{"PutMetricData requests, dimensions included", true, strings.Join(sent, "\n")},
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,9 +9,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/hotkeys-dev/hotkeys/internal/fakesecretsmanager"
+	"github.com/hotkeys-dev/hotkeys/internal/rie"
 )
 
 // The secrets every test function's Secrets Manager holds. The test secret
@@ -52,24 +53,20 @@ func TestColdStartWithoutTheSecret(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			f := startFunction(t, map[string]string{"HOTKEYS_KEY_REDACTION": "hash", "HOTKEYS_KEY_REDACTION_SECRET_ARN": tc.arn})
-			select {
-			case <-f.exited:
-			case <-time.After(20 * time.Second):
-				t.Fatal("the function started without its secret")
+			resp, err := f.invokeRaw([]byte(`{"Records":[]}`))
+			if err != nil || !errors.Is(resp.Err(), rie.ErrInitFailed) {
+				t.Fatalf("invocation: %d %q, %v, %v; want the cold start to fail", resp.Status, resp.Body, resp.Err(), err)
 			}
-			if f.err == nil {
-				t.Error("the function exited with status 0")
-			}
-			stderr := f.readStderr()
+			out := f.output()
 			for _, w := range tc.want {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr does not say %q: %s", w, stderr)
+				if !strings.Contains(out, "hotkeys: ") || !strings.Contains(out, w) {
+					t.Errorf("the output does not say %q: %s", w, out)
 				}
 			}
 			if got := f.sm.Requests(); len(got) == 0 || got[0] != tc.arn {
 				t.Errorf("Secrets Manager was asked for %v, want %s", got, tc.arn)
 			}
-			if out := f.readStdout() + stderr; strings.Contains(out, "pepper") || strings.Contains(out, "a secret the role") {
+			if strings.Contains(out, "pepper") || strings.Contains(out, "a secret the role") {
 				t.Errorf("the output carries a secret's value: %s", out)
 			}
 		})

@@ -160,12 +160,12 @@ func TestMalformedNeverFailsTheBatch(t *testing.T) {
 	// Not even JSON: Lambda never sends that, but the function answers
 	// (there is nothing a retry could fix) instead of blocking the shard.
 	for _, payload := range []string{`{"Records": [{"eventID": "1", "eventName": "INSERT"`, `[]`, `{}`, `{"Records": null}`, `{"Records": [42, "x", null]}`} {
-		resp, fnErr, err := f.invokeRaw([]byte(payload))
+		resp, err := f.invokeRaw([]byte(payload))
 		var r struct {
 			Failures []json.RawMessage `json:"batchItemFailures"`
 		}
-		if err != nil || fnErr != nil || json.Unmarshal(resp, &r) != nil || len(r.Failures) != 0 {
-			t.Errorf("payload %s: response %s, %v, %v; want a success with no batch item failures", payload, resp, fnErr, err)
+		if err != nil || resp.Err() != nil || json.Unmarshal(resp.Body, &r) != nil || len(r.Failures) != 0 {
+			t.Errorf("payload %s: response %s, %v, %v; want a success with no batch item failures", payload, resp.Body, resp.Err(), err)
 		}
 	}
 }
