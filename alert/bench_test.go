@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // One window of the sample table (12 table values, 3 keys): the work of one
@@ -16,7 +16,7 @@ func BenchmarkPublishEMF(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	reports := []detector.Report{sampleReport("Orders", recentStart())}
+	reports := []report.Report{sampleReport("Orders", recentStart())}
 	b.ReportAllocs()
 	for b.Loop() {
 		p.Publish(context.Background(), reports)
@@ -32,7 +32,7 @@ func BenchmarkPublishAPI(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	reports := []detector.Report{sampleReport("Orders", recentStart())}
+	reports := []report.Report{sampleReport("Orders", recentStart())}
 	b.ReportAllocs()
 	for b.Loop() {
 		if res, _ := p.Publish(context.Background(), reports); res.APIError != nil {
@@ -64,7 +64,7 @@ func BenchmarkPublishEMFIndexes(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	reports := []detector.Report{sampleReport("Orders", recentStart())}
+	reports := []report.Report{sampleReport("Orders", recentStart())}
 	for _, name := range []string{"GSI1", "GSI2", "GSI3"} {
 		r := sampleReport("Orders", recentStart())
 		r.Index = name

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/golden"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // TestPublishGolden publishes the sample reports of package report, the
@@ -17,25 +17,22 @@ import (
 // report vocabulary left the detector (testdata/publish-reports.golden).
 func TestPublishGolden(t *testing.T) {
 	var got bytes.Buffer
-	for _, c := range []struct {
-		name string
-		path string
-		top  int
-	}{
-		{"stream", "../report/testdata/stream.jsonl", 3},
-		{"client", "../report/testdata/client.jsonl", 10},
-	} {
+	publish := func(name string, top int, do func(p *Publisher) (Result, error)) {
 		cfg := DefaultConfig()
 		cfg.Mode = ModeEMF
-		cfg.Top = c.top
+		cfg.Top = top
 		var out bytes.Buffer
 		p, err := NewPublisher(cfg, nil, &out)
 		if err != nil {
 			t.Fatal(err)
 		}
 		p.now = func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) }
-		res, err := p.Publish(context.Background(), golden.Lines[detector.Report](t, c.path))
-		fmt.Fprintf(&got, "=== %s: %+v, %v\n%s", c.name, res, err, out.Bytes())
+		res, err := do(p)
+		fmt.Fprintf(&got, "=== %s: %+v, %v\n%s", name, res, err, out.Bytes())
 	}
+	stream := golden.Lines[report.Report](t, "../report/testdata/stream.jsonl")
+	client := golden.Lines[report.ClientReport](t, "../report/testdata/client.jsonl")
+	publish("stream", 3, func(p *Publisher) (Result, error) { return p.Publish(context.Background(), stream) })
+	publish("client", 10, func(p *Publisher) (Result, error) { return p.PublishClient(context.Background(), client) })
 	golden.Equal(t, "testdata/publish-reports.golden", got.Bytes())
 }

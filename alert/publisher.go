@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // ErrNoClient is returned by NewPublisher when the mode needs the API and no
@@ -81,23 +82,38 @@ type Result struct {
 // so. It returns an error (wrapping ErrInvalidReport) only for a report it
 // cannot publish: no table name, no start time, or an end before the start;
 // the other reports are still published.
-func (p *Publisher) Publish(ctx context.Context, reports []detector.Report) (Result, error) {
-	var res Result
-	w := &errWriter{w: p.out}
-	log := newLogger(w)
-
+func (p *Publisher) Publish(ctx context.Context, reports []report.Report) (Result, error) {
 	c := collector{top: p.cfg.Top, now: p.now()}
 	for i := range reports {
-		c.add(i, &reports[i])
+		c.addStream(i, &reports[i])
 	}
-	res.NonFinite = c.nonFinite
+	return p.publish(ctx, &c, func(log *slog.Logger) { logFindings(ctx, log, reports) })
+}
+
+// PublishClient is Publish for a client's reports (package clientwatch):
+// their metrics are ClientMetrics. A client's report of an index cannot be
+// published.
+func (p *Publisher) PublishClient(ctx context.Context, reports []report.ClientReport) (Result, error) {
+	c := collector{top: p.cfg.Top, now: p.now()}
+	for i := range reports {
+		c.addClient(i, &reports[i])
+	}
+	return p.publish(ctx, &c, func(log *slog.Logger) { logClientFindings(ctx, log, reports) })
+}
+
+// publish writes the findings (logFindings) and sends the groups c
+// collected.
+func (p *Publisher) publish(ctx context.Context, c *collector, logFindings func(*slog.Logger)) (Result, error) {
+	res := Result{NonFinite: c.nonFinite}
+	w := &errWriter{w: p.out}
+	log := newLogger(w)
 
 	// Findings first: they are cheap, and the most useful thing to have in
 	// the log if the invocation runs out of time while publishing.
 	// Counted as written, like MetricsEMF: a line stdout refused is not
 	// logged (slog writes each line with one Write).
 	written := w.lines
-	logFindings(ctx, log, reports)
+	logFindings(log)
 	res.FindingsLogged = w.lines - written
 
 	if p.cfg.Mode.usesEMF() {

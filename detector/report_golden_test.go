@@ -10,13 +10,14 @@ import (
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/golden"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/redact"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // goldenClientReports are client-side windows with every figure a client
 // report carries: read-, write-, throttle- and latency-hot keys, typed
 // keys, apportioned shares, unattributed and dropped calls; the same
 // window redacted; a window of one unattributed call; an empty one.
-func goldenClientReports(t *testing.T) []detector.Report {
+func goldenClientReports(t *testing.T) []report.ClientReport {
 	t.Helper()
 	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	cfg := detector.DefaultConfig()
@@ -70,7 +71,7 @@ func goldenClientReports(t *testing.T) []detector.Report {
 	w.AddUnattributed(10, 3)
 	w.AddUnattributedThrottle()
 	w.AddDropped(5)
-	reps := []detector.Report{w.Report(cfg)}
+	reps := []report.ClientReport{w.Report(cfg)}
 
 	h, err := redact.New([]byte("pepper, sixteen bytes or more"))
 	if err != nil {

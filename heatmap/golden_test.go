@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/golden"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // TestPageGolden draws the demo's windows (package report's sample stream
@@ -13,7 +13,7 @@ import (
 // byte for byte those the build before the report vocabulary left the
 // detector drew (testdata/*.html).
 func TestPageGolden(t *testing.T) {
-	reps := golden.Lines[detector.Report](t, "../report/testdata/stream.jsonl")
+	reps := golden.Lines[report.Report](t, "../report/testdata/stream.jsonl")
 	for _, c := range []struct {
 		page string
 		opts Options

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // Options size the map. Zero fields take the defaults below.
@@ -123,8 +124,8 @@ type Cell struct {
 
 	// The worst verdict of the column's windows, with that window's pattern
 	// and diagnosis.
-	Severity  detector.Severity
-	Pattern   detector.Pattern
+	Severity  report.Severity
+	Pattern   report.Pattern
 	Diagnosis string
 }
 
@@ -142,8 +143,8 @@ type keyID struct{ typ, key string }
 type keyFigures struct {
 	lower, upper uint64
 	peak         float64
-	severity     detector.Severity
-	pattern      detector.Pattern
+	severity     report.Severity
+	pattern      report.Pattern
 	diagnosis    string
 }
 
@@ -171,7 +172,7 @@ func New(opts Options) *Builder {
 
 // Add takes reports of closed windows, in any order. Two reports of the same
 // table and span (from different readers of the stream) are added up.
-func (b *Builder) Add(reps ...detector.Report) {
+func (b *Builder) Add(reps ...report.Report) {
 	for _, r := range reps {
 		if !r.End.After(r.Start) {
 			continue
@@ -198,9 +199,9 @@ func (b *Builder) Add(reps ...detector.Report) {
 // add adds a report's figures to the window. A second report of the same
 // span covers other records: every figure adds up, and a key one report
 // did not list wrote at most that report's ceiling there.
-func (w *window) add(r detector.Report) {
-	listed := map[keyID]detector.KeyReport{}
-	for _, list := range [][]detector.KeyReport{r.TopKeys, r.HotKeys} {
+func (w *window) add(r report.Report) {
+	listed := map[keyID]report.KeyReport{}
+	for _, list := range [][]report.KeyReport{r.TopKeys, r.HotKeys} {
 		for _, k := range list {
 			if len(k.Shards) > 0 {
 				continue // a logical sharded key: its shards are rows of their own
@@ -365,7 +366,7 @@ func (r *Row) add(c Cell, i int) {
 	r.Cells[i] = c
 	r.WCULower += c.WCULower
 	r.WCUUpper += c.WCUUpper
-	if c.Severity != detector.None {
+	if c.Severity != report.None {
 		r.Flagged++
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // Geometry of a map, in CSS pixels. Each map is one <svg> block; the first
@@ -136,9 +136,9 @@ func (m *Map) writeSVG(w *bufio.Writer) {
 			rect := m.Cell(i, j)
 			stroke := ""
 			switch c.Severity {
-			case detector.Critical:
+			case report.Critical:
 				stroke = ` stroke="#000" stroke-width="2"`
-			case detector.Warning:
+			case report.Warning:
 				stroke = ` stroke="#000" stroke-width="1"`
 			}
 			if stroke != "" {

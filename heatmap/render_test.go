@@ -14,6 +14,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/redact"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 func TestColour(t *testing.T) {
@@ -83,7 +84,7 @@ func selfContained(t *testing.T, page string) {
 func TestEscaping(t *testing.T) {
 	evil := "<b>\"a&b'</b>\x00"
 	b := New(Options{MinShare: -1})
-	b.Add(report(0, 100, 0, []detector.KeyReport{key(evil, 90, 90, 50, detector.Warning)}))
+	b.Add(minute(0, 100, 0, []report.KeyReport{key(evil, 90, 90, 50, report.Warning)}))
 	var buf bytes.Buffer
 	if err := WriteHTML(&buf, b.Maps()); err != nil {
 		t.Fatal(err)
@@ -115,7 +116,7 @@ func TestRedaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw := []string{"alice@example.com", "ORDERS#SHARD_0", "ORDERS#SHARD_1", "ORDERS#SHARD_2"}
-	var reps []detector.Report
+	var reps []report.Report
 	for sec := range 180 {
 		add := func(k string, n int) {
 			for range n {
@@ -188,25 +189,25 @@ func TestADayOfWindows(t *testing.T) {
 	}
 	diagnosis := strings.Repeat("A diagnosis of about three hundred characters, as the detector writes them. ", 4)
 	for m := range 1440 {
-		var top []detector.KeyReport
+		var top []report.KeyReport
 		for i := range 10 {
 			k := keys[int(rng.ExpFloat64()*60)%len(keys)]
-			sev := detector.None
+			sev := report.None
 			if i < 2 {
-				sev = detector.Warning
+				sev = report.Warning
 			}
 			kr := key(k, 1500, 1800, float64(rng.IntN(1200)), sev)
 			kr.Diagnosis = ""
-			if sev != detector.None {
+			if sev != report.None {
 				kr.Diagnosis = diagnosis
 			}
 			top = append(top, kr)
 		}
-		var shards []detector.ShardReport
+		var shards []report.ShardReport
 		for s := range 24 {
-			shards = append(shards, detector.ShardReport{Shard: fmt.Sprintf("shardId-00000001763769600000-%08x", s), WCU: 1000, PeakWCUPerSecond: float64(rng.IntN(1100))})
+			shards = append(shards, report.ShardReport{Shard: fmt.Sprintf("shardId-00000001763769600000-%08x", s), WCU: 1000, PeakWCUPerSecond: float64(rng.IntN(1100))})
 		}
-		b.Add(report(m, 20000, 50, top, shards...))
+		b.Add(minute(m, 20000, 50, top, shards...))
 	}
 	maps := b.Maps()
 	var buf bytes.Buffer

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/golden"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // TestMergedReportsGolden stores each of package report's sample stream
@@ -21,7 +21,7 @@ func TestMergedReportsGolden(t *testing.T) {
 	type mapID struct{ table, index string }
 	mergers := map[mapID]*Merger{}
 	var order []mapID
-	for _, r := range golden.Lines[detector.Report](t, "../report/testdata/stream.jsonl") {
+	for _, r := range golden.Lines[report.Report](t, "../report/testdata/stream.jsonl") {
 		id := mapID{r.Table, r.Index}
 		if mergers[id] == nil {
 			m, err := NewMerger(r.Table, r.Index, 2*time.Minute, 5)
@@ -45,11 +45,11 @@ func TestMergedReportsGolden(t *testing.T) {
 			}
 		}
 	}
-	var reps []detector.Report
+	var reps []report.Report
 	for _, id := range order {
 		reps = append(reps, mergers[id].Reports()...)
 	}
-	slices.SortStableFunc(reps, func(a, b detector.Report) int {
+	slices.SortStableFunc(reps, func(a, b report.Report) int {
 		return cmp.Or(a.Start.Compare(b.Start), cmp.Compare(a.Table, b.Table), cmp.Compare(a.Index, b.Index))
 	})
 	var got bytes.Buffer

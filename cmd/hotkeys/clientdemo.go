@@ -121,7 +121,7 @@ func runClientDemo(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if firstErr != nil {
 		return fmt.Errorf("client-demo: %w", firstErr)
 	}
-	rw := newReportWriter(o.format, stdout, false)
+	rw := newClientReportWriter(o.format, stdout)
 	if err := rw.Write(w.Reports()); err != nil {
 		return err
 	}

@@ -3,12 +3,13 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/golden"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // The golden files of testdata/golden were written by the build before the
@@ -76,34 +77,43 @@ func TestFlagErrorsGolden(t *testing.T) {
 // TestRenderGolden writes the sample reports of package report, stream and
 // client, in every form, in two batches as a run does.
 func TestRenderGolden(t *testing.T) {
-	stream := golden.Lines[detector.Report](t, "../../report/testdata/stream.jsonl")
-	client := golden.Lines[detector.Report](t, "../../report/testdata/client.jsonl")
+	stream := golden.Lines[report.Report](t, "../../report/testdata/stream.jsonl")
+	client := golden.Lines[report.ClientReport](t, "../../report/testdata/client.jsonl")
 	for _, c := range []struct {
 		name   string
 		format string
-		lines  bool
-		reps   []detector.Report
+		live   bool
 	}{
-		{"render-stream-table.golden", "table", false, stream},
-		{"render-stream-json.golden", "json", false, stream},
-		{"render-stream-lines.golden", "json", true, stream},
-		{"render-client-table.golden", "table", false, client},
-		{"render-client-json.golden", "json", false, client},
-		{"render-client-lines.golden", "json", true, client},
-		{"render-empty-json.golden", "json", false, nil},
+		{"render-stream-table.golden", "table", false},
+		{"render-stream-json.golden", "json", false},
+		{"render-stream-lines.golden", "json", true},
 	} {
-		var out bytes.Buffer
-		w := newReportWriter(c.format, &out, c.lines)
-		half := len(c.reps) / 2
-		if err := w.Write(c.reps[:half]); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Write(c.reps[half:]); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		golden.Equal(t, filepath.Join("testdata/golden", c.name), out.Bytes())
+		renderGolden(t, c.name, stream, func(w io.Writer) reportWriter[report.Report] { return newReportWriter(c.format, w, c.live) })
 	}
+	renderGolden(t, "render-empty-json.golden", nil, func(w io.Writer) reportWriter[report.Report] { return newReportWriter("json", w, false) })
+	for _, format := range []string{"table", "json"} {
+		renderGolden(t, "render-client-"+format+".golden", client, func(w io.Writer) reportWriter[report.ClientReport] { return newClientReportWriter(format, w) })
+	}
+	// No command prints a client's reports live, but the shape is the
+	// same: one {"windows":[...]} line per batch.
+	renderGolden(t, "render-client-lines.golden", client, func(w io.Writer) reportWriter[report.ClientReport] { return newWriter("json", w, true, clientTable) })
+}
+
+// renderGolden writes reps in two batches, as a run does, and compares the
+// whole output with testdata/golden/name.
+func renderGolden[R any](t *testing.T, name string, reps []R, writer func(io.Writer) reportWriter[R]) {
+	t.Helper()
+	var out bytes.Buffer
+	w := writer(&out)
+	half := len(reps) / 2
+	if err := w.Write(reps[:half]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(reps[half:]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	golden.Equal(t, filepath.Join("testdata/golden", name), out.Bytes())
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
 	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 const historyAbout = `Reads the window summaries the Lambda stored in its history table (one per
@@ -132,11 +133,11 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, no
 		return fmt.Errorf("history: %w", err)
 	}
 
-	var reps []detector.Report
+	var reps []report.Report
 	for _, m := range mergers {
 		reps = append(reps, m.Reports()...)
 	}
-	slices.SortFunc(reps, func(a, b detector.Report) int {
+	slices.SortFunc(reps, func(a, b report.Report) int {
 		return cmp.Or(a.Start.Compare(b.Start), cmp.Compare(a.Table, b.Table), cmp.Compare(a.Index, b.Index))
 	})
 	out := newReportWriter(f.format, stdout, false)
