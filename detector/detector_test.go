@@ -16,6 +16,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/redact"
 	"github.com/hotkeys-dev/hotkeys/report"
+	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -445,30 +446,51 @@ func TestRedactionCoversEveryKey(t *testing.T) {
 	}
 }
 
-func TestConfigValidateNamesTheFlag(t *testing.T) {
+// TestConfigValidateNamesTheField: an invalid Config is refused with a
+// *FieldError naming the field at fault, which wraps ErrConfig (and the
+// sketch's own error for a sketch), and whose Message a caller words in
+// its own names.
+func TestConfigValidateNamesTheField(t *testing.T) {
+	flag := func(field string) string { return "--" + field }
 	for _, tt := range []struct {
 		mut  func(*Config)
-		want string
+		want string // Message, fields named --Field
 	}{
-		{func(c *Config) { c.Window = 0 }, "window"},
-		{func(c *Config) { c.Window = 16 * time.Minute }, "window"},
-		{func(c *Config) { c.Window = 1500 * time.Millisecond }, "whole seconds"},
-		{func(c *Config) { c.ShareThreshold = 0 }, "share-threshold"},
-		{func(c *Config) { c.ShareThreshold = math.NaN() }, "share-threshold"},
-		{func(c *Config) { c.MinWCUPerSecond = -1 }, "min-wcu-per-second"},
-		{func(c *Config) { c.CriticalWCUPerSecond = 50 }, "critical-wcu-per-second"},
-		{func(c *Config) { c.PartitionLimit = 0 }, "partition-limit"},
-		{func(c *Config) { c.Top = -1 }, "top"},
+		{func(c *Config) { c.Window = 0 }, "--Window 0s: want 1s to 15m"},
+		{func(c *Config) { c.Window = 16 * time.Minute }, "--Window 16m0s: want 1s to 15m"},
+		{func(c *Config) { c.Window = 1500 * time.Millisecond }, "--Window 1.5s: want whole seconds"},
+		{func(c *Config) { c.ShareThreshold = 0 }, "--ShareThreshold 0: want a fraction in (0, 1], e.g. 0.10"},
+		{func(c *Config) { c.ShareThreshold = math.NaN() }, "--ShareThreshold NaN: want a fraction in (0, 1], e.g. 0.10"},
+		{func(c *Config) { c.MinWCUPerSecond = -1 }, "--MinWCUPerSecond -1: want ≥ 0"},
+		{func(c *Config) { c.CriticalWCUPerSecond = 50 }, "--CriticalWCUPerSecond 50 is below --MinWCUPerSecond 100"},
+		{func(c *Config) { c.PartitionLimit = 0 }, "--PartitionLimit 0: want > 0 (DynamoDB's is 1000)"},
+		{func(c *Config) { c.MinRCUPerSecond = -1 }, "--MinRCUPerSecond -1: want ≥ 0 (0: the default)"},
+		{func(c *Config) { c.CriticalRCUPerSecond = math.Inf(1) }, "--CriticalRCUPerSecond +Inf: want ≥ 0 (0: the default)"},
+		{func(c *Config) { c.ReadPartitionLimit = 2e9 }, "--ReadPartitionLimit 2e+09: want ≥ 0 (0: the default)"},
+		{func(c *Config) { c.Top = -1 }, "--Top -1: want 0 to 1000"},
+		{func(c *Config) { c.Lateness = 2 * time.Hour }, "--Lateness 2h0m0s: want 0 to 1h"},
 	} {
 		c := DefaultConfig()
 		tt.mut(&c)
 		err := c.Validate()
-		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("Validate() = %v, want ErrConfig naming %q", err, tt.want)
+		var fe *FieldError
+		if !errors.Is(err, ErrConfig) || !errors.As(err, &fe) || fe.Message(flag) != tt.want {
+			t.Errorf("Validate() = %v, want a *FieldError wrapping ErrConfig saying %q", err, tt.want)
+			continue
+		}
+		if want := ErrConfig.Error() + ": " + strings.ReplaceAll(tt.want, "--", ""); err.Error() != want {
+			t.Errorf("Validate() = %q, want %q", err, want)
 		}
 		if _, err := New(c); !errors.Is(err, ErrConfig) {
 			t.Errorf("New() = %v, want ErrConfig", err)
 		}
+	}
+	// A sketch's own error stays in the chain.
+	c := DefaultConfig()
+	c.IndexSketch.Depth = 99
+	var fe *FieldError
+	if err := c.Validate(); !errors.Is(err, ErrConfig) || !errors.Is(err, sketch.ErrConfig) || !errors.As(err, &fe) || fe.Field != "IndexSketch" {
+		t.Errorf("Validate() = %v, want a *FieldError on IndexSketch wrapping ErrConfig and sketch.ErrConfig", err)
 	}
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Errorf("defaults invalid: %v", err)

@@ -59,7 +59,7 @@ func runClientDemo(ctx context.Context, args []string, stdout, stderr io.Writer)
 	opts.PartitionKeys = map[string]string{table: "pk"}
 	w, err := clientwatch.New(opts)
 	if err != nil {
-		return usageError{flagError(errors.Unwrap(err))}
+		return usageError{flagError(err)}
 	}
 	dbOpts := dynamodb.Options{
 		BaseEndpoint: aws.String(*endpoint),
