@@ -72,13 +72,13 @@ func TestLayout(t *testing.T) {
 				{Listed: true, WCULower: 400, WCUUpper: 400, Share: 400.0 / 600, Peak: 30, Severity: report.Warning, Pattern: report.PatternSingleKey, Diagnosis: "A is hot"},
 			}},
 			// Others: the column's WCU less the rows' bounds.
-			{Kind: OthersRow, WCULower: 680 + 190, WCUUpper: 800 + 200, Cells: []Cell{
+			{Kind: othersRow, WCULower: 680 + 190, WCUUpper: 800 + 200, Cells: []Cell{
 				{Listed: true, WCULower: 2000 - 1000 - 320, WCUUpper: 2000 - 900 - 300, Share: 680.0 / 2000},
 				{},
 				{Listed: true, WCULower: 600 - 10 - 400, WCUUpper: 600 - 0 - 400, Share: 190.0 / 600},
 			}},
 			// s1 carried 1,500 WCU, s2 1,100: only the busier one has a row.
-			{Kind: ShardRow, Name: "s1", WCULower: 1500, WCUUpper: 1500, Cells: []Cell{
+			{Kind: shardRow, Name: "s1", WCULower: 1500, WCUUpper: 1500, Cells: []Cell{
 				{Listed: true, WCULower: 1500, WCUUpper: 1500, Share: 0.75, Peak: 990}, {}, {},
 			}},
 		},
@@ -223,7 +223,7 @@ func bracketTruth(t *testing.T, seed uint64) {
 			}
 		}
 		for _, r := range m.Rows {
-			if r.Kind != OthersRow {
+			if r.Kind != othersRow {
 				continue
 			}
 			for j, c := range r.Cells {

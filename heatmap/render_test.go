@@ -25,19 +25,19 @@ func TestColour(t *testing.T) {
 		want string
 	}{
 		{KeyRow, Cell{}, UnlistedColour},
-		{ShardRow, Cell{}, EmptyColour},
-		{OthersRow, Cell{}, EmptyColour},
+		{shardRow, Cell{}, emptyColour},
+		{othersRow, Cell{}, emptyColour},
 		{KeyRow, Cell{Listed: true, Peak: 0}, "#ffffcc"},
 		{KeyRow, Cell{Listed: true, Peak: 99}, "#ffffcc"},
 		{KeyRow, Cell{Listed: true, Peak: 100}, "#ffeda0"},
 		{KeyRow, Cell{Listed: true, Peak: 499}, "#feb24c"},
 		{KeyRow, Cell{Listed: true, Peak: 799}, "#fc4e2a"},
 		{KeyRow, Cell{Listed: true, Peak: 800}, "#e31a1c"}, // where the detector calls a key critical
-		{ShardRow, Cell{Listed: true, Peak: 999}, "#e31a1c"},
-		{ShardRow, Cell{Listed: true, Peak: 1000}, "#800026"}, // at the limit
+		{shardRow, Cell{Listed: true, Peak: 999}, "#e31a1c"},
+		{shardRow, Cell{Listed: true, Peak: 1000}, "#800026"}, // at the limit
 		{KeyRow, Cell{Listed: true, Peak: 1e9}, "#800026"},
-		{OthersRow, Cell{Listed: true, Share: 0.1, Peak: 5000}, "#eff3ff"}, // by share, never by rate
-		{OthersRow, Cell{Listed: true, Share: 0.95}, "#3182bd"},
+		{othersRow, Cell{Listed: true, Share: 0.1, Peak: 5000}, "#eff3ff"}, // by share, never by rate
+		{othersRow, Cell{Listed: true, Share: 0.95}, "#3182bd"},
 	}
 	for _, tc := range tests {
 		if got := CellColour(tc.kind, tc.cell, limit); got != tc.want {
@@ -215,7 +215,7 @@ func TestADayOfWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := maps[0]
-	if got, want := []int{len(m.Columns), m.Bucket, len(m.Rows), m.HiddenShards}, []int{240, 6, DefaultMaxKeys + 1 + DefaultMaxShards, 24 - DefaultMaxShards}; !cmp.Equal(got, want) {
+	if got, want := []int{len(m.Columns), m.Bucket, len(m.Rows), m.HiddenShards}, []int{240, 6, defaultMaxKeys + 1 + defaultMaxShards, 24 - defaultMaxShards}; !cmp.Equal(got, want) {
 		t.Errorf("columns, bucket, rows, hidden shards = %v, want %v", got, want)
 	}
 	const maxSize = 3 << 20
