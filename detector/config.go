@@ -107,7 +107,7 @@ var ErrConfig = errors.New("detector: invalid configuration")
 // A FieldError says which field of a Config is invalid and what it may
 // hold. It wraps ErrConfig (and Err, when set). Its message names fields as
 // Go does (ShareThreshold); the CLI and the Lambda, which know what their
-// users typed, name them with Message.
+// users set, name them with Message.
 type FieldError struct {
 	Field string // the invalid field: "ShareThreshold"
 	Value any    // what it held
@@ -121,7 +121,7 @@ type FieldError struct {
 }
 
 func (e *FieldError) Error() string {
-	return ErrConfig.Error() + ": " + e.Message(func(field string) string { return field })
+	return ErrConfig.Error() + ": " + e.Message(nil)
 }
 
 // Unwrap returns ErrConfig and the cause, if any.
@@ -132,9 +132,16 @@ func (e *FieldError) Unwrap() []error {
 	return []error{ErrConfig}
 }
 
-// Message says what is wrong, each field named by name: "--share-threshold 2:
-// want a fraction in (0, 1], e.g. 0.10" for the CLI's flag names.
-func (e *FieldError) Message(name func(field string) string) string {
+// Message says what is wrong, each field named as names has it, or by its
+// Go name: "--share-threshold 2: want a fraction in (0, 1], e.g. 0.10" with
+// the CLI's flags.
+func (e *FieldError) Message(names map[string]string) string {
+	name := func(field string) string {
+		if n, ok := names[field]; ok {
+			return n
+		}
+		return field
+	}
 	switch {
 	case e.Err != nil:
 		return fmt.Sprintf("%s: %v", name(e.Field), e.Err)

@@ -451,7 +451,11 @@ func TestRedactionCoversEveryKey(t *testing.T) {
 // sketch's own error for a sketch), and whose Message a caller words in
 // its own names.
 func TestConfigValidateNamesTheField(t *testing.T) {
-	flag := func(field string) string { return "--" + field }
+	flag := map[string]string{}
+	for _, f := range []string{"Window", "ShareThreshold", "MinWCUPerSecond", "CriticalWCUPerSecond", "PartitionLimit",
+		"MinRCUPerSecond", "CriticalRCUPerSecond", "ReadPartitionLimit", "Top", "Lateness"} {
+		flag[f] = "--" + f
+	}
 	for _, tt := range []struct {
 		mut  func(*Config)
 		want string // Message, fields named --Field

@@ -233,12 +233,7 @@ func envError(err error) error {
 	if !errors.As(err, &fe) {
 		return err
 	}
-	return fmt.Errorf("%w: %s", detector.ErrConfig, fe.Message(func(field string) string {
-		if v, ok := fieldVars[field]; ok {
-			return v
-		}
-		return field
-	}))
+	return fmt.Errorf("%w: %s", detector.ErrConfig, fe.Message(fieldVars))
 }
 
 // parseSeconds reads "60s", "5m" or a plain number of seconds.

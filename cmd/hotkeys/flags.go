@@ -165,10 +165,5 @@ func flagError(err error) error {
 	if !errors.As(err, &fe) {
 		return err
 	}
-	return errors.New(fe.Message(func(field string) string {
-		if f, ok := configFlags[field]; ok {
-			return f
-		}
-		return field
-	}))
+	return errors.New(fe.Message(configFlags))
 }
