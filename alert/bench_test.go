@@ -41,6 +41,22 @@ func BenchmarkPublishAPI(b *testing.B) {
 	}
 }
 
+// One client-side window (package clientwatch): 10 table values and the
+// flagged keys', as its Run publishes each closed window.
+func BenchmarkPublishClientEMF(b *testing.B) {
+	p, err := newTestPublisher(Config{Namespace: DefaultNamespace, Mode: ModeEMF, Top: 10, StorageResolution: 60}, nil, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reports := []report.ClientReport{clientReport(b, recentStart())}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.PublishClient(context.Background(), reports); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkDimensionValue(b *testing.B) {
 	for _, bc := range []struct{ name, key string }{
 		{"printable", "USER#6f1c2a4e-5b7d-4c3e-9a8b-0d1e2f3a4b5c"},

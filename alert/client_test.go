@@ -20,7 +20,7 @@ import (
 
 // clientReport is a client-side window's report: a read-hot, throttled key
 // among quiet ones, its key hashed.
-func clientReport(t *testing.T, start time.Time) report.ClientReport {
+func clientReport(t testing.TB, start time.Time) report.ClientReport {
 	t.Helper()
 	w, err := detector.NewClientWindow(detector.DefaultConfig().Sketch, "Users", start, start.Add(time.Minute))
 	if err != nil {

@@ -94,11 +94,12 @@ func logClientFindings(ctx context.Context, log *slog.Logger, reports []report.C
 	}
 }
 
-// keyAttrs are what a findings line says of any flagged key.
+// keyAttrs are what a findings line says of any flagged key, in a slice
+// with room for what either kind of line adds (at most 9 attributes: one
+// allocation a line).
 func keyAttrs(w report.Window, key *report.KeyFigures) []slog.Attr {
-	attrs := []slog.Attr{
-		slog.String("table", w.Table),
-	}
+	attrs := make([]slog.Attr, 1, 24)
+	attrs[0] = slog.String("table", w.Table)
 	if w.Index != "" {
 		attrs = append(attrs, slog.String("index", w.Index))
 	}

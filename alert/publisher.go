@@ -87,7 +87,11 @@ func (p *Publisher) Publish(ctx context.Context, reports []report.Report) (Resul
 	for i := range reports {
 		c.addStream(i, &reports[i])
 	}
-	return p.publish(ctx, &c, func(log *slog.Logger) { logFindings(ctx, log, reports) })
+	// Findings first: they are cheap, and the most useful thing to have in
+	// the log if the invocation runs out of time while publishing.
+	w, log := p.logger()
+	logFindings(ctx, log, reports)
+	return p.send(ctx, &c, w, log)
 }
 
 // PublishClient is Publish for a client's reports (package clientwatch):
@@ -98,24 +102,23 @@ func (p *Publisher) PublishClient(ctx context.Context, reports []report.ClientRe
 	for i := range reports {
 		c.addClient(i, &reports[i])
 	}
-	return p.publish(ctx, &c, func(log *slog.Logger) { logClientFindings(ctx, log, reports) })
+	w, log := p.logger()
+	logClientFindings(ctx, log, reports)
+	return p.send(ctx, &c, w, log)
 }
 
-// publish writes the findings (logFindings) and sends the groups c
-// collected.
-func (p *Publisher) publish(ctx context.Context, c *collector, logFindings func(*slog.Logger)) (Result, error) {
-	res := Result{NonFinite: c.nonFinite}
+// logger returns the writer and the logger of one Publish call.
+func (p *Publisher) logger() (*errWriter, *slog.Logger) {
 	w := &errWriter{w: p.out}
-	log := newLogger(w)
+	return w, newLogger(w)
+}
 
-	// Findings first: they are cheap, and the most useful thing to have in
-	// the log if the invocation runs out of time while publishing.
+// send writes the groups c collected as EMF and sends them to the API, as
+// the mode says, and says what it did; the findings are already written.
+func (p *Publisher) send(ctx context.Context, c *collector, w *errWriter, log *slog.Logger) (Result, error) {
 	// Counted as written, like MetricsEMF: a line stdout refused is not
 	// logged (slog writes each line with one Write).
-	written := w.lines
-	logFindings(log)
-	res.FindingsLogged = w.lines - written
-
+	res := Result{NonFinite: c.nonFinite, FindingsLogged: w.lines}
 	if p.cfg.Mode.usesEMF() {
 		res.MetricsEMF += p.writeEMF(w, c.groups)
 	}
