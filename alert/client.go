@@ -111,10 +111,11 @@ func (c *collector) clientKeyValues(g *group, k *report.ClientKeyReport) {
 }
 
 // ClientPublisher publishes what package clientwatch reports through a
-// Publisher: set clientwatch.Options.Publisher to ClientPublisher{p}. It
-// is the CloudWatch side of clientwatch's Publisher, kept here so that an
-// application using clientwatch without CloudWatch does not link the
-// CloudWatch SDK, and clientwatch never names this package.
+// Publisher: set clientwatch.Options.Publisher to
+// alert.ClientPublisher{Publisher: p}. It is the CloudWatch side of
+// clientwatch's Publisher interface, kept here so that an application using
+// clientwatch without CloudWatch does not link the CloudWatch SDK, and so
+// that clientwatch never names this package.
 type ClientPublisher struct {
 	Publisher *Publisher
 }

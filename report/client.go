@@ -140,6 +140,9 @@ var ErrNotClient = errors.New("report: not a client's report")
 // UnmarshalJSON reads what MarshalJSON writes; it returns an error
 // wrapping ErrNotClient for any other source.
 func (r *ClientReport) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil // as encoding/json does for any value
+	}
 	var j clientJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err

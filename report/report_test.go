@@ -50,3 +50,12 @@ func TestClientRefusesStream(t *testing.T) {
 		t.Errorf("a stream report read as a client's: %v", err)
 	}
 }
+
+// TestClientNull: null leaves a client report as it is, as encoding/json
+// does for any value.
+func TestClientNull(t *testing.T) {
+	var doc struct{ Windows []report.ClientReport }
+	if err := json.Unmarshal([]byte(`{"Windows":[null]}`), &doc); err != nil || len(doc.Windows) != 1 || doc.Windows[0].Table != "" {
+		t.Errorf("null: %v, %+v", err, doc)
+	}
+}
