@@ -30,7 +30,6 @@ func TestCommandsGolden(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"demo-json.golden", []string{"demo", "--format", "json"}},
 		{"replay-json.golden", []string{"replay", "--format", "json", "testdata/hot.json"}},
 		{"replay-table.golden", []string{"replay", "testdata/hot.json"}},
 		{"replay-malformed.golden", []string{"replay", "--format", "json", "testdata/one-malformed.json"}},
@@ -39,10 +38,11 @@ func TestCommandsGolden(t *testing.T) {
 	}
 }
 
-// TestDemoHeatmapGolden: the demo's table, and the heatmap it draws.
-func TestDemoHeatmapGolden(t *testing.T) {
+// TestDemoGolden: the demo's JSON, and the heatmap it draws, from one run
+// (the demo's windows as a table: TestRenderGolden).
+func TestDemoGolden(t *testing.T) {
 	page := filepath.Join(t.TempDir(), "demo.html")
-	runGolden(t, "demo-table.golden", "demo", "--heatmap", page)
+	runGolden(t, "demo-json.golden", "demo", "--format", "json", "--heatmap", page)
 	got, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
