@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // One window of the sample table (12 table values, 3 keys): the work of one
@@ -16,7 +16,7 @@ func BenchmarkPublishEMF(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	reports := []detector.Report{sampleReport("Orders", recentStart())}
+	reports := []report.Report{sampleReport("Orders", recentStart())}
 	b.ReportAllocs()
 	for b.Loop() {
 		p.Publish(context.Background(), reports)
@@ -32,11 +32,27 @@ func BenchmarkPublishAPI(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	reports := []detector.Report{sampleReport("Orders", recentStart())}
+	reports := []report.Report{sampleReport("Orders", recentStart())}
 	b.ReportAllocs()
 	for b.Loop() {
 		if res, _ := p.Publish(context.Background(), reports); res.APIError != nil {
 			b.Fatal(res.APIError)
+		}
+	}
+}
+
+// One client-side window (package clientwatch): 10 table values and the
+// flagged keys', as its Run publishes each closed window.
+func BenchmarkPublishClientEMF(b *testing.B) {
+	p, err := newTestPublisher(Config{Namespace: DefaultNamespace, Mode: ModeEMF, Top: 10, StorageResolution: 60}, nil, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reports := []report.ClientReport{clientReport(b, recentStart())}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.PublishClient(context.Background(), reports); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
@@ -64,7 +80,7 @@ func BenchmarkPublishEMFIndexes(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	reports := []detector.Report{sampleReport("Orders", recentStart())}
+	reports := []report.Report{sampleReport("Orders", recentStart())}
 	for _, name := range []string{"GSI1", "GSI2", "GSI3"} {
 		r := sampleReport("Orders", recentStart())
 		r.Index = name

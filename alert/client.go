@@ -1,13 +1,15 @@
 package alert
 
 import (
+	"context"
+	"errors"
 	"slices"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
-// Metric names of the client-side detector (reports with Source "client",
-// from package clientwatch). They are named apart from the stream's: an
+// Metric names of the client-side detector (ClientReports, from package
+// clientwatch). They are named apart from the stream's: an
 // application's client and the table's stream describe the same table, and
 // must not land on the same metric.
 const (
@@ -62,10 +64,26 @@ func ClientMetrics() []MetricDefinition {
 	return out
 }
 
+// addClient collects a client report's table metrics, and its published
+// keys'.
+func (c *collector) addClient(i int, r *report.ClientReport) {
+	g, ok := c.window(i, r.Window, report.SourceClient)
+	if !ok {
+		return
+	}
+	c.clientValues(&g, r)
+	c.groups = append(c.groups, g)
+	for _, k := range publishedKeys(len(r.HotKeys), func(k int) *report.KeyFigures { return &r.HotKeys[k].KeyFigures }, c.top) {
+		kg := keyGroup(g, &r.HotKeys[k].KeyFigures)
+		c.clientKeyValues(&kg, &r.HotKeys[k])
+		c.groups = append(c.groups, kg)
+	}
+}
+
 // clientValues puts a client report's table metrics into g.
-func (c *collector) clientValues(g *group, r *detector.Report) {
+func (c *collector) clientValues(g *group, r *report.ClientReport) {
 	var maxRCU, maxWCU float64
-	for _, ks := range [][]detector.KeyReport{r.HotKeys, r.TopKeys} {
+	for _, ks := range [][]report.ClientKeyReport{r.HotKeys, r.TopKeys} {
 		for k := range ks {
 			maxRCU = maxFinite(maxRCU, ks[k].PeakRCUPerSecond)
 			maxWCU = maxFinite(maxWCU, ks[k].PeakWCUPerSecond)
@@ -84,10 +102,43 @@ func (c *collector) clientValues(g *group, r *detector.Report) {
 }
 
 // clientKeyValues puts a flagged key's metrics into g.
-func (c *collector) clientKeyValues(g *group, k *detector.KeyReport) {
+func (c *collector) clientKeyValues(g *group, k *report.ClientKeyReport) {
 	c.put(g, MetricClientKeyReadCapacityUnits, k.RCU)
 	c.put(g, MetricClientKeyWriteCapacityUnits, float64(k.WCU))
 	c.put(g, MetricClientKeyPeakRCUPerSecond, k.PeakRCUPerSecond)
 	c.put(g, MetricClientKeyThrottledAttempts, float64(k.ThrottledAttempts))
 	c.put(g, MetricClientKeyLatencyP99, k.LatencyP99Ms)
 }
+
+// ClientPublisher publishes what package clientwatch reports through a
+// Publisher: set clientwatch.Options.Publisher to
+// alert.ClientPublisher{Publisher: p}. It is the CloudWatch side of
+// clientwatch's Publisher interface, kept here so that an application using
+// clientwatch without CloudWatch does not link the CloudWatch SDK, and so
+// that clientwatch never names this package.
+type ClientPublisher struct {
+	Publisher *Publisher
+}
+
+// Publish publishes reports with PublishClient. Its error joins what was
+// not delivered as asked: the reports that could not be published
+// (ErrInvalidReport), the lines stdout refused, and a PutMetricData that
+// failed, whose values went out as EMF instead in api mode (named by its
+// error code alone: the service's message may quote partition keys).
+func (c ClientPublisher) Publish(ctx context.Context, reports []report.ClientReport) error {
+	res, err := c.Publisher.PublishClient(ctx, reports)
+	errs := []error{err, res.WriteError}
+	if res.APIError != nil {
+		errs = append(errs, putError{res.APIError})
+	}
+	return errors.Join(errs...)
+}
+
+// putError is PutMetricData's failure, told by its error code alone.
+type putError struct{ err error }
+
+func (e putError) Error() string {
+	return "alert: cloudwatch PutMetricData failed: " + errorCode(e.err)
+}
+
+func (e putError) Unwrap() error { return e.err }

@@ -2,22 +2,25 @@ package alert
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/smithy-go"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/redact"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // clientReport is a client-side window's report: a read-hot, throttled key
 // among quiet ones, its key hashed.
-func clientReport(t *testing.T, start time.Time) detector.Report {
+func clientReport(t testing.TB, start time.Time) report.ClientReport {
 	t.Helper()
 	w, err := detector.NewClientWindow(detector.DefaultConfig().Sketch, "Users", start, start.Add(time.Minute))
 	if err != nil {
@@ -51,7 +54,7 @@ func TestClientMetricsPublished(t *testing.T) {
 	defer srv.Close()
 	p, out := newAPIPublisher(t, DefaultConfig(), srv, 1)
 	rep := clientReport(t, recentStart())
-	if _, err := p.Publish(context.Background(), []detector.Report{rep}); err != nil {
+	if _, err := p.PublishClient(context.Background(), []report.ClientReport{rep}); err != nil {
 		t.Fatal(err)
 	}
 	noRejections(t, srv)
@@ -94,5 +97,37 @@ func TestClientMetricsPublished(t *testing.T) {
 	}
 	if strings.Contains(string(out.Bytes()), "alice") || !strings.Contains(string(out.Bytes()), `"source":"client"`) {
 		t.Errorf("findings log: %s", string(out.Bytes()))
+	}
+}
+
+// TestClientPublisher: the adapter clientwatch publishes through returns
+// nil when everything went out, and otherwise an error that says what did
+// not: an invalid report, and a failed PutMetricData named by its error
+// code alone (its message may quote keys), the API error still in the
+// chain.
+func TestClientPublisher(t *testing.T) {
+	srv := newServer()
+	defer srv.Close()
+	p, out := newAPIPublisher(t, DefaultConfig(), srv, 1)
+	good := clientReport(t, recentStart())
+	if err := (ClientPublisher{p}).Publish(context.Background(), []report.ClientReport{good}); err != nil {
+		t.Fatalf("published: %v", err)
+	}
+	if len(srv.Data()) == 0 {
+		t.Fatal("nothing reached CloudWatch")
+	}
+
+	srv.FailAll(fakecloudwatch.Failure{Status: 400, Code: "InvalidParameterValue", Message: "dimension PartitionKey alice@example.com (injected)"})
+	bad := report.ClientReport{Window: report.Window{Table: "Users", Index: "GSI1", Start: recentStart(), End: recentStart().Add(time.Minute)}}
+	err := (ClientPublisher{p}).Publish(context.Background(), []report.ClientReport{bad, good})
+	var apiErr smithy.APIError
+	if !errors.Is(err, ErrInvalidReport) || !errors.As(err, &apiErr) || apiErr.ErrorCode() != "InvalidParameterValue" {
+		t.Fatalf("error %v: want ErrInvalidReport and the API's error in the chain", err)
+	}
+	if strings.Contains(err.Error(), "alice") || !strings.Contains(err.Error(), "PutMetricData failed: InvalidParameterValue") {
+		t.Errorf("error %q: want the error code, never the message", err)
+	}
+	if !strings.Contains(string(out.Bytes()), `"ClientRequests":200`) {
+		t.Errorf("the values PutMetricData refused did not go out as EMF:\n%s", out.Bytes())
 	}
 }

@@ -1,5 +1,8 @@
-// Package alert turns the detector's window reports into Amazon CloudWatch
-// metrics and structured findings logs.
+// Package alert turns window reports (package report) into Amazon
+// CloudWatch metrics and structured findings logs: a stream's reports with
+// Publisher.Publish, a client's (package clientwatch) with
+// Publisher.PublishClient, whose metrics are named apart ([ClientMetrics]).
+// ClientPublisher is clientwatch's Publisher for CloudWatch.
 //
 // Metrics go out through the PutMetricData API (the default), as CloudWatch
 // Embedded Metric Format (EMF) lines on stdout, or both. Every report yields

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata golden files")
@@ -37,7 +37,7 @@ func TestEMFMatchesSpecAndReport(t *testing.T) {
 		p, out := emfPublisher(t, cfg)
 		r := sampleReport("Orders", goldenStart)
 		r.HotKeys[0].Key = "user@example.com\x00é" // needs encoding
-		result, err := p.Publish(context.Background(), []detector.Report{r})
+		result, err := p.Publish(context.Background(), []report.Report{r})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestEMFGolden(t *testing.T) {
 		p, out := emfPublisher(t, DefaultConfig())
 		r := sampleReport("Orders", goldenStart)
 		r.TerminatedEarly = true
-		if _, err := p.Publish(context.Background(), []detector.Report{r}); err != nil {
+		if _, err := p.Publish(context.Background(), []report.Report{r}); err != nil {
 			t.Fatal(err)
 		}
 		return out.Bytes()

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/alert"
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // A window with one critical key, published as Embedded Metric Format: one
@@ -20,16 +20,16 @@ func ExamplePublisher_Publish_emf() {
 		panic(err)
 	}
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	report := detector.Report{
-		Table: "Orders", Start: start, End: start.Add(time.Minute),
-		Records: 3000, WCU: 3200, DistinctKeys: 41,
-		HotKeys: []detector.KeyReport{{
-			Key: "OPS_LOG", Type: "S", WCU: 2400, WCULower: 2400, WCUUpper: 2400, Share: 0.75,
-			AvgWCUPerSecond: 40, PeakWCUPerSecond: 880, Severity: detector.Critical,
-			Pattern: detector.PatternSingleKey, Diagnosis: "one key carries 75% of the writes", RecommendedShards: 2,
+	rep := report.Report{
+		Window:       report.Window{Table: "Orders", Start: start, End: start.Add(time.Minute)},
+		Records:      3000,
+		WCU:          3200,
+		DistinctKeys: 41,
+		HotKeys: []report.KeyReport{{
+			KeyFigures: report.KeyFigures{Key: "OPS_LOG", Type: "S", WCU: 2400, WCULower: 2400, WCUUpper: 2400, Share: 0.75, AvgWCUPerSecond: 40, PeakWCUPerSecond: 880, Severity: report.Critical, Pattern: report.PatternSingleKey, Diagnosis: "one key carries 75% of the writes", RecommendedShards: 2},
 		}},
 	}
-	res, err := p.Publish(context.Background(), []detector.Report{report})
+	res, err := p.Publish(context.Background(), []report.Report{rep})
 	if err != nil {
 		panic(err)
 	}

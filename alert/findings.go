@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/aws/smithy-go"
-	"github.com/hotkeys-dev/hotkeys/detector"
+
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // Messages of the findings log, for Logs Insights filters.
@@ -33,17 +34,15 @@ func newLogger(w *errWriter) *slog.Logger {
 	}))
 }
 
-// logFindings writes one line per flagged key (ERROR when critical, WARN
-// otherwise) and one per window that Lambda terminated early. The key is
-// printed exactly as the detector reported it; ShardedKeyPart keys are not
-// printed, only the write shards' number and load.
-func logFindings(ctx context.Context, log *slog.Logger, reports []detector.Report) {
+// logFindings writes one line per flagged key of a stream's reports (ERROR
+// when critical, WARN otherwise) and one per window that Lambda terminated
+// early. The key is printed exactly as the detector reported it;
+// ShardedKeyPart keys are not printed, only the write shards' number and
+// load.
+func logFindings(ctx context.Context, log *slog.Logger, reports []report.Report) {
 	for i := range reports {
 		r := &reports[i]
-		window := []slog.Attr{
-			slog.String("window_start", formatTime(r.Start)),
-			slog.String("window_end", formatTime(r.End)),
-		}
+		window := windowAttrs(r.Window)
 		if r.TerminatedEarly {
 			log.LogAttrs(ctx, slog.LevelWarn, MsgTerminatedEarly, append([]slog.Attr{
 				slog.String("table", r.Table),
@@ -54,31 +53,7 @@ func logFindings(ctx context.Context, log *slog.Logger, reports []detector.Repor
 		}
 		for k := range r.HotKeys {
 			key := &r.HotKeys[k]
-			level := slog.LevelWarn
-			if key.Severity == detector.Critical {
-				level = slog.LevelError
-			}
-			attrs := []slog.Attr{
-				slog.String("table", r.Table),
-			}
-			if r.Index != "" {
-				attrs = append(attrs, slog.String("index", r.Index))
-			}
-			attrs = append(attrs,
-				slog.String("key", key.Key),
-				slog.String("type", key.Type),
-				slog.String("dimension", DimensionValue(key.Key)),
-				slog.String("severity", string(key.Severity)),
-				slog.String("pattern", string(key.Pattern)),
-				slog.String("diagnosis", key.Diagnosis),
-				slog.Uint64("wcu", key.WCU),
-				slog.Uint64("wcu_lower", key.WCULower),
-				slog.Uint64("wcu_upper", key.WCUUpper),
-				floatAttr("share", key.Share),
-				floatAttr("avg_wcu_per_second", key.AvgWCUPerSecond),
-				floatAttr("peak_wcu_per_second", key.PeakWCUPerSecond),
-				slog.Int("recommended_shards", key.RecommendedShards),
-			)
+			attrs := keyAttrs(r.Window, &key.KeyFigures)
 			if len(key.Shards) > 0 {
 				wcu := make([]uint64, len(key.Shards))
 				for s := range key.Shards {
@@ -86,23 +61,79 @@ func logFindings(ctx context.Context, log *slog.Logger, reports []detector.Repor
 				}
 				attrs = append(attrs, slog.Int("write_shards", len(wcu)), slog.Any("write_shard_wcu", wcu))
 			}
-			if r.Source == detector.SourceClient {
-				attrs = append(attrs,
-					slog.String("source", r.Source),
-					slog.Any("hot_for", key.HotFor),
-					floatAttr("rcu", key.RCU),
-					floatAttr("peak_rcu_per_second", key.PeakRCUPerSecond),
-					slog.Uint64("throttled_attempts", key.ThrottledAttempts),
-					floatAttr("latency_p99_ms", key.LatencyP99Ms),
-				)
-			}
 			attrs = append(attrs, slog.Bool("wcu_is_lower_bound", r.WCUIsLowerBound))
 			if r.TerminatedEarly {
 				attrs = append(attrs, slog.Bool("terminated_early", true))
 			}
-			log.LogAttrs(ctx, level, MsgHotKey, append(attrs, window...)...)
+			log.LogAttrs(ctx, level(key.Severity), MsgHotKey, append(attrs, window...)...)
 		}
 	}
+}
+
+// logClientFindings writes one line per flagged key of a client's reports:
+// a stream's line, and what the client saw of the key.
+func logClientFindings(ctx context.Context, log *slog.Logger, reports []report.ClientReport) {
+	for i := range reports {
+		r := &reports[i]
+		window := windowAttrs(r.Window)
+		for k := range r.HotKeys {
+			key := &r.HotKeys[k]
+			attrs := append(keyAttrs(r.Window, &key.KeyFigures),
+				slog.String("source", report.SourceClient),
+				slog.Any("hot_for", key.HotFor),
+				floatAttr("rcu", key.RCU),
+				floatAttr("peak_rcu_per_second", key.PeakRCUPerSecond),
+				slog.Uint64("throttled_attempts", key.ThrottledAttempts),
+				floatAttr("latency_p99_ms", key.LatencyP99Ms),
+				// DynamoDB's own figure, never a lower bound: said, so that
+				// a client's line has every field a stream's has.
+				slog.Bool("wcu_is_lower_bound", false),
+			)
+			log.LogAttrs(ctx, level(key.Severity), MsgHotKey, append(attrs, window...)...)
+		}
+	}
+}
+
+// keyAttrs are what a findings line says of any flagged key, in a slice
+// with room for what either kind of line adds (at most 9 attributes: one
+// allocation a line).
+func keyAttrs(w report.Window, key *report.KeyFigures) []slog.Attr {
+	attrs := make([]slog.Attr, 1, 24)
+	attrs[0] = slog.String("table", w.Table)
+	if w.Index != "" {
+		attrs = append(attrs, slog.String("index", w.Index))
+	}
+	return append(attrs,
+		slog.String("key", key.Key),
+		slog.String("type", key.Type),
+		slog.String("dimension", DimensionValue(key.Key)),
+		slog.String("severity", string(key.Severity)),
+		slog.String("pattern", string(key.Pattern)),
+		slog.String("diagnosis", key.Diagnosis),
+		slog.Uint64("wcu", key.WCU),
+		slog.Uint64("wcu_lower", key.WCULower),
+		slog.Uint64("wcu_upper", key.WCUUpper),
+		floatAttr("share", key.Share),
+		floatAttr("avg_wcu_per_second", key.AvgWCUPerSecond),
+		floatAttr("peak_wcu_per_second", key.PeakWCUPerSecond),
+		slog.Int("recommended_shards", key.RecommendedShards),
+	)
+}
+
+// windowAttrs close every findings line: the window it is of.
+func windowAttrs(w report.Window) []slog.Attr {
+	return []slog.Attr{
+		slog.String("window_start", formatTime(w.Start)),
+		slog.String("window_end", formatTime(w.End)),
+	}
+}
+
+// level is ERROR for a critical key, WARN otherwise.
+func level(s report.Severity) slog.Level {
+	if s == report.Critical {
+		return slog.LevelError
+	}
+	return slog.LevelWarn
 }
 
 // logPutFailure records a failed PutMetricData by error code only: the

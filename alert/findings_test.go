@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 func TestFindingsLog(t *testing.T) {
@@ -15,7 +15,7 @@ func TestFindingsLog(t *testing.T) {
 	r := sampleReport("Orders", recentStart())
 	r.WCUIsLowerBound = true
 	r.TerminatedEarly = true
-	if _, err := p.Publish(context.Background(), []detector.Report{r}); err != nil {
+	if _, err := p.Publish(context.Background(), []report.Report{r}); err != nil {
 		t.Fatal(err)
 	}
 	_, logs := splitOutput(t, out.Bytes())
@@ -34,7 +34,7 @@ func TestFindingsLog(t *testing.T) {
 	})}
 	for _, k := range r.HotKeys {
 		level := "WARN"
-		if k.Severity == detector.Critical {
+		if k.Severity == report.Critical {
 			level = "ERROR"
 		}
 		l := line(map[string]any{
@@ -73,7 +73,7 @@ func TestFindingsLogIndex(t *testing.T) {
 	p, out := emfPublisher(t, Config{Namespace: "N", Top: 0, StorageResolution: 60})
 	r := sampleReport("Orders", recentStart())
 	r.Index = "GSI1"
-	res, err := p.Publish(context.Background(), []detector.Report{r})
+	res, err := p.Publish(context.Background(), []report.Report{r})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestFindingsLogIndex(t *testing.T) {
 	}
 	r.Index = ""
 	p2, out2 := emfPublisher(t, Config{Namespace: "N", Top: 0, StorageResolution: 60})
-	if _, err := p2.Publish(context.Background(), []detector.Report{r}); err != nil {
+	if _, err := p2.Publish(context.Background(), []report.Report{r}); err != nil {
 		t.Fatal(err)
 	}
 	if _, logs := splitOutput(t, out2.Bytes()); len(logs) == 0 || logs[0]["index"] != nil {

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // testNow is the tests' clock: every publisher and fake CloudWatch of the
@@ -47,27 +47,33 @@ func newServer() *fakecloudwatch.Server {
 
 // sampleReport is a window of a table with one critical single key, a
 // warning low-cardinality key, a warning sharded key, and an unflagged tail.
-func sampleReport(table string, start time.Time) detector.Report {
-	hot := []detector.KeyReport{
-		{Key: "OPS_LOG", Type: "S", WCU: 9000, WCULower: 8990, WCUUpper: 9010, Share: 0.38369713506139154,
-			AvgWCUPerSecond: 150, PeakWCUPerSecond: 950, Severity: detector.Critical, Pattern: detector.PatternSingleKey,
-			Diagnosis: "one key carries 38% of the table's writes", RecommendedShards: 2},
-		{Key: "STATUS#ACTIVE", Type: "S", WCU: 4000, WCULower: 3950, WCUUpper: 4040, Share: 0.17053206002728513,
-			AvgWCUPerSecond: 66.66666666666667, PeakWCUPerSecond: 310.5, Severity: detector.Warning, Pattern: detector.PatternLowCardinality,
-			Diagnosis: "an enumerated value used as a partition key", RecommendedShards: 2},
-		{Key: "ORDERS", Type: "S", WCU: 2700, WCULower: 2700, WCUUpper: 2712, Share: 0.11510914051841747,
-			AvgWCUPerSecond: 45, PeakWCUPerSecond: 120, Severity: detector.Warning, Pattern: detector.PatternShardedUneven,
-			Diagnosis: "write shards are uneven", RecommendedShards: 2,
-			Shards: []detector.ShardedKeyPart{{Key: "ORDERS#SHARD_0", WCU: 2000}, {Key: "ORDERS#SHARD_1", WCU: 700}}},
+func sampleReport(table string, start time.Time) report.Report {
+	hot := []report.KeyReport{
+		{
+			KeyFigures: report.KeyFigures{Key: "OPS_LOG", Type: "S", WCU: 9000, WCULower: 8990, WCUUpper: 9010, Share: 0.38369713506139154, AvgWCUPerSecond: 150, PeakWCUPerSecond: 950, Severity: report.Critical, Pattern: report.PatternSingleKey, Diagnosis: "one key carries 38% of the table's writes", RecommendedShards: 2},
+		},
+		{
+			KeyFigures: report.KeyFigures{Key: "STATUS#ACTIVE", Type: "S", WCU: 4000, WCULower: 3950, WCUUpper: 4040, Share: 0.17053206002728513, AvgWCUPerSecond: 66.66666666666667, PeakWCUPerSecond: 310.5, Severity: report.Warning, Pattern: report.PatternLowCardinality, Diagnosis: "an enumerated value used as a partition key", RecommendedShards: 2},
+		},
+		{
+			KeyFigures: report.KeyFigures{Key: "ORDERS", Type: "S", WCU: 2700, WCULower: 2700, WCUUpper: 2712, Share: 0.11510914051841747, AvgWCUPerSecond: 45, PeakWCUPerSecond: 120, Severity: report.Warning, Pattern: report.PatternShardedUneven, Diagnosis: "write shards are uneven", RecommendedShards: 2},
+			Shards:     []report.ShardedKeyPart{{Key: "ORDERS#SHARD_0", WCU: 2000}, {Key: "ORDERS#SHARD_1", WCU: 700}},
+		},
 	}
-	top := append(slices.Clone(hot), detector.KeyReport{Key: "USER#0001", Type: "S", WCU: 100, WCULower: 90, WCUUpper: 110,
-		Share: 0.004263301500682128, AvgWCUPerSecond: 1.6666666666666667, PeakWCUPerSecond: 12})
-	return detector.Report{
-		Table: table, Start: start, End: start.Add(time.Minute),
-		Records: 10000, TTLDeletes: 12, Malformed: 3, InternalErrors: 1,
-		WCU: 23456, DistinctKeys: 4567,
-		HotKeys: hot, TopKeys: top,
-		Shards: []detector.ShardReport{
+	top := append(slices.Clone(hot), report.KeyReport{
+		KeyFigures: report.KeyFigures{Key: "USER#0001", Type: "S", WCU: 100, WCULower: 90, WCUUpper: 110, Share: 0.004263301500682128, AvgWCUPerSecond: 1.6666666666666667, PeakWCUPerSecond: 12},
+	})
+	return report.Report{
+		Window:         report.Window{Table: table, Start: start, End: start.Add(time.Minute)},
+		Records:        10000,
+		TTLDeletes:     12,
+		Malformed:      3,
+		InternalErrors: 1,
+		WCU:            23456,
+		DistinctKeys:   4567,
+		HotKeys:        hot,
+		TopKeys:        top,
+		Shards: []report.ShardReport{
 			{Shard: "shardId-00000001", Records: 6000, WCU: 15000, PeakWCUPerSecond: 990},
 			{Shard: "shardId-00000002", Records: 4000, WCU: 8456, PeakWCUPerSecond: 400.25},
 		},
@@ -102,7 +108,7 @@ func apiObs(data []fakecloudwatch.Datum) []obs {
 // flagged keys in the given order. An index's window adds IndexName after
 // TableName and leaves out what belongs to the stream as a whole: malformed
 // records, internal errors and the stream shards' peak.
-func expectedObs(r detector.Report, keys []detector.KeyReport) []obs {
+func expectedObs(r report.Report, keys []report.KeyReport) []obs {
 	ts := r.Start.UnixMilli()
 	table := "TableName=" + r.Table
 	if r.Index != "" {
@@ -119,7 +125,7 @@ func expectedObs(r detector.Report, keys []detector.KeyReport) []obs {
 		}
 	}
 	for _, k := range r.HotKeys {
-		if k.Severity == detector.Critical {
+		if k.Severity == report.Critical {
 			critical++
 		}
 	}
@@ -337,4 +343,13 @@ func (failingWriter) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }
 func jsonMarshal(v any) (string, error) {
 	b, err := json.Marshal(v)
 	return string(b), err
+}
+
+// published is the keys publishedKeys picks of hot, in its order.
+func published(hot []report.KeyReport, top int) []report.KeyReport {
+	var out []report.KeyReport
+	for _, i := range publishedKeys(len(hot), func(i int) *report.KeyFigures { return &hot[i].KeyFigures }, top) {
+		out = append(out, hot[i])
+	}
+	return out
 }

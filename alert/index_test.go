@@ -14,24 +14,25 @@ import (
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/redact"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // indexReports are one window of table Orders and of two of its global
 // secondary indexes. GSI1 has the table's hottest key name too (OPS_LOG),
 // so a mix-up of the table's and an index's metrics would show.
-func indexReports(start time.Time) []detector.Report {
+func indexReports(start time.Time) []report.Report {
 	table := sampleReport("Orders", start)
 	gsi1 := sampleReport("Orders", start)
 	gsi1.Index = "GSI1"
-	gsi1.Malformed, gsi1.InternalErrors, gsi1.Shards = 0, 0, []detector.ShardReport{}
+	gsi1.Malformed, gsi1.InternalErrors, gsi1.Shards = 0, 0, []report.ShardReport{}
 	gsi1.WCU, gsi1.Records, gsi1.DistinctKeys = 31000, 9000, 3
 	gsi1.HotKeys[0].PeakWCUPerSecond = 1000
 	gsi2 := sampleReport("Orders", start)
 	gsi2.Index = "by-status.v2"
-	gsi2.Malformed, gsi2.InternalErrors, gsi2.Shards = 0, 0, []detector.ShardReport{}
+	gsi2.Malformed, gsi2.InternalErrors, gsi2.Shards = 0, 0, []report.ShardReport{}
 	gsi2.HotKeys = gsi2.HotKeys[1:2] // one warning, no critical key
 	gsi2.WCUIsLowerBound = true
-	return []detector.Report{table, gsi1, gsi2}
+	return []report.Report{table, gsi1, gsi2}
 }
 
 // TestPublishIndexWindowsAPI: through the real client and CloudWatch's wire
@@ -53,7 +54,7 @@ func TestPublishIndexWindowsAPI(t *testing.T) {
 	noRejections(t, srv)
 	var want []obs
 	for _, r := range reports {
-		want = append(want, expectedObs(r, publishedKeys(r.HotKeys, cfg.Top))...)
+		want = append(want, expectedObs(r, published(r.HotKeys, cfg.Top))...)
 	}
 	sameObs(t, "PutMetricData", apiObs(srv.Data()), want)
 	// 12 + 2×3 for the table, 9 + 2×3 for GSI1, 9 + 1×3 for by-status.v2.
@@ -105,7 +106,7 @@ func TestPublishIndexWindowsEMF(t *testing.T) {
 	emf, _ := splitOutput(t, out.Bytes())
 	var want []obs
 	for _, r := range reports {
-		want = append(want, expectedObs(r, publishedKeys(r.HotKeys, cfg.Top))...)
+		want = append(want, expectedObs(r, published(r.HotKeys, cfg.Top))...)
 	}
 	sameObs(t, "EMF", emfObs(emf), want)
 	sameResult(t, Result{MetricsEMF: len(want), FindingsLogged: 7}, res)
@@ -193,7 +194,7 @@ func TestIndexKeysRedacted(t *testing.T) {
 		tw.Add(&r)
 		iw.AddIndex(&r, &record.IndexWrite{Index: "GSI1", WCU: 5, Exact: true, Put: record.IndexEntry{Key: key, WCU: 5}})
 	}
-	reports := []detector.Report{tw.Report(dcfg), iw.Report(dcfg)}
+	reports := []report.Report{tw.Report(dcfg), iw.Report(dcfg)}
 	stand := h.Key(byte(record.String), []byte(raw))
 	for _, r := range reports {
 		if len(r.HotKeys) != 1 || r.HotKeys[0].Key != stand {
@@ -243,18 +244,22 @@ func TestIndexKeysRedacted(t *testing.T) {
 }
 
 // TestPublishClientReportWithIndex: a client's report describes a table; one
-// that names an index is refused, and the others are still published.
+// that names an index is refused, and the others are still published,
+// exactly as they are alone.
 func TestPublishClientReportWithIndex(t *testing.T) {
 	p, out := emfPublisher(t, DefaultConfig())
-	bad := detector.Report{Source: detector.SourceClient, Table: "Orders", Index: "GSI1", Start: goldenStart, End: goldenStart.Add(time.Minute)}
-	good := sampleReport("Orders", goldenStart)
-	res, err := p.Publish(context.Background(), []detector.Report{bad, good})
+	bad := report.ClientReport{Window: report.Window{Table: "Orders", Index: "GSI1", Start: goldenStart, End: goldenStart.Add(time.Minute)}}
+	good := clientReport(t, goldenStart)
+	res, err := p.PublishClient(context.Background(), []report.ClientReport{bad, good})
 	if !errors.Is(err, ErrInvalidReport) {
 		t.Fatalf("error %v, want ErrInvalidReport", err)
 	}
-	emf, _ := splitOutput(t, out.Bytes())
-	sameObs(t, "EMF", emfObs(emf), expectedObs(good, good.HotKeys))
-	if res.MetricsEMF != len(expectedObs(good, good.HotKeys)) {
-		t.Errorf("%d EMF values", res.MetricsEMF)
+	alone, aloneOut := emfPublisher(t, DefaultConfig())
+	want, err := alone.PublishClient(context.Background(), []report.ClientReport{good})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res != want || string(out.Bytes()) != string(aloneOut.Bytes()) || res.MetricsEMF == 0 {
+		t.Errorf("with a bad report: %+v\n%s\nalone: %+v\n%s", res, string(out.Bytes()), want, string(aloneOut.Bytes()))
 	}
 }

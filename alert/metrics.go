@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // Dimension names.
@@ -161,55 +161,65 @@ type collector struct {
 	err       error
 }
 
-func (c *collector) add(i int, r *detector.Report) {
-	client := r.Source == detector.SourceClient
-	if r.Table == "" || r.Start.IsZero() || r.End.Before(r.Start) || (client && r.Index != "") {
-		c.err = errors.Join(c.err, fmt.Errorf("%w: report %d: table %q, index %q, source %q, window %v to %v",
-			ErrInvalidReport, i, r.Table, r.Index, r.Source, r.Start, r.End))
+// addStream collects a stream report's table metrics, and its published
+// keys'.
+func (c *collector) addStream(i int, r *report.Report) {
+	g, ok := c.window(i, r.Window, "")
+	if !ok {
 		return
+	}
+	c.tableValues(&g, r)
+	c.groups = append(c.groups, g)
+	for _, k := range publishedKeys(len(r.HotKeys), func(k int) *report.KeyFigures { return &r.HotKeys[k].KeyFigures }, c.top) {
+		kg := keyGroup(g, &r.HotKeys[k].KeyFigures)
+		c.put(&kg, MetricKeyWriteCapacityUnits, float64(r.HotKeys[k].WCU))
+		c.put(&kg, MetricKeyWCUShare, r.HotKeys[k].Share)
+		c.put(&kg, MetricKeyPeakWCUPerSecond, r.HotKeys[k].PeakWCUPerSecond)
+		c.groups = append(c.groups, kg)
+	}
+}
+
+// window returns the group that a report's table metrics go in, or false
+// (and the reason in c.err) when the report cannot be published: no table,
+// no start, an end before the start, or a client's report of an index.
+func (c *collector) window(i int, w report.Window, source string) (group, bool) {
+	if w.Table == "" || w.Start.IsZero() || w.End.Before(w.Start) || (source == report.SourceClient && w.Index != "") {
+		c.err = errors.Join(c.err, fmt.Errorf("%w: report %d: table %q, index %q, source %q, window %v to %v",
+			ErrInvalidReport, i, w.Table, w.Index, source, w.Start, w.End))
+		return group{}, false
 	}
 	// The window's start, not its end, stamps its metrics: windows are
 	// aligned to multiples of their length, so with a period equal to the
 	// window each window is exactly one datapoint in the period it describes,
 	// while its end would fall in the next period. A window published again
 	// also lands on the same datapoint.
-	ts := r.Start.UTC()
+	ts := w.Start.UTC()
 	age := c.now.Sub(ts)
 	outside := age > maxAge || age < -maxAhead
 
 	// An index's window carries IndexName after TableName, on its table
 	// metrics and on its keys' (catalogue: IndexDimensions).
-	dims := []dimension{{DimensionTableName, DimensionValue(r.Table)}}
-	index := r.Index != ""
+	dims := []dimension{{DimensionTableName, DimensionValue(w.Table)}}
+	index := w.Index != ""
 	if index {
-		dims = append(dims, dimension{DimensionIndexName, DimensionValue(r.Index)})
+		dims = append(dims, dimension{DimensionIndexName, DimensionValue(w.Index)})
 	}
-	g := group{timestamp: ts, dims: dims, outside: outside, index: index}
-	if client {
-		c.clientValues(&g, r)
-	} else {
-		c.tableValues(&g, r)
-	}
-	c.groups = append(c.groups, g)
-	for _, k := range publishedKeys(r.HotKeys, c.top) {
-		kd := append(slices.Clip(dims), dimension{DimensionPartitionKey, DimensionValue(k.Key)})
-		g := group{timestamp: ts, dims: kd, outside: outside, index: index}
-		if client {
-			c.clientKeyValues(&g, &k)
-		} else {
-			c.put(&g, MetricKeyWriteCapacityUnits, float64(k.WCU))
-			c.put(&g, MetricKeyWCUShare, k.Share)
-			c.put(&g, MetricKeyPeakWCUPerSecond, k.PeakWCUPerSecond)
-		}
-		c.groups = append(c.groups, g)
-	}
+	return group{timestamp: ts, dims: dims, outside: outside, index: index}, true
+}
+
+// keyGroup returns the group of a key's metrics in the window of table
+// group g: g's dimensions and PartitionKey.
+func keyGroup(g group, k *report.KeyFigures) group {
+	g.dims = append(slices.Clip(g.dims), dimension{DimensionPartitionKey, DimensionValue(k.Key)})
+	g.values = nil
+	return g
 }
 
 // tableValues puts the table metrics of r into g, in catalogue order (for
 // an index's window, those the catalogue gives IndexDimensions).
-func (c *collector) tableValues(g *group, r *detector.Report) {
+func (c *collector) tableValues(g *group, r *report.Report) {
 	var maxShare, maxPeak, maxShardPeak float64
-	for _, ks := range [][]detector.KeyReport{r.HotKeys, r.TopKeys} {
+	for _, ks := range [][]report.KeyReport{r.HotKeys, r.TopKeys} {
 		for k := range ks {
 			maxShare = maxFinite(maxShare, ks[k].Share)
 			maxPeak = maxFinite(maxPeak, ks[k].PeakWCUPerSecond)
@@ -217,7 +227,7 @@ func (c *collector) tableValues(g *group, r *detector.Report) {
 	}
 	critical := 0
 	for k := range r.HotKeys {
-		if r.HotKeys[k].Severity == detector.Critical {
+		if r.HotKeys[k].Severity == report.Critical {
 			critical++
 		}
 	}
@@ -267,19 +277,24 @@ func maxFinite(m, v float64) float64 {
 	return m
 }
 
-// publishedKeys returns the flagged keys that get key metrics: the most
-// severe first, then the heaviest, at most top of them.
-func publishedKeys(hot []detector.KeyReport, top int) []detector.KeyReport {
-	if top <= 0 || len(hot) == 0 {
+// publishedKeys returns which of n flagged keys (key(i) is the i-th) get
+// key metrics: the most severe first, then the heaviest, at most top of
+// them.
+func publishedKeys(n int, key func(i int) *report.KeyFigures, top int) []int {
+	if top <= 0 || n == 0 {
 		return nil
 	}
-	keys := slices.Clone(hot)
-	slices.SortStableFunc(keys, func(a, b detector.KeyReport) int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		a, b := key(i), key(j)
 		return cmp.Or(
 			cmp.Compare(b.Severity.Rank(), a.Severity.Rank()),
 			cmp.Compare(b.WCU, a.WCU),
 			cmp.Compare(a.Key, b.Key),
 		)
 	})
-	return keys[:min(top, len(keys))]
+	return order[:min(top, n)]
 }

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"sync"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // ErrNoClient is returned by NewPublisher when the mode needs the API and no
@@ -81,25 +82,43 @@ type Result struct {
 // so. It returns an error (wrapping ErrInvalidReport) only for a report it
 // cannot publish: no table name, no start time, or an end before the start;
 // the other reports are still published.
-func (p *Publisher) Publish(ctx context.Context, reports []detector.Report) (Result, error) {
-	var res Result
-	w := &errWriter{w: p.out}
-	log := newLogger(w)
-
+func (p *Publisher) Publish(ctx context.Context, reports []report.Report) (Result, error) {
 	c := collector{top: p.cfg.Top, now: p.now()}
 	for i := range reports {
-		c.add(i, &reports[i])
+		c.addStream(i, &reports[i])
 	}
-	res.NonFinite = c.nonFinite
-
 	// Findings first: they are cheap, and the most useful thing to have in
 	// the log if the invocation runs out of time while publishing.
+	w, log := p.logger()
+	logFindings(ctx, log, reports)
+	return p.send(ctx, &c, w, log)
+}
+
+// PublishClient is Publish for a client's reports (package clientwatch):
+// their metrics are ClientMetrics. A client's report of an index cannot be
+// published.
+func (p *Publisher) PublishClient(ctx context.Context, reports []report.ClientReport) (Result, error) {
+	c := collector{top: p.cfg.Top, now: p.now()}
+	for i := range reports {
+		c.addClient(i, &reports[i])
+	}
+	w, log := p.logger()
+	logClientFindings(ctx, log, reports)
+	return p.send(ctx, &c, w, log)
+}
+
+// logger returns the writer and the logger of one Publish call.
+func (p *Publisher) logger() (*errWriter, *slog.Logger) {
+	w := &errWriter{w: p.out}
+	return w, newLogger(w)
+}
+
+// send writes the groups c collected as EMF and sends them to the API, as
+// the mode says, and says what it did; the findings are already written.
+func (p *Publisher) send(ctx context.Context, c *collector, w *errWriter, log *slog.Logger) (Result, error) {
 	// Counted as written, like MetricsEMF: a line stdout refused is not
 	// logged (slog writes each line with one Write).
-	written := w.lines
-	logFindings(ctx, log, reports)
-	res.FindingsLogged = w.lines - written
-
+	res := Result{NonFinite: c.nonFinite, FindingsLogged: w.lines}
 	if p.cfg.Mode.usesEMF() {
 		res.MetricsEMF += p.writeEMF(w, c.groups)
 	}

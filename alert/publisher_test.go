@@ -17,8 +17,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 func newAPIPublisher(t *testing.T, cfg Config, srv *fakecloudwatch.Server, attempts int) (*Publisher, *syncBuffer) {
@@ -54,7 +54,7 @@ func TestPublishAPIWireFormat(t *testing.T) {
 	cfg.Namespace = "Team/HotKeys"
 	p, out := newAPIPublisher(t, cfg, srv, 3)
 	start := recentStart()
-	reports := []detector.Report{sampleReport("Orders", start), sampleReport("Payments", start.Add(-time.Minute))}
+	reports := []report.Report{sampleReport("Orders", start), sampleReport("Payments", start.Add(-time.Minute))}
 	reports[1].WCUIsLowerBound = true
 	reports[1].HotKeys = reports[1].HotKeys[1:] // no critical key
 
@@ -97,7 +97,7 @@ func TestPublishedMetricsAreCatalogued(t *testing.T) {
 	srv := newServer()
 	defer srv.Close()
 	p, _ := newAPIPublisher(t, DefaultConfig(), srv, 1)
-	if _, err := p.Publish(context.Background(), []detector.Report{sampleReport("Orders", recentStart())}); err != nil {
+	if _, err := p.Publish(context.Background(), []report.Report{sampleReport("Orders", recentStart())}); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
@@ -128,7 +128,7 @@ func TestPublishSplitsAtThousandData(t *testing.T) {
 	defer srv.Close()
 	p, _ := newAPIPublisher(t, DefaultConfig(), srv, 1)
 	start := recentStart()
-	var reports []detector.Report
+	var reports []report.Report
 	var want []obs
 	for i := range 60 { // 21 values each
 		r := sampleReport(fmt.Sprintf("Table%03d", i), start)
@@ -158,7 +158,7 @@ func TestPublishSplitsAtOneMegabyte(t *testing.T) {
 	cfg.Top = MaxTop
 	p, _ := newAPIPublisher(t, cfg, srv, 1)
 	start := recentStart()
-	var reports []detector.Report
+	var reports []report.Report
 	var want []obs
 	for i := range 3 {
 		r := sampleReport(fmt.Sprintf("Table%d", i), start)
@@ -166,7 +166,7 @@ func TestPublishSplitsAtOneMegabyte(t *testing.T) {
 		for k := range MaxTop {
 			// Keys of 1,000 printable characters: kept as is, and heavy.
 			key := fmt.Sprintf("%d-%03d-", i, k) + strings.Repeat("x", 994)
-			r.HotKeys = append(r.HotKeys, detector.KeyReport{Key: key, Type: "S", WCU: uint64(10000 - k), Share: 0.001, PeakWCUPerSecond: 150, Severity: detector.Warning})
+			r.HotKeys = append(r.HotKeys, report.KeyReport{KeyFigures: report.KeyFigures{Key: key, Type: "S", WCU: uint64(10000 - k), Share: 0.001, PeakWCUPerSecond: 150, Severity: report.Warning}})
 		}
 		reports = append(reports, r)
 		want = append(want, expectedObs(r, r.HotKeys)...)
@@ -208,15 +208,15 @@ func TestPublishTopKeysMostSevereFirst(t *testing.T) {
 	cfg.Top = 2
 	p, out := newAPIPublisher(t, cfg, srv, 1)
 	r := sampleReport("Orders", recentStart())
-	w := func(key string, wcu uint64, s detector.Severity) detector.KeyReport {
-		return detector.KeyReport{Key: key, Type: "S", WCU: wcu, Share: float64(wcu) / 23456, PeakWCUPerSecond: float64(wcu) / 10, Severity: s}
+	w := func(key string, wcu uint64, s report.Severity) report.KeyReport {
+		return report.KeyReport{KeyFigures: report.KeyFigures{Key: key, Type: "S", WCU: wcu, Share: float64(wcu) / 23456, PeakWCUPerSecond: float64(wcu) / 10, Severity: s}}
 	}
-	r.HotKeys = []detector.KeyReport{w("heavy-warning", 9000, detector.Warning), w("light-critical", 5000, detector.Critical),
-		w("heavy-critical", 8500, detector.Critical), w("small-warning", 100, detector.Warning)}
-	if _, err := p.Publish(context.Background(), []detector.Report{r}); err != nil {
+	r.HotKeys = []report.KeyReport{w("heavy-warning", 9000, report.Warning), w("light-critical", 5000, report.Critical),
+		w("heavy-critical", 8500, report.Critical), w("small-warning", 100, report.Warning)}
+	if _, err := p.Publish(context.Background(), []report.Report{r}); err != nil {
 		t.Fatal(err)
 	}
-	sameObs(t, "PutMetricData", apiObs(srv.Data()), expectedObs(r, []detector.KeyReport{r.HotKeys[2], r.HotKeys[1]}))
+	sameObs(t, "PutMetricData", apiObs(srv.Data()), expectedObs(r, []report.KeyReport{r.HotKeys[2], r.HotKeys[1]}))
 	if _, logs := splitOutput(t, out.Bytes()); len(logs) != 4 {
 		t.Errorf("%d findings lines: every flagged key is logged whatever Top is", len(logs))
 	}
@@ -224,7 +224,7 @@ func TestPublishTopKeysMostSevereFirst(t *testing.T) {
 	srv.Reset()
 	cfg.Top = 0
 	p, _ = newAPIPublisher(t, cfg, srv, 1)
-	if _, err := p.Publish(context.Background(), []detector.Report{r}); err != nil {
+	if _, err := p.Publish(context.Background(), []report.Report{r}); err != nil {
 		t.Fatal(err)
 	}
 	sameObs(t, "Top 0", apiObs(srv.Data()), expectedObs(r, nil))
@@ -234,7 +234,7 @@ func TestPublishTopKeysMostSevereFirst(t *testing.T) {
 // values the API would have received go out as EMF, and Publish succeeds.
 func TestPublishFallsBackToEMF(t *testing.T) {
 	start := recentStart()
-	reports := []detector.Report{sampleReport("Orders", start), sampleReport("Payments", start)}
+	reports := []report.Report{sampleReport("Orders", start), sampleReport("Payments", start)}
 	var want []obs
 	for _, r := range reports {
 		want = append(want, expectedObs(r, r.HotKeys)...)
@@ -286,7 +286,7 @@ func TestPublishPartialFallback(t *testing.T) {
 	srv.FailAfter(1, fakecloudwatch.InternalError)
 	p, out := newAPIPublisher(t, DefaultConfig(), srv, 2)
 	start := recentStart()
-	var reports []detector.Report
+	var reports []report.Report
 	var want []obs
 	for i := range 60 { // 21 values each
 		r := sampleReport(fmt.Sprintf("Table%03d", i), start)
@@ -383,7 +383,7 @@ func TestPublishKeepsToTheDeadline(t *testing.T) {
 	before := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	res, err := p.Publish(ctx, []detector.Report{r})
+	res, err := p.Publish(ctx, []report.Report{r})
 	after := time.Now()
 	if err != nil {
 		t.Fatal(err)
@@ -424,7 +424,7 @@ func TestPublishModes(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.Mode = tc.mode
 			p, out := newAPIPublisher(t, cfg, srv, 2)
-			res, err := p.Publish(context.Background(), []detector.Report{r})
+			res, err := p.Publish(context.Background(), []report.Report{r})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -477,7 +477,7 @@ func TestPublishLeavesOutWhatCloudWatchRejects(t *testing.T) {
 	stale := sampleReport("Orders", recentStart().Add(-15*24*time.Hour))
 	future := sampleReport("Orders", recentStart().Add(3*time.Hour))
 
-	res, err := p.Publish(context.Background(), []detector.Report{stale, fresh, future})
+	res, err := p.Publish(context.Background(), []report.Report{stale, fresh, future})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -504,13 +504,13 @@ func TestPublishInvalidReport(t *testing.T) {
 	defer srv.Close()
 	p, _ := newAPIPublisher(t, DefaultConfig(), srv, 1)
 	good := sampleReport("Orders", recentStart())
-	for _, bad := range []detector.Report{
-		{Start: recentStart(), End: recentStart().Add(time.Minute)},
-		{Table: "Orders"},
-		{Table: "Orders", Start: recentStart(), End: recentStart().Add(-time.Second)},
+	for _, bad := range []report.Report{
+		{Window: report.Window{Start: recentStart(), End: recentStart().Add(time.Minute)}},
+		{Window: report.Window{Table: "Orders"}},
+		{Window: report.Window{Table: "Orders", Start: recentStart(), End: recentStart().Add(-time.Second)}},
 	} {
 		srv.Reset()
-		_, err := p.Publish(context.Background(), []detector.Report{bad, good})
+		_, err := p.Publish(context.Background(), []report.Report{bad, good})
 		if !errors.Is(err, ErrInvalidReport) {
 			t.Errorf("report %+v: err = %v, want ErrInvalidReport", bad, err)
 		}
@@ -550,7 +550,7 @@ func TestPublishReportsWriteErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := p.Publish(context.Background(), []detector.Report{sampleReport("Orders", recentStart())})
+	res, err := p.Publish(context.Background(), []report.Report{sampleReport("Orders", recentStart())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -568,7 +568,7 @@ func TestPublishConcurrentLinesStayWhole(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
-			p.Publish(context.Background(), []detector.Report{sampleReport(fmt.Sprintf("T%d", i), recentStart())})
+			p.Publish(context.Background(), []report.Report{sampleReport(fmt.Sprintf("T%d", i), recentStart())})
 		})
 	}
 	wg.Wait()
@@ -586,7 +586,7 @@ func TestPublishWithContextAlreadyDone(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r := sampleReport("Orders", recentStart())
-	res, err := p.Publish(ctx, []detector.Report{r})
+	res, err := p.Publish(ctx, []report.Report{r})
 	if err != nil {
 		t.Fatal(err)
 	}

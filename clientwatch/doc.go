@@ -2,8 +2,10 @@
 // the aws-sdk-go-v2 DynamoDB client that charges every call's consumed
 // capacity, throttled attempts, conditional-check failures and latency to
 // the partition keys it touched, in the same bounded sketches and windows
-// as the stream side (package detector), and publishes the windows' reports
-// off the request path.
+// as the stream side (package detector), and publishes the windows'
+// reports (report.ClientReport) off the request path, through a Publisher:
+// alert.ClientPublisher sends them to CloudWatch, and the package itself
+// links no CloudWatch code.
 //
 // A stream shows only the writes that succeeded. The client also sees
 // reads (a partition caps them at 3,000 RCU/s), throttled attempts (the

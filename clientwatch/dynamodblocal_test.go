@@ -14,8 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hotkeys-dev/hotkeys/clientwatch"
-	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // op is one call of the workload. run makes it on table through c, asking
@@ -244,8 +244,8 @@ func TestSkewedWorkloadOnDynamoDBLocal(t *testing.T) {
 		t.Fatalf("%d reports, want 1 (one table, one window): %+v", len(reps), reps)
 	}
 	rep := reps[0]
-	if rep.Source != detector.SourceClient || rep.Table != instTable || rep.Requests != uint64(len(wl)) || rep.UnattributedRequests != 0 {
-		t.Errorf("report: source %q table %q requests %d (want %d) unattributed %d", rep.Source, rep.Table, rep.Requests, len(wl), rep.UnattributedRequests)
+	if rep.Table != instTable || rep.Requests != uint64(len(wl)) || rep.UnattributedRequests != 0 {
+		t.Errorf("report: table %q requests %d (want %d) unattributed %d", rep.Table, rep.Requests, len(wl), rep.UnattributedRequests)
 	}
 	if rep.RCU != total.RCU || float64(rep.WCU) != total.WCU {
 		t.Errorf("window totals RCU %g WCU %d, DynamoDB Local reported RCU %g WCU %g", rep.RCU, rep.WCU, total.RCU, total.WCU)
@@ -293,18 +293,18 @@ func TestSkewedWorkloadOnDynamoDBLocal(t *testing.T) {
 
 	// The judgement: the celebrity is read-hot (critical: over 1,500
 	// RCU/s), the counter write-hot.
-	hot := map[string][]string{}
+	hot := map[string][]report.Cause{}
 	for _, k := range rep.HotKeys {
 		hot[k.Key] = k.HotFor
 	}
-	if diff := cmp.Diff(map[string][]string{"celebrity": {"reads"}, "counter": {"writes"}}, hot); diff != "" {
+	if diff := cmp.Diff(map[string][]report.Cause{"celebrity": {report.CauseReads}, "counter": {report.CauseWrites}}, hot); diff != "" {
 		t.Errorf("flagged keys (-want +got):\n%s", diff)
 	}
 	for _, k := range rep.HotKeys {
-		if k.Key == "celebrity" && (k.Severity != detector.Critical || !strings.Contains(k.Diagnosis, "DAX")) {
+		if k.Key == "celebrity" && (k.Severity != report.Critical || !strings.Contains(k.Diagnosis, "DAX")) {
 			t.Errorf("celebrity: severity %s, diagnosis %q: want critical, recommending DAX", k.Severity, k.Diagnosis)
 		}
-		if k.Key == "counter" && (k.Pattern != detector.PatternSingleItem && k.Pattern != detector.PatternSingleKey || !strings.Contains(k.Diagnosis, "Write-hot")) {
+		if k.Key == "counter" && (k.Pattern != report.PatternSingleItem && k.Pattern != report.PatternSingleKey || !strings.Contains(k.Diagnosis, "Write-hot")) {
 			t.Errorf("counter: pattern %s, diagnosis %q", k.Pattern, k.Diagnosis)
 		}
 	}

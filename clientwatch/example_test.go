@@ -57,12 +57,12 @@ func Example() {
 		}
 	}
 	for _, r := range w.Reports() {
-		fmt.Printf("%s (%s): %d calls, %g RCU\n", r.Table, r.Source, r.Requests, r.RCU)
+		fmt.Printf("%s: %d calls, %g RCU\n", r.Table, r.Requests, r.RCU)
 		for _, k := range r.HotKeys {
 			fmt.Printf("%s %s, hot for %v: %g RCU, peak %g RCU/s\n", k.Severity, k.Key, k.HotFor, k.RCU, k.PeakRCUPerSecond)
 		}
 	}
 	// Output:
-	// Profiles (client): 800 calls, 4200 RCU
+	// Profiles: 800 calls, 4200 RCU
 	// critical celebrity, hot for [reads]: 4000 RCU, peak 4000 RCU/s
 }

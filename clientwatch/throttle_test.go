@@ -12,9 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hotkeys-dev/hotkeys/clientwatch"
-	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/internal/faultproxy"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // TestThrottledKeyOnDynamoDBLocal puts the fault-injecting proxy between
@@ -71,10 +71,10 @@ func TestThrottledKeyOnDynamoDBLocal(t *testing.T) {
 	}
 	type flagged struct {
 		Key      string
-		Severity detector.Severity
-		HotFor   []string
+		Severity report.Severity
+		HotFor   []report.Cause
 		Attempts uint64
-		Reasons  []detector.ThrottlingReasonCount
+		Reasons  []report.ThrottlingReasonCount
 	}
 	var got []flagged
 	for _, k := range rep.HotKeys {
@@ -83,8 +83,8 @@ func TestThrottledKeyOnDynamoDBLocal(t *testing.T) {
 			t.Errorf("diagnosis of %s: %q, want it to say the reads are throttled", k.Key, k.Diagnosis)
 		}
 	}
-	want := []flagged{{"hot", detector.Critical, []string{"throttling"}, 2 * calls,
-		[]detector.ThrottlingReasonCount{{Reason: "TableReadKeyRangeThroughputExceeded", Attempts: 2 * calls}}}}
+	want := []flagged{{"hot", report.Critical, []report.Cause{report.CauseThrottling}, 2 * calls,
+		[]report.ThrottlingReasonCount{{Reason: "TableReadKeyRangeThroughputExceeded", Attempts: 2 * calls}}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("flagged keys (-want +got):\n%s", diff)
 	}

@@ -12,14 +12,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
 
-	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
-// Publisher sends closed windows' reports on; *alert.Publisher is one.
+// Publisher sends closed windows' reports on, off the request path: to
+// CloudWatch with alert.ClientPublisher, or anywhere else. Its error says
+// what did not go out; the Watcher never passes it to a caller's call.
 type Publisher interface {
-	Publish(ctx context.Context, reports []detector.Report) (alert.Result, error)
+	Publish(ctx context.Context, reports []report.ClientReport) error
 }
 
 // Options configures a Watcher. Only Detector is required; start from
@@ -88,7 +90,7 @@ type Watcher struct {
 
 	queue   chan *detector.ClientWindow
 	dropped atomic.Uint64 // calls in windows the queue had no room for
-	done    []detector.Report
+	done    []report.ClientReport
 	doneMu  sync.Mutex
 }
 
@@ -255,7 +257,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 			w.Flush(w.now())
 		case <-ctx.Done():
 			for _, r := range w.closeAll() {
-				w.deliver(context.WithoutCancel(ctx), []detector.Report{r})
+				w.deliver(context.WithoutCancel(ctx), []report.ClientReport{r})
 			}
 			return nil
 		}
@@ -265,7 +267,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 // Reports closes every open window, builds the report of each closed one
 // (oldest first), and returns them along with those Run kept for want of a
 // Publisher. It is for tests, short programs and shutdown.
-func (w *Watcher) Reports() []detector.Report {
+func (w *Watcher) Reports() []report.ClientReport {
 	reps := w.closeAll()
 	w.doneMu.Lock()
 	kept := w.done
@@ -274,7 +276,7 @@ func (w *Watcher) Reports() []detector.Report {
 	return sortReports(append(kept, reps...))
 }
 
-func (w *Watcher) closeAll() []detector.Report {
+func (w *Watcher) closeAll() []report.ClientReport {
 	w.mu.Lock()
 	var open []*detector.ClientWindow
 	for table, cw := range w.windows {
@@ -282,7 +284,7 @@ func (w *Watcher) closeAll() []detector.Report {
 		delete(w.windows, table)
 	}
 	w.mu.Unlock()
-	var reps []detector.Report
+	var reps []report.ClientReport
 	for {
 		select {
 		case cw := <-w.queue:
@@ -307,10 +309,10 @@ func (w *Watcher) closeAll() []detector.Report {
 }
 
 func (w *Watcher) publish(ctx context.Context, cw *detector.ClientWindow) {
-	w.deliver(ctx, []detector.Report{cw.Report(w.cfg)})
+	w.deliver(ctx, []report.ClientReport{cw.Report(w.cfg)})
 }
 
-func (w *Watcher) deliver(ctx context.Context, reps []detector.Report) {
+func (w *Watcher) deliver(ctx context.Context, reps []report.ClientReport) {
 	if w.publisher == nil {
 		w.doneMu.Lock()
 		w.done = append(w.done, reps...)
@@ -324,13 +326,13 @@ func (w *Watcher) deliver(ctx context.Context, reps []detector.Report) {
 		w.doneMu.Unlock()
 		return
 	}
-	// The publisher falls back to EMF and counts what it could not send;
-	// nothing here can fail a call.
-	_, _ = w.publisher.Publish(ctx, reps)
+	// Nothing here may reach a caller's call; the error is dropped until
+	// Options has a logger to tell it to.
+	_ = w.publisher.Publish(ctx, reps)
 }
 
-func sortReports(reps []detector.Report) []detector.Report {
-	slices.SortStableFunc(reps, func(a, b detector.Report) int {
+func sortReports(reps []report.ClientReport) []report.ClientReport {
+	slices.SortStableFunc(reps, func(a, b report.ClientReport) int {
 		if c := a.Start.Compare(b.Start); c != 0 {
 			return c
 		}

@@ -67,7 +67,7 @@ func TestQueueFullDropsAndCounts(t *testing.T) {
 }
 
 // TestRunPublishes: Run publishes closed windows through the alert
-// package, and every open window when it stops.
+// package's adapter, and every open window when it stops.
 func TestRunPublishes(t *testing.T) {
 	srv := instantServer(t)
 	clock := &settableClock{t: t0}
@@ -80,7 +80,7 @@ func TestRunPublishes(t *testing.T) {
 	}
 	opts := clientwatch.DefaultOptions()
 	opts.PartitionKeys = map[string]string{"Users": "pk"}
-	opts.Publisher = pub
+	opts.Publisher = alert.ClientPublisher{Publisher: pub}
 	opts.Now = clock.Now
 	w, err := clientwatch.New(opts)
 	if err != nil {

@@ -7,12 +7,9 @@ import (
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
-
-// SourceClient is Report.Source for a report built from what an instrumented
-// DynamoDB client saw (package clientwatch), rather than from a stream.
-const SourceClient = "client"
 
 // DynamoDB's per-partition read cap, and the client-side defaults that
 // follow from it the way the write defaults follow from 1,000 WCU/s.
@@ -20,14 +17,6 @@ const (
 	DefaultReadPartitionLimit   = 3000
 	DefaultCriticalRCUPerSecond = 2400
 	DefaultMinRCUPerSecond      = 300
-)
-
-// Causes of a flagged client-side key, in KeyReport.HotFor.
-const (
-	CauseReads      = "reads"
-	CauseWrites     = "writes"
-	CauseThrottling = "throttling"
-	CauseLatency    = "latency"
 )
 
 // ClientWindow summarises what an instrumented client saw of one table in
@@ -186,15 +175,11 @@ func (w *ClientWindow) WriteCapacity() uint64 { return w.wcu }
 // Report judges every candidate key (the heaviest by calls, reads, writes
 // and throttles) against the read and write thresholds, flags throttled
 // keys whatever their share, applies the latency outlier rule, and says
-// what to do. The shape is Report's, with Source "client" and the client
-// fields filled in.
-func (w *ClientWindow) Report(cfg Config) Report {
+// what to do.
+func (w *ClientWindow) Report(cfg Config) report.ClientReport {
 	cfg = cfg.withClientDefaults()
-	rep := Report{
-		Source:                   SourceClient,
-		Table:                    w.table,
-		Start:                    w.Start(),
-		End:                      w.End(),
+	rep := report.ClientReport{
+		Window:                   report.Window{Table: w.table, Start: w.Start(), End: w.End()},
 		Requests:                 w.requests,
 		UnattributedRequests:     w.unattributed,
 		WCU:                      w.wcu,
@@ -207,9 +192,8 @@ func (w *ClientWindow) Report(cfg Config) Report {
 		ConditionalCheckFailures: w.conditionalFailed,
 		Dropped:                  w.dropped,
 		DistinctKeys:             w.calls.Distinct(),
-		HotKeys:                  []KeyReport{},
-		TopKeys:                  []KeyReport{},
-		Shards:                   []ShardReport{},
+		HotKeys:                  []report.ClientKeyReport{},
+		TopKeys:                  []report.ClientKeyReport{},
 	}
 	if w.requests > w.unattributed && rep.DistinctKeys == 0 {
 		rep.DistinctKeys = 1
@@ -227,11 +211,11 @@ func (w *ClientWindow) Report(cfg Config) Report {
 			}
 		}
 	}
-	keys := make([]KeyReport, len(cands))
+	keys := make([]report.ClientKeyReport, len(cands))
 	for i, key := range cands {
 		keys[i] = w.keyReport(j, key)
 	}
-	w.latencyOutliers(keys, cands)
+	w.latencyOutliers(keys)
 	for i := range keys {
 		w.judgeKey(j, &keys[i], cands[i])
 	}
@@ -240,7 +224,7 @@ func (w *ClientWindow) Report(cfg Config) Report {
 		if rank < cfg.Top {
 			rep.TopKeys = append(rep.TopKeys, keys[rank])
 		}
-		if keys[rank].Severity != None {
+		if keys[rank].Severity != report.None {
 			rep.HotKeys = append(rep.HotKeys, keys[rank])
 		}
 	}
@@ -250,8 +234,8 @@ func (w *ClientWindow) Report(cfg Config) Report {
 // byClientLoad orders client-side keys: throttled first, then by capacity
 // (WCU weighs as 3 RCU, DynamoDB's own exchange rate between the two
 // per-partition limits), then by key.
-func byClientLoad(a, b KeyReport) int {
-	load := func(k KeyReport) float64 { return k.RCU + 3*float64(k.WCU) }
+func byClientLoad(a, b report.ClientKeyReport) int {
+	load := func(k report.ClientKeyReport) float64 { return k.RCU + 3*float64(k.WCU) }
 	return cmp.Or(cmp.Compare(b.ThrottledAttempts, a.ThrottledAttempts), cmp.Compare(load(b), load(a)), cmp.Compare(a.Key, b.Key))
 }
 
@@ -263,20 +247,12 @@ func bounds(s *sketch.Summary, key []byte) (e sketch.Entry) {
 	return e
 }
 
-func (w *ClientWindow) keyReport(j judge, key []byte) KeyReport {
-	typ, value := record.KeyType(key[0]), key[1:]
+func (w *ClientWindow) keyReport(j judge, key []byte) report.ClientKeyReport {
 	calls, reads, writes := bounds(w.calls, key), bounds(w.reads, key), bounds(w.writes, key)
 	thr, cond := bounds(w.throttles, key), bounds(w.conditional, key)
-	k := KeyReport{
-		Key:              j.display(typ, value),
-		Type:             string(rune(typ)),
+	k := report.ClientKeyReport{
+		KeyFigures:       j.figures(key, writes),
 		Requests:         calls.Upper,
-		WCU:              writes.Upper,
-		WCULower:         writes.Lower,
-		WCUUpper:         writes.Upper,
-		Share:            j.share(writes.Upper),
-		AvgWCUPerSecond:  float64(writes.Upper) / j.seconds,
-		PeakWCUPerSecond: float64(writes.Peak),
 		RCU:              float64(reads.Upper) / 2,
 		RCULower:         float64(reads.Lower) / 2,
 		RCUUpper:         float64(reads.Upper) / 2,
@@ -295,9 +271,9 @@ func (w *ClientWindow) keyReport(j judge, key []byte) KeyReport {
 	}
 	if m := w.reasons[string(key)]; len(m) > 0 {
 		for r, n := range m {
-			k.ThrottlingReasons = append(k.ThrottlingReasons, ThrottlingReasonCount{Reason: r, Attempts: n})
+			k.ThrottlingReasons = append(k.ThrottlingReasons, report.ThrottlingReasonCount{Reason: r, Attempts: n})
 		}
-		slices.SortFunc(k.ThrottlingReasons, func(a, b ThrottlingReasonCount) int {
+		slices.SortFunc(k.ThrottlingReasons, func(a, b report.ThrottlingReasonCount) int {
 			return cmp.Or(cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.Reason, b.Reason))
 		})
 	}
@@ -311,7 +287,7 @@ func (w *ClientWindow) keyReport(j judge, key []byte) KeyReport {
 
 // latencyOutliers applies the outlier rule over the keys with enough
 // samples: a p99 over 10× the median key's p99.
-func (w *ClientWindow) latencyOutliers(keys []KeyReport, cands [][]byte) {
+func (w *ClientWindow) latencyOutliers(keys []report.ClientKeyReport) {
 	var p99s []float64
 	for _, k := range keys {
 		if k.LatencySamples >= LatencyOutlierMinSamples {
@@ -332,37 +308,37 @@ func (w *ClientWindow) latencyOutliers(keys []KeyReport, cands [][]byte) {
 }
 
 // judgeKey flags a key for what made it hot and writes its diagnosis.
-func (w *ClientWindow) judgeKey(j judge, k *KeyReport, key []byte) {
+func (w *ClientWindow) judgeKey(j judge, k *report.ClientKeyReport, key []byte) {
 	cfg := j.cfg
-	readSev := None
+	readSev := report.None
 	switch {
 	case k.PeakRCUPerSecond >= cfg.CriticalRCUPerSecond:
-		readSev = Critical
+		readSev = report.Critical
 	case k.ReadShare >= cfg.ShareThreshold && k.PeakRCUPerSecond >= cfg.MinRCUPerSecond:
-		readSev = Warning
+		readSev = report.Warning
 	}
 	writeSev := j.severity(k.Share, k.PeakWCUPerSecond)
-	if readSev != None {
-		k.HotFor = append(k.HotFor, CauseReads)
+	if readSev != report.None {
+		k.HotFor = append(k.HotFor, report.CauseReads)
 	}
-	if writeSev != None {
-		k.HotFor = append(k.HotFor, CauseWrites)
+	if writeSev != report.None {
+		k.HotFor = append(k.HotFor, report.CauseWrites)
 	}
 	sev := worse(readSev, writeSev)
 	if k.ThrottledAttempts > 0 {
-		k.HotFor = append(k.HotFor, CauseThrottling)
-		sev = Critical // DynamoDB is refusing this key's requests now
+		k.HotFor = append(k.HotFor, report.CauseThrottling)
+		sev = report.Critical // DynamoDB is refusing this key's requests now
 	}
 	if k.LatencyOutlier {
-		k.HotFor = append(k.HotFor, CauseLatency)
-		sev = worse(sev, Warning)
+		k.HotFor = append(k.HotFor, report.CauseLatency)
+		sev = worse(sev, report.Warning)
 	}
 	k.Severity = sev
-	if sev == None {
+	if sev == report.None {
 		return
 	}
 	k.RecommendedShards = recommendedShards(k.PeakWCUPerSecond, cfg.PartitionLimit)
-	if writeSev != None {
+	if writeSev != report.None {
 		k.Pattern = classify(keyShape{text: string(key[1:]), isString: record.KeyType(key[0]) == record.String, sortKeyed: true, manyItems: true})
 	}
 	k.Diagnosis = diagnoseClient(k, cfg)

@@ -104,40 +104,90 @@ func DefaultConfig() Config {
 // ErrConfig is wrapped by every validation error.
 var ErrConfig = errors.New("detector: invalid configuration")
 
-// Validate reports the first invalid field, naming it as the CLI flag does.
-func (c Config) Validate() error {
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, a...)...)
+// A FieldError says which field of a Config is invalid and what it may
+// hold. It wraps ErrConfig (and Err, when set). Its message names fields as
+// Go does (ShareThreshold); the CLI and the Lambda, which know what their
+// users set, name them with Message.
+type FieldError struct {
+	Field string // the invalid field: "ShareThreshold"
+	Value any    // what it held
+	Want  string // what it may hold: "a fraction in (0, 1], e.g. 0.10"
+	// Below, when set, is the field that Field may not be below, with its
+	// value; Want is empty then.
+	Below      string
+	BelowValue any
+	// Err is the cause, for a field checked by another package (Sketch).
+	Err error
+}
+
+func (e *FieldError) Error() string {
+	return ErrConfig.Error() + ": " + e.Message(nil)
+}
+
+// Unwrap returns ErrConfig and the cause, if any.
+func (e *FieldError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrConfig, e.Err}
+	}
+	return []error{ErrConfig}
+}
+
+// Message says what is wrong, each field named as names has it, or by its
+// Go name: "--share-threshold 2: want a fraction in (0, 1], e.g. 0.10" with
+// the CLI's flags.
+func (e *FieldError) Message(names map[string]string) string {
+	name := func(field string) string {
+		if n, ok := names[field]; ok {
+			return n
+		}
+		return field
 	}
 	switch {
+	case e.Err != nil:
+		return fmt.Sprintf("%s: %v", name(e.Field), e.Err)
+	case e.Below != "":
+		return fmt.Sprintf("%s %v is below %s %v", name(e.Field), e.Value, name(e.Below), e.BelowValue)
+	}
+	return fmt.Sprintf("%s %v: want %s", name(e.Field), e.Value, e.Want)
+}
+
+// Validate reports the first invalid field, as a *FieldError.
+func (c Config) Validate() error {
+	bad := func(field string, value any, want string) error {
+		return &FieldError{Field: field, Value: value, Want: want}
+	}
+	finite := func(x float64) bool { return x >= 0 && x <= 1e9 } // false for NaN
+	switch {
 	case c.Window < time.Second || c.Window > MaxWindow:
-		return bad("window %s: want 1s to 15m", c.Window)
+		return bad("Window", c.Window, "1s to 15m")
 	case c.Window%time.Second != 0:
-		return bad("window %s: want whole seconds", c.Window)
+		return bad("Window", c.Window, "whole seconds")
 	case !(c.ShareThreshold > 0 && c.ShareThreshold <= 1):
-		return bad("share-threshold %g: want a fraction in (0, 1], e.g. 0.10", c.ShareThreshold)
-	case !(c.MinWCUPerSecond >= 0) || c.MinWCUPerSecond > 1e9:
-		return bad("min-wcu-per-second %g: want ≥ 0", c.MinWCUPerSecond)
+		return bad("ShareThreshold", c.ShareThreshold, "a fraction in (0, 1], e.g. 0.10")
+	case !finite(c.MinWCUPerSecond):
+		return bad("MinWCUPerSecond", c.MinWCUPerSecond, "≥ 0")
 	case !(c.PartitionLimit > 0) || c.PartitionLimit > 1e9:
-		return bad("partition-limit %g: want > 0 (DynamoDB's is 1000)", c.PartitionLimit)
+		return bad("PartitionLimit", c.PartitionLimit, "> 0 (DynamoDB's is 1000)")
 	case !(c.CriticalWCUPerSecond > 0) || c.CriticalWCUPerSecond > 1e9:
-		return bad("critical-wcu-per-second %g: want > 0", c.CriticalWCUPerSecond)
+		return bad("CriticalWCUPerSecond", c.CriticalWCUPerSecond, "> 0")
 	case c.CriticalWCUPerSecond < c.MinWCUPerSecond:
-		return bad("critical-wcu-per-second %g is below min-wcu-per-second %g", c.CriticalWCUPerSecond, c.MinWCUPerSecond)
-	case !(c.MinRCUPerSecond >= 0) || !(c.CriticalRCUPerSecond >= 0) || !(c.ReadPartitionLimit >= 0) ||
-		c.MinRCUPerSecond > 1e9 || c.CriticalRCUPerSecond > 1e9 || c.ReadPartitionLimit > 1e9:
-		return bad("min-rcu-per-second %g, critical-rcu-per-second %g, read-partition-limit %g: want ≥ 0 (0: the default)",
-			c.MinRCUPerSecond, c.CriticalRCUPerSecond, c.ReadPartitionLimit)
+		return &FieldError{Field: "CriticalWCUPerSecond", Value: c.CriticalWCUPerSecond, Below: "MinWCUPerSecond", BelowValue: c.MinWCUPerSecond}
+	case !finite(c.MinRCUPerSecond):
+		return bad("MinRCUPerSecond", c.MinRCUPerSecond, "≥ 0 (0: the default)")
+	case !finite(c.CriticalRCUPerSecond):
+		return bad("CriticalRCUPerSecond", c.CriticalRCUPerSecond, "≥ 0 (0: the default)")
+	case !finite(c.ReadPartitionLimit):
+		return bad("ReadPartitionLimit", c.ReadPartitionLimit, "≥ 0 (0: the default)")
 	case c.Top < 0 || c.Top > 1000:
-		return bad("top %d: want 0 to 1000", c.Top)
+		return bad("Top", c.Top, "0 to 1000")
 	case c.Lateness < 0 || c.Lateness > time.Hour:
-		return bad("lateness %s: want 0 to 1h", c.Lateness)
+		return bad("Lateness", c.Lateness, "0 to 1h")
 	}
 	if err := c.Sketch.Validate(); err != nil {
-		return fmt.Errorf("%w: %v", ErrConfig, err)
+		return &FieldError{Field: "Sketch", Value: c.Sketch, Err: err}
 	}
 	if err := c.IndexSketchConfig().Validate(); err != nil {
-		return fmt.Errorf("%w: index sketch: %v", ErrConfig, err)
+		return &FieldError{Field: "IndexSketch", Value: c.IndexSketch, Err: err}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // Detector routes records into tumbling windows aligned to multiples of the
@@ -173,7 +174,7 @@ func (d *Detector) Watermark() time.Time { return time.Unix(d.watermark, 0).UTC(
 
 // Flush closes and reports the windows that record time has moved past
 // (end + lateness ≤ watermark), oldest first.
-func (d *Detector) Flush() []Report {
+func (d *Detector) Flush() []report.Report {
 	lateness := int64(d.cfg.Lateness / time.Second)
 	return d.close(func(w *Window) bool { return w.end+lateness <= d.watermark })
 }
@@ -182,7 +183,7 @@ func (d *Detector) Flush() []Report {
 // on Ctrl-C, or when the caller knows no more records will come. Tables with
 // late, malformed or internal-error records but no window get an empty
 // report carrying those counts, so nothing counted is lost.
-func (d *Detector) FlushAll() []Report {
+func (d *Detector) FlushAll() []report.Report {
 	reps := d.close(func(*Window) bool { return true })
 	for _, table := range slices.Sorted(maps.Keys(d.pending)) {
 		start := d.WindowStart(d.Watermark())
@@ -196,7 +197,7 @@ func (d *Detector) FlushAll() []Report {
 	return reps
 }
 
-func (d *Detector) close(done func(*Window) bool) []Report {
+func (d *Detector) close(done func(*Window) bool) []report.Report {
 	var closing []*Window
 	for k, w := range d.open {
 		if done(w) {
@@ -210,7 +211,7 @@ func (d *Detector) close(done func(*Window) bool) []Report {
 	if len(closing) > 0 {
 		d.lastIdx = d.lastIdx[:0]
 	}
-	reps := make([]Report, 0, len(closing))
+	reps := make([]report.Report, 0, len(closing))
 	for _, w := range closing {
 		if w == d.last {
 			d.last = nil

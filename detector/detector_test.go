@@ -15,6 +15,8 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/redact"
+	"github.com/hotkeys-dev/hotkeys/report"
+	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -126,7 +128,7 @@ func TestReportAgainstOracle(t *testing.T) {
 	if e := relErr(rep.DistinctKeys, uint64(len(o.wcu))); e > 0.02 {
 		t.Errorf("distinct keys %d, truth %d: error %.2f%% > 2%%", rep.DistinctKeys, len(o.wcu), e*100)
 	}
-	flagged := map[string]KeyReport{}
+	flagged := map[string]report.KeyReport{}
 	for _, k := range rep.HotKeys {
 		flagged[k.Key] = k
 	}
@@ -138,7 +140,7 @@ func TestReportAgainstOracle(t *testing.T) {
 			}
 		}
 	}
-	for _, list := range [][]KeyReport{rep.HotKeys, rep.TopKeys} {
+	for _, list := range [][]report.KeyReport{rep.HotKeys, rep.TopKeys} {
 		for _, k := range list {
 			truth := o.wcu[k.Key]
 			if k.WCULower > truth || truth > k.WCUUpper {
@@ -160,7 +162,7 @@ func TestReportAgainstOracle(t *testing.T) {
 			t.Errorf("key %s, not in top_keys, wrote %d WCU: above other_keys_wcu_upper %d", k, w, rep.OtherKeysWCUUpper)
 		}
 	}
-	if got := flagged["OPS_LOG"]; got.Severity != Critical {
+	if got := flagged["OPS_LOG"]; got.Severity != report.Critical {
 		t.Errorf("OPS_LOG at 900–1800 WCU/s: severity %q, want critical", got.Severity)
 	}
 	if len(rep.TopKeys) != cfg.Top {
@@ -198,16 +200,16 @@ func TestWindowsAlignAndLateRecordsAreCounted(t *testing.T) {
 	}
 	reps := d.Flush()
 	// Records span [..603, ..627]: windows ..600 and ..610 are past; ..620 is open.
-	window := func(start int64, records, late, malformed uint64) Report {
-		return Report{
-			Table: "T1", Start: time.Unix(start, 0), End: time.Unix(start+10, 0),
+	window := func(start int64, records, late, malformed uint64) report.Report {
+		return report.Report{
+			Window:  report.Window{Table: "T1", Start: time.Unix(start, 0), End: time.Unix(start+10, 0)},
 			Records: records, WCU: records, Late: late, Malformed: malformed, DistinctKeys: 1,
-			HotKeys: []KeyReport{}, Shards: []ShardReport{},
+			HotKeys: []report.KeyReport{}, Shards: []report.ShardReport{},
 		}
 	}
 	// The one key's figures are exact; the rest of a key report is
 	// another test's business.
-	checkTop := func(reps []Report) {
+	checkTop := func(reps []report.Report) {
 		t.Helper()
 		for _, r := range reps {
 			if len(r.TopKeys) != 1 || r.TopKeys[0].Key != "k" || r.TopKeys[0].WCULower != r.Records || r.TopKeys[0].WCUUpper != r.Records {
@@ -215,8 +217,8 @@ func TestWindowsAlignAndLateRecordsAreCounted(t *testing.T) {
 			}
 		}
 	}
-	noTop := cmpopts.IgnoreFields(Report{}, "TopKeys")
-	if diff := cmp.Diff([]Report{window(1_763_805_600, 8, 0, 0), window(1_763_805_610, 10, 0, 0)}, reps, noTop); diff != "" {
+	noTop := cmpopts.IgnoreFields(report.Report{}, "TopKeys")
+	if diff := cmp.Diff([]report.Report{window(1_763_805_600, 8, 0, 0), window(1_763_805_610, 10, 0, 0)}, reps, noTop); diff != "" {
 		t.Errorf("Flush (-want +got):\n%s", diff)
 	}
 	checkTop(reps)
@@ -226,7 +228,7 @@ func TestWindowsAlignAndLateRecordsAreCounted(t *testing.T) {
 	}
 	d.AddMalformed("")
 	last := d.FlushAll()
-	if diff := cmp.Diff([]Report{window(1_763_805_620, 8, 1, 1)}, last, noTop); diff != "" {
+	if diff := cmp.Diff([]report.Report{window(1_763_805_620, 8, 1, 1)}, last, noTop); diff != "" {
 		t.Errorf("FlushAll (-want +got):\n%s", diff)
 	}
 	checkTop(last)
@@ -237,25 +239,25 @@ func TestClassify(t *testing.T) {
 		key       string
 		sortKeyed bool
 		many      bool
-		want      Pattern
+		want      report.Pattern
 	}{
-		{"OPS_LOG", true, true, PatternSingleKey},
-		{"tenant-42", true, true, PatternSingleKey},
-		{"STATUS#ACTIVE", true, true, PatternLowCardinality},
-		{"TYPE#ORDER", true, true, PatternLowCardinality},
-		{"pending", true, true, PatternLowCardinality},
-		{"status:Pending", true, true, PatternLowCardinality},
-		{"ACTIVE", true, true, PatternLowCardinality},
-		{"OPS", true, true, PatternSingleKey},
-		{"DATE#2026-11-22", true, true, PatternTimeBucket},
-		{"HOUR#2026-11-22T10", true, true, PatternTimeBucket},
-		{"EVENTS#20261122", true, true, PatternTimeBucket},
-		{"bucket#1763805600", true, true, PatternTimeBucket},
-		{"DATE#2026-11-22", false, false, PatternTimeBucket},
-		{"COUNTER#page_views", true, false, PatternSingleItem},
-		{"COUNTER#page_views", false, false, PatternSingleItem},
-		{"STATUS#ACTIVE", false, false, PatternSingleItem},
-		{"USER#8d3c1f", true, true, PatternSingleKey},
+		{"OPS_LOG", true, true, report.PatternSingleKey},
+		{"tenant-42", true, true, report.PatternSingleKey},
+		{"STATUS#ACTIVE", true, true, report.PatternLowCardinality},
+		{"TYPE#ORDER", true, true, report.PatternLowCardinality},
+		{"pending", true, true, report.PatternLowCardinality},
+		{"status:Pending", true, true, report.PatternLowCardinality},
+		{"ACTIVE", true, true, report.PatternLowCardinality},
+		{"OPS", true, true, report.PatternSingleKey},
+		{"DATE#2026-11-22", true, true, report.PatternTimeBucket},
+		{"HOUR#2026-11-22T10", true, true, report.PatternTimeBucket},
+		{"EVENTS#20261122", true, true, report.PatternTimeBucket},
+		{"bucket#1763805600", true, true, report.PatternTimeBucket},
+		{"DATE#2026-11-22", false, false, report.PatternTimeBucket},
+		{"COUNTER#page_views", true, false, report.PatternSingleItem},
+		{"COUNTER#page_views", false, false, report.PatternSingleItem},
+		{"STATUS#ACTIVE", false, false, report.PatternSingleItem},
+		{"USER#8d3c1f", true, true, report.PatternSingleKey},
 	}
 	for _, tt := range tests {
 		got := classify(keyShape{text: tt.key, isString: true, sortKeyed: tt.sortKeyed, manyItems: tt.many})
@@ -278,7 +280,7 @@ func TestRecommendedShards(t *testing.T) {
 
 // shardedWindow writes one minute of a sharded key with the given per-shard
 // rates (WCU/s), over a light tail.
-func shardedWindow(t *testing.T, cfg Config, base string, rates []int) Report {
+func shardedWindow(t *testing.T, cfg Config, base string, rates []int) report.Report {
 	t.Helper()
 	w, err := NewWindow(cfg.Sketch, "Orders", t0, t0.Add(time.Minute))
 	if err != nil {
@@ -298,13 +300,13 @@ func shardedWindow(t *testing.T, cfg Config, base string, rates []int) Report {
 	return w.Report(cfg)
 }
 
-func findKey(ks []KeyReport, key string) (KeyReport, bool) {
+func findKey(ks []report.KeyReport, key string) (report.KeyReport, bool) {
 	for _, k := range ks {
 		if k.Key == key {
 			return k, true
 		}
 	}
-	return KeyReport{}, false
+	return report.KeyReport{}, false
 }
 
 func TestShardedKeys(t *testing.T) {
@@ -312,13 +314,13 @@ func TestShardedKeys(t *testing.T) {
 	tests := []struct {
 		name, base string
 		rates      []int
-		want       Pattern // "" = the logical key must not be flagged
+		want       report.Pattern // "" = the logical key must not be flagged
 		shards     int
 	}{
-		{"uneven", "ORDERS#SHARD_", []int{400, 60, 60, 60, 60, 60, 60, 60}, PatternShardedUneven, 8},
-		{"too few", "EVENTS#SHARD#", []int{850, 850}, PatternShardedTooFew, 3},
+		{"uneven", "ORDERS#SHARD_", []int{400, 60, 60, 60, 60, 60, 60, 60}, report.PatternShardedUneven, 8},
+		{"too few", "EVENTS#SHARD#", []int{850, 850}, report.PatternShardedTooFew, 3},
 		{"even and enough", "ORDERS#", []int{120, 120, 120, 120}, "", 2},
-		{"one shard nearly idle", "ORDERS#SHARD_", []int{200, 200, 5}, PatternShardedUneven, 3},
+		{"one shard nearly idle", "ORDERS#SHARD_", []int{200, 200, 5}, report.PatternShardedUneven, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -427,7 +429,7 @@ func TestRedactionCoversEveryKey(t *testing.T) {
 		}
 	}
 	rep2 := w.Report(cfg)
-	for _, r := range []Report{rep, rep2} {
+	for _, r := range []report.Report{rep, rep2} {
 		b, _ := json.Marshal(r)
 		for _, leak := range []string{"alice", "bob", "example.com", "USER#"} {
 			if strings.Contains(string(b), leak) {
@@ -444,30 +446,55 @@ func TestRedactionCoversEveryKey(t *testing.T) {
 	}
 }
 
-func TestConfigValidateNamesTheFlag(t *testing.T) {
+// TestConfigValidateNamesTheField: an invalid Config is refused with a
+// *FieldError naming the field at fault, which wraps ErrConfig (and the
+// sketch's own error for a sketch), and whose Message a caller words in
+// its own names.
+func TestConfigValidateNamesTheField(t *testing.T) {
+	flag := map[string]string{}
+	for _, f := range []string{"Window", "ShareThreshold", "MinWCUPerSecond", "CriticalWCUPerSecond", "PartitionLimit",
+		"MinRCUPerSecond", "CriticalRCUPerSecond", "ReadPartitionLimit", "Top", "Lateness"} {
+		flag[f] = "--" + f
+	}
 	for _, tt := range []struct {
 		mut  func(*Config)
-		want string
+		want string // Message, fields named --Field
 	}{
-		{func(c *Config) { c.Window = 0 }, "window"},
-		{func(c *Config) { c.Window = 16 * time.Minute }, "window"},
-		{func(c *Config) { c.Window = 1500 * time.Millisecond }, "whole seconds"},
-		{func(c *Config) { c.ShareThreshold = 0 }, "share-threshold"},
-		{func(c *Config) { c.ShareThreshold = math.NaN() }, "share-threshold"},
-		{func(c *Config) { c.MinWCUPerSecond = -1 }, "min-wcu-per-second"},
-		{func(c *Config) { c.CriticalWCUPerSecond = 50 }, "critical-wcu-per-second"},
-		{func(c *Config) { c.PartitionLimit = 0 }, "partition-limit"},
-		{func(c *Config) { c.Top = -1 }, "top"},
+		{func(c *Config) { c.Window = 0 }, "--Window 0s: want 1s to 15m"},
+		{func(c *Config) { c.Window = 16 * time.Minute }, "--Window 16m0s: want 1s to 15m"},
+		{func(c *Config) { c.Window = 1500 * time.Millisecond }, "--Window 1.5s: want whole seconds"},
+		{func(c *Config) { c.ShareThreshold = 0 }, "--ShareThreshold 0: want a fraction in (0, 1], e.g. 0.10"},
+		{func(c *Config) { c.ShareThreshold = math.NaN() }, "--ShareThreshold NaN: want a fraction in (0, 1], e.g. 0.10"},
+		{func(c *Config) { c.MinWCUPerSecond = -1 }, "--MinWCUPerSecond -1: want ≥ 0"},
+		{func(c *Config) { c.CriticalWCUPerSecond = 50 }, "--CriticalWCUPerSecond 50 is below --MinWCUPerSecond 100"},
+		{func(c *Config) { c.PartitionLimit = 0 }, "--PartitionLimit 0: want > 0 (DynamoDB's is 1000)"},
+		{func(c *Config) { c.MinRCUPerSecond = -1 }, "--MinRCUPerSecond -1: want ≥ 0 (0: the default)"},
+		{func(c *Config) { c.CriticalRCUPerSecond = math.Inf(1) }, "--CriticalRCUPerSecond +Inf: want ≥ 0 (0: the default)"},
+		{func(c *Config) { c.ReadPartitionLimit = 2e9 }, "--ReadPartitionLimit 2e+09: want ≥ 0 (0: the default)"},
+		{func(c *Config) { c.Top = -1 }, "--Top -1: want 0 to 1000"},
+		{func(c *Config) { c.Lateness = 2 * time.Hour }, "--Lateness 2h0m0s: want 0 to 1h"},
 	} {
 		c := DefaultConfig()
 		tt.mut(&c)
 		err := c.Validate()
-		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("Validate() = %v, want ErrConfig naming %q", err, tt.want)
+		var fe *FieldError
+		if !errors.Is(err, ErrConfig) || !errors.As(err, &fe) || fe.Message(flag) != tt.want {
+			t.Errorf("Validate() = %v, want a *FieldError wrapping ErrConfig saying %q", err, tt.want)
+			continue
+		}
+		if want := ErrConfig.Error() + ": " + strings.ReplaceAll(tt.want, "--", ""); err.Error() != want {
+			t.Errorf("Validate() = %q, want %q", err, want)
 		}
 		if _, err := New(c); !errors.Is(err, ErrConfig) {
 			t.Errorf("New() = %v, want ErrConfig", err)
 		}
+	}
+	// A sketch's own error stays in the chain.
+	c := DefaultConfig()
+	c.IndexSketch.Depth = 99
+	var fe *FieldError
+	if err := c.Validate(); !errors.Is(err, ErrConfig) || !errors.Is(err, sketch.ErrConfig) || !errors.As(err, &fe) || fe.Field != "IndexSketch" {
+		t.Errorf("Validate() = %v, want a *FieldError on IndexSketch wrapping ErrConfig and sketch.ErrConfig", err)
 	}
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Errorf("defaults invalid: %v", err)

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // The shapes below are how the usual anti-patterns spell their keys. They
@@ -43,17 +45,17 @@ type keyShape struct {
 // classify picks the pattern that best explains a hot physical key. The order
 // matters: a date in the key explains the heat better than the single item
 // it may also be, and a single item is stronger evidence than a name shape.
-func classify(s keyShape) Pattern {
+func classify(s keyShape) report.Pattern {
 	if s.isString && (timeBucketRE.MatchString(s.text) || timeWordRE.MatchString(s.text)) {
-		return PatternTimeBucket
+		return report.PatternTimeBucket
 	}
 	if !s.sortKeyed || !s.manyItems {
-		return PatternSingleItem
+		return report.PatternSingleItem
 	}
 	if s.isString && lowCardinalityRE.MatchString(s.text) {
-		return PatternLowCardinality
+		return report.PatternLowCardinality
 	}
-	return PatternSingleKey
+	return report.PatternSingleKey
 }
 
 // shardSuffix splits BASE#SHARD_3, BASE#SHARD#3, BASE_SHARD3, BASE#3 or
@@ -96,26 +98,26 @@ type shardFacts struct {
 // diagnose writes the plain-words explanation of a flagged key. It never
 // quotes the key: keys may be personal data, and the key is in the report
 // next to the diagnosis anyway (redacted when configured).
-func diagnose(p Pattern, k *KeyReport, limit float64, sf shardFacts) string {
+func diagnose(p report.Pattern, k *report.KeyFigures, limit float64, sf shardFacts) string {
 	head := fmt.Sprintf("%.0f%% of the window's WCU, peaking at %.0f WCU/s against the %.0f WCU/s per-partition limit.",
 		k.Share*100, k.PeakWCUPerSecond, limit)
 	r := k.RecommendedShards
 	switch p {
-	case PatternTimeBucket:
+	case report.PatternTimeBucket:
 		return "Time-bucketed key: every write of the current period lands on one partition, " + head +
 			fmt.Sprintf(" Add a write-shard suffix to the bucket (…#0 to …#%d, picked by a hash of the item id) and query the %d shards in parallel, or use a finer bucket.", r-1, r)
-	case PatternSingleItem:
+	case report.PatternSingleItem:
 		return "One item rewritten again and again (a counter or status record): " + head +
 			fmt.Sprintf(" Split it into %d sub-items summed on read, or aggregate updates in memory or from the stream and write them periodically.", r)
-	case PatternLowCardinality:
+	case report.PatternLowCardinality:
 		return "Low-cardinality value used as a partition key: all items with this value share one partition, " + head +
 			fmt.Sprintf(" Key the table by a high-cardinality attribute (e.g. the item id) and serve the by-value query from a GSI with a write-sharded key (%d shards).", r)
-	case PatternShardedUneven:
+	case report.PatternShardedUneven:
 		return fmt.Sprintf("Write-sharded key with uneven shards: of %d shards, one is %.0f%% off their mean. Together they take %.0f%% of the window's WCU; the hottest shard peaks at %.0f WCU/s against the %.0f WCU/s per-partition limit.",
 			sf.count, sf.deviation*100, k.Share*100, k.PeakWCUPerSecond, limit) +
 			" Pick the shard by a uniform hash of a high-cardinality attribute (not by time, a counter or a skewed field)" +
 			fmt.Sprintf(" and keep at least %d shards.", r)
-	case PatternShardedTooFew:
+	case report.PatternShardedTooFew:
 		return fmt.Sprintf("Write-sharded key with too few shards: %d evenly loaded shards take %.0f%% of the window's WCU, %.0f WCU/s together at peak; the hottest peaks at %.0f WCU/s against the %.0f WCU/s per-partition limit.",
 			sf.count, k.Share*100, sf.combinedPeak, k.PeakWCUPerSecond, limit) +
 			fmt.Sprintf(" Use at least %d shards.", r)
@@ -126,21 +128,21 @@ func diagnose(p Pattern, k *KeyReport, limit float64, sf shardFacts) string {
 
 // diagnoseClient explains a flagged client-side key: which of reads,
 // writes, throttling and latency made it hot, and what to do about each.
-func diagnoseClient(k *KeyReport, cfg Config) string {
+func diagnoseClient(k *report.ClientKeyReport, cfg Config) string {
 	var b strings.Builder
 	for _, cause := range k.HotFor {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
 		switch cause {
-		case CauseReads:
+		case report.CauseReads:
 			fmt.Fprintf(&b, "Read-hot: %.0f%% of the window's RCU, peaking at %.0f RCU/s against the %.0f RCU/s per-partition read limit."+
 				" Serve the item from a read-through cache (DAX, or an application cache with a short TTL), or use eventually consistent reads, which cost half.",
 				k.ReadShare*100, k.PeakRCUPerSecond, cfg.ReadPartitionLimit)
-		case CauseWrites:
+		case report.CauseWrites:
 			b.WriteString("Write-hot: ")
-			b.WriteString(diagnose(k.Pattern, k, cfg.PartitionLimit, shardFacts{}))
-		case CauseThrottling:
+			b.WriteString(diagnose(k.Pattern, &k.KeyFigures, cfg.PartitionLimit, shardFacts{}))
+		case report.CauseThrottling:
 			fmt.Fprintf(&b, "Throttled: DynamoDB refused %d attempts on this key in the window", k.ThrottledAttempts)
 			if len(k.ThrottlingReasons) > 0 && k.ThrottlingReasons[0].Reason != "" {
 				fmt.Fprintf(&b, " (%s", k.ThrottlingReasons[0].Reason)
@@ -151,12 +153,12 @@ func diagnoseClient(k *KeyReport, cfg Config) string {
 			}
 			b.WriteString(", so its true demand is higher than the figures show.")
 			switch throttleKind(k.ThrottlingReasons) {
-			case CauseReads:
+			case report.CauseReads:
 				b.WriteString(" The reads are throttled: cache the item (DAX or an application cache).")
-			case CauseWrites:
+			case report.CauseWrites:
 				b.WriteString(fmt.Sprintf(" The writes are throttled: write-shard the key into %d suffixes.", k.RecommendedShards))
 			}
-		case CauseLatency:
+		case report.CauseLatency:
 			fmt.Fprintf(&b, "Slow: p99 latency %.1f ms is over %d× the median key's p99 (%.1f ms), over %d calls: the first sign of a hot partition.",
 				k.LatencyP99Ms, LatencyOutlierFactor, k.MedianKeyP99Ms, k.LatencySamples)
 		}
@@ -165,7 +167,7 @@ func diagnoseClient(k *KeyReport, cfg Config) string {
 }
 
 // throttleKind says whether the reasons name reads or writes, or neither.
-func throttleKind(rs []ThrottlingReasonCount) string {
+func throttleKind(rs []report.ThrottlingReasonCount) report.Cause {
 	var reads, writes uint64
 	for _, r := range rs {
 		switch {
@@ -177,9 +179,9 @@ func throttleKind(rs []ThrottlingReasonCount) string {
 	}
 	switch {
 	case reads > writes:
-		return CauseReads
+		return report.CauseReads
 	case writes > reads:
-		return CauseWrites
+		return report.CauseWrites
 	}
 	return ""
 }

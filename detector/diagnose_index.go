@@ -1,24 +1,23 @@
 package detector
 
-import "fmt"
+import (
+	"fmt"
 
-// PatternConstantKey: an index key that (nearly) every item writes with the
-// same value, such as GSI1PK = "OPS_LOG" added to every log line so that
-// they can be queried across days.
-const PatternConstantKey Pattern = "constant_key"
+	"github.com/hotkeys-dev/hotkeys/report"
+)
 
 // classifyIndexKey picks the pattern of a hot global secondary index key.
 // An index key is an attribute value, not an item's identity: what matters
 // is whether it is a time bucket, an enumerated value (a status), or a
 // constant written on every item.
-func classifyIndexKey(text string, isString bool) Pattern {
+func classifyIndexKey(text string, isString bool) report.Pattern {
 	if timeBucketRE.MatchString(text) || (isString && timeWordRE.MatchString(text)) {
-		return PatternTimeBucket
+		return report.PatternTimeBucket
 	}
 	if isString && lowCardinalityRE.MatchString(text) {
-		return PatternLowCardinality
+		return report.PatternLowCardinality
 	}
-	return PatternConstantKey
+	return report.PatternConstantKey
 }
 
 // backPressure is what makes a hot index worse than a hot table: DynamoDB
@@ -29,16 +28,16 @@ const backPressure = " Back-pressure: when this index partition throttles, Dynam
 // diagnoseIndex explains a flagged key of index: its pattern, the
 // back-pressure it puts on the table, and the write-sharding fix. As
 // diagnose, it never quotes the key.
-func diagnoseIndex(index string, p Pattern, k *KeyReport, limit float64) string {
+func diagnoseIndex(index string, p report.Pattern, k *report.KeyFigures, limit float64) string {
 	head := fmt.Sprintf("%.0f%% of the index's WCU, peaking at %.0f WCU/s against the %.0f WCU/s per-partition limit.",
 		k.Share*100, k.PeakWCUPerSecond, limit)
 	r := k.RecommendedShards
 	var what, fix string
 	switch p {
-	case PatternTimeBucket:
+	case report.PatternTimeBucket:
 		what = "time-bucketed index key: every write of the current period lands on one partition of the index, "
 		fix = fmt.Sprintf(" Write-shard the bucket in the index key (…#SHARD#0 to …#SHARD#%d, picked by a hash of the item id) and query the %d shards in parallel.", r-1, r)
-	case PatternLowCardinality:
+	case report.PatternLowCardinality:
 		what = "low-cardinality attribute indexed directly: every item with this value shares one partition of the index, "
 		fix = fmt.Sprintf(" Write-shard the index key (VALUE#SHARD#n, n from 0 to %d picked by a hash of the item id) and query the %d shards in parallel.", r-1, r)
 	default:

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // withIndex gives r one index write: put WCU under key, and, if old != "",
@@ -54,7 +56,7 @@ func TestIndexWindows(t *testing.T) {
 		Table, Index    string
 		Records, WCU    uint64
 		Hot             []string
-		Patterns        []Pattern
+		Patterns        []report.Pattern
 		HasBackPressure bool
 	}
 	var got []summary
@@ -70,9 +72,9 @@ func TestIndexWindows(t *testing.T) {
 	want := []summary{
 		{Table: "Logs", Records: 18000, WCU: tableWCU},
 		{Table: "Logs", Index: "GSI1", Records: 18000, WCU: indexWCU,
-			Hot: []string{"OPS_LOG=54000/critical"}, Patterns: []Pattern{PatternConstantKey}, HasBackPressure: true},
+			Hot: []string{"OPS_LOG=54000/critical"}, Patterns: []report.Pattern{report.PatternConstantKey}, HasBackPressure: true},
 		{Table: "Logs", Index: "byStatus", Records: 18000, WCU: 36000,
-			Hot: []string{"STATUS#ACTIVE=18000/warning", "STATUS#PENDING=18000/warning"}, Patterns: []Pattern{PatternLowCardinality, PatternLowCardinality}, HasBackPressure: true},
+			Hot: []string{"STATUS#ACTIVE=18000/warning", "STATUS#PENDING=18000/warning"}, Patterns: []report.Pattern{report.PatternLowCardinality, report.PatternLowCardinality}, HasBackPressure: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -11,6 +11,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/maxkeys"
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // keyFigures is what must survive of a key: its identity and its WCU.
@@ -51,7 +52,7 @@ func sortFigures(f []keyFigures) []keyFigures {
 	return f
 }
 
-func figuresOf(keys []detector.KeyReport) []keyFigures {
+func figuresOf(keys []report.KeyReport) []keyFigures {
 	var out []keyFigures
 	for _, k := range keys {
 		out = append(out, keyFigures{k.Key, k.Type, k.WCU, k.WCULower, k.WCUUpper})

@@ -9,19 +9,17 @@ import (
 	"strings"
 
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
 // Report draws the window's conclusions: every candidate key judged against
 // the thresholds, sharded keys judged as one logical key as well as per
 // shard, the Top heaviest keys, and the stream shards' load.
-func (w *Window) Report(cfg Config) Report {
-	rep := Report{
-		Table:           w.table,
-		Index:           w.index,
+func (w *Window) Report(cfg Config) report.Report {
+	rep := report.Report{
+		Window:          report.Window{Table: w.table, Index: w.index, Start: w.Start(), End: w.End()},
 		TTLWCU:          w.ttlWCU,
-		Start:           w.Start(),
-		End:             w.End(),
 		Records:         w.records,
 		TTLDeletes:      w.ttlDeletes,
 		Malformed:       w.malformed,
@@ -32,18 +30,23 @@ func (w *Window) Report(cfg Config) Report {
 		DistinctKeys:    w.summary.Distinct(),
 		TerminatedEarly: w.terminatedEarly,
 		Trimmed:         w.trimmed,
-		HotKeys:         []KeyReport{},
-		TopKeys:         []KeyReport{},
-		Shards:          []ShardReport{},
+		HotKeys:         []report.KeyReport{},
+		TopKeys:         []report.KeyReport{},
+		Shards:          w.shardReports(),
 	}
 	if rep.Records > 0 && rep.DistinctKeys == 0 {
 		rep.DistinctKeys = 1 // the estimator never says 0 for a non-empty window
 	}
-	seconds := float64(w.end - w.start)
-	j := judge{cfg: cfg, total: w.wcu, seconds: seconds, index: w.index}
+	j := judge{cfg: cfg, total: w.wcu, seconds: float64(w.end - w.start), index: w.index}
+	w.judgeKeys(j, &rep)
+	return rep
+}
 
+// judgeKeys fills rep's HotKeys, TopKeys and OtherKeysWCUUpper from the
+// window's tracked keys.
+func (w *Window) judgeKeys(j judge, rep *report.Report) {
 	entries := w.summary.Top(w.summary.Config().Counters)
-	keys := make([]KeyReport, len(entries))
+	keys := make([]report.KeyReport, len(entries))
 	for i, e := range entries {
 		keys[i] = j.physical(e)
 	}
@@ -56,14 +59,15 @@ func (w *Window) Report(cfg Config) Report {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return byWCU(keys[a], keys[b]) })
+	top := j.cfg.Top
 	for rank, i := range order {
-		if keys[i].Pattern == "" && (keys[i].Severity != None || rank < cfg.Top) {
+		if keys[i].Pattern == "" && (keys[i].Severity != report.None || rank < top) {
 			j.explain(&keys[i], entries[i])
 		}
-		if rank < cfg.Top {
+		if rank < top {
 			rep.TopKeys = append(rep.TopKeys, keys[i])
 		}
-		if keys[i].Severity != None {
+		if keys[i].Severity != report.None {
 			rep.HotKeys = append(rep.HotKeys, keys[i])
 		}
 	}
@@ -71,23 +75,27 @@ func (w *Window) Report(cfg Config) Report {
 	// (its upper bound is at most the first one left out) or untracked (at
 	// most the summary's floor).
 	rep.OtherKeysWCUUpper = w.summary.Floor()
-	if len(order) > cfg.Top {
-		rep.OtherKeysWCUUpper = max(rep.OtherKeysWCUUpper, keys[order[cfg.Top]].WCUUpper)
+	if len(order) > top {
+		rep.OtherKeysWCUUpper = max(rep.OtherKeysWCUUpper, keys[order[top]].WCUUpper)
 	}
 	rep.HotKeys = append(rep.HotKeys, logical...)
 	slices.SortStableFunc(rep.HotKeys, byWCU)
+}
 
+// shardReports returns the stream shards' load, heaviest first.
+func (w *Window) shardReports() []report.ShardReport {
+	out := make([]report.ShardReport, 0, len(w.shards))
 	for _, s := range w.shards {
-		rep.Shards = append(rep.Shards, ShardReport{Shard: s.id, Records: s.records, WCU: s.wcu, PeakWCUPerSecond: float64(s.peak)})
+		out = append(out, report.ShardReport{Shard: s.id, Records: s.records, WCU: s.wcu, PeakWCUPerSecond: float64(s.peak)})
 	}
-	slices.SortFunc(rep.Shards, func(a, b ShardReport) int {
+	slices.SortFunc(out, func(a, b report.ShardReport) int {
 		return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Shard, b.Shard))
 	})
-	return rep
+	return out
 }
 
 // byWCU orders keys by WCU, heaviest first, then by key.
-func byWCU(a, b KeyReport) int {
+func byWCU(a, b report.KeyReport) int {
 	return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Key, b.Key))
 }
 
@@ -108,20 +116,29 @@ func (j judge) share(wcu uint64) float64 {
 
 // severity flags on the upper bound of the share, so that no key whose true
 // share reaches the threshold goes unflagged, and on the tracked peak.
-func (j judge) severity(share, peak float64) Severity {
+func (j judge) severity(share, peak float64) report.Severity {
 	switch {
 	case peak >= j.cfg.CriticalWCUPerSecond:
-		return Critical
+		return report.Critical
 	case share >= j.cfg.ShareThreshold && peak >= j.cfg.MinWCUPerSecond:
-		return Warning
+		return report.Warning
 	}
-	return None
+	return report.None
 }
 
-func (j judge) physical(e sketch.Entry) KeyReport {
-	typ, value := record.KeyType(e.Key[0]), e.Key[1:]
-	k := KeyReport{
-		Key:              j.display(typ, value),
+func (j judge) physical(e sketch.Entry) report.KeyReport {
+	k := report.KeyReport{KeyFigures: j.figures(e.Key, e)}
+	k.Severity = j.severity(k.Share, k.PeakWCUPerSecond)
+	k.RecommendedShards = recommendedShards(k.PeakWCUPerSecond, j.cfg.PartitionLimit)
+	return k
+}
+
+// figures are a key's write figures from its typed bytes and its entry
+// (bounds and peak) in the window's writes.
+func (j judge) figures(key []byte, e sketch.Entry) report.KeyFigures {
+	typ := record.KeyType(key[0])
+	return report.KeyFigures{
+		Key:              j.display(typ, key[1:]),
 		Type:             string(rune(typ)),
 		WCU:              e.Upper,
 		WCULower:         e.Lower,
@@ -130,17 +147,14 @@ func (j judge) physical(e sketch.Entry) KeyReport {
 		AvgWCUPerSecond:  float64(e.Upper) / j.seconds,
 		PeakWCUPerSecond: float64(e.Peak),
 	}
-	k.Severity = j.severity(k.Share, k.PeakWCUPerSecond)
-	k.RecommendedShards = recommendedShards(k.PeakWCUPerSecond, j.cfg.PartitionLimit)
-	return k
 }
 
 // explain gives a physical key its pattern and, when flagged, its diagnosis.
-func (j judge) explain(k *KeyReport, e sketch.Entry) {
+func (j judge) explain(k *report.KeyReport, e sketch.Entry) {
 	if j.index != "" {
 		k.Pattern = classifyIndexKey(string(e.Key[1:]), record.KeyType(e.Key[0]) == record.String)
-		if k.Severity != None {
-			k.Diagnosis = diagnoseIndex(j.index, k.Pattern, k, j.cfg.PartitionLimit)
+		if k.Severity != report.None {
+			k.Diagnosis = diagnoseIndex(j.index, k.Pattern, &k.KeyFigures, j.cfg.PartitionLimit)
 		}
 		return
 	}
@@ -150,8 +164,8 @@ func (j judge) explain(k *KeyReport, e sketch.Entry) {
 		sortKeyed: e.Item != 0,
 		manyItems: e.ManyItems,
 	})
-	if k.Severity != None {
-		k.Diagnosis = diagnose(k.Pattern, k, j.cfg.PartitionLimit, shardFacts{})
+	if k.Severity != report.None {
+		k.Diagnosis = diagnose(k.Pattern, &k.KeyFigures, j.cfg.PartitionLimit, shardFacts{})
 	}
 }
 
@@ -179,7 +193,7 @@ type shardGroup struct {
 // shardedKeys finds write-sharded keys (BASE#SHARD_N and friends) among the
 // candidates, judges each group as one logical key, and gives its flagged
 // shards the group's diagnosis. It returns the flagged logical keys.
-func (j judge) shardedKeys(entries []sketch.Entry, keys []KeyReport) []KeyReport {
+func (j judge) shardedKeys(entries []sketch.Entry, keys []report.KeyReport) []report.KeyReport {
 	groups := map[string]*shardGroup{}
 	var order []string
 	for i, e := range entries {
@@ -200,7 +214,7 @@ func (j judge) shardedKeys(entries []sketch.Entry, keys []KeyReport) []KeyReport
 		g.members = append(g.members, i)
 		g.numbers = append(g.numbers, n)
 	}
-	var out []KeyReport
+	var out []report.KeyReport
 	for _, base := range order {
 		g := groups[base]
 		n, ok := g.shardCount()
@@ -233,68 +247,32 @@ func (g *shardGroup) shardCount() (int, bool) {
 	return n, true
 }
 
-func (j judge) logical(g *shardGroup, shards int, entries []sketch.Entry, keys []KeyReport) (KeyReport, bool) {
-	var lower, upper uint64
-	var combined, hottest float64
-	worst := None
-	parts := make([]ShardedKeyPart, 0, len(g.members))
-	for _, i := range g.members {
-		lower += entries[i].Lower
-		upper += entries[i].Upper
-		combined += keys[i].PeakWCUPerSecond
-		hottest = max(hottest, keys[i].PeakWCUPerSecond)
-		worst = worse(worst, keys[i].Severity)
-		parts = append(parts, ShardedKeyPart{Key: keys[i].Key, WCU: keys[i].WCU})
-	}
-	slices.SortFunc(parts, func(a, b ShardedKeyPart) int { return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Key, b.Key)) })
-
-	// Shards that never showed up carry 0: they make the load uneven too.
-	mean := float64(upper) / float64(shards)
-	deviation := 0.0
-	for _, m := range g.members {
-		deviation = max(deviation, math.Abs(float64(keys[m].WCU)-mean))
-	}
-	if len(g.members) < shards {
-		deviation = max(deviation, mean)
-	}
-	if mean > 0 {
-		deviation /= mean
-	}
-
-	k := KeyReport{
-		Key:             j.logicalName(g.base),
-		Type:            string(rune(record.String)),
-		WCU:             upper,
-		WCULower:        lower,
-		WCUUpper:        upper,
-		Share:           j.share(upper),
-		AvgWCUPerSecond: float64(upper) / j.seconds,
-		// The partition cap applies to each shard: the logical key's peak
-		// is its hottest shard's. The shard count needed follows from the
-		// shards' peaks added up (an upper bound on the key's peak second).
-		PeakWCUPerSecond: hottest,
-		Shards:           parts,
-	}
+// logical judges the shards of a group as one logical key. It returns the
+// key and whether it is flagged; a flagged key's flagged shards are told
+// to look at it.
+func (j judge) logical(g *shardGroup, shards int, entries []sketch.Entry, keys []report.KeyReport) (report.KeyReport, bool) {
+	k, combined, worst := j.combine(g, entries, keys)
+	deviation := unevenness(g, shards, keys, k.WCUUpper)
 	k.RecommendedShards = recommendedShards(combined, j.cfg.PartitionLimit)
 	switch {
 	case deviation > 0.20:
-		k.Pattern = PatternShardedUneven
+		k.Pattern = report.PatternShardedUneven
 		k.RecommendedShards = max(k.RecommendedShards, shards)
 	case k.RecommendedShards > shards:
-		k.Pattern = PatternShardedTooFew
+		k.Pattern = report.PatternShardedTooFew
 	default:
 		return k, false // evenly spread over enough shards: the fix is working
 	}
 	k.Severity = worse(worst, j.severity(k.Share, k.PeakWCUPerSecond))
-	if k.Severity == None {
+	if k.Severity == report.None {
 		return k, false
 	}
-	k.Diagnosis = diagnose(k.Pattern, &k, j.cfg.PartitionLimit, shardFacts{count: shards, deviation: deviation, combinedPeak: combined})
+	k.Diagnosis = diagnose(k.Pattern, &k.KeyFigures, j.cfg.PartitionLimit, shardFacts{count: shards, deviation: deviation, combinedPeak: combined})
 	if j.index != "" {
 		k.Diagnosis = "Index " + j.index + ": " + k.Diagnosis + backPressure
 	}
 	for _, i := range g.members {
-		if keys[i].Severity != None {
+		if keys[i].Severity != report.None {
 			keys[i].Pattern = k.Pattern
 			keys[i].RecommendedShards = k.RecommendedShards
 			// k.Key is the display form, hashed under redaction.
@@ -305,6 +283,61 @@ func (j judge) logical(g *shardGroup, shards int, entries []sketch.Entry, keys [
 	return k, true
 }
 
+// combine adds up a group's shards into its logical key, unjudged; it
+// returns the shards' peaks added up and their worst severity too.
+func (j judge) combine(g *shardGroup, entries []sketch.Entry, keys []report.KeyReport) (k report.KeyReport, combined float64, worst report.Severity) {
+	var lower, upper uint64
+	var hottest float64
+	parts := make([]report.ShardedKeyPart, 0, len(g.members))
+	for _, i := range g.members {
+		lower += entries[i].Lower
+		upper += entries[i].Upper
+		combined += keys[i].PeakWCUPerSecond
+		hottest = max(hottest, keys[i].PeakWCUPerSecond)
+		worst = worse(worst, keys[i].Severity)
+		parts = append(parts, report.ShardedKeyPart{Key: keys[i].Key, WCU: keys[i].WCU})
+	}
+	slices.SortFunc(parts, func(a, b report.ShardedKeyPart) int {
+		return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Key, b.Key))
+	})
+	k = report.KeyReport{
+		KeyFigures: report.KeyFigures{
+			Key:             j.logicalName(g.base),
+			Type:            string(rune(record.String)),
+			WCU:             upper,
+			WCULower:        lower,
+			WCUUpper:        upper,
+			Share:           j.share(upper),
+			AvgWCUPerSecond: float64(upper) / j.seconds,
+			// The partition cap applies to each shard: the logical key's
+			// peak is its hottest shard's. The shard count needed follows
+			// from the shards' peaks added up (an upper bound on the key's
+			// peak second).
+			PeakWCUPerSecond: hottest,
+		},
+		Shards: parts,
+	}
+	return k, combined, worst
+}
+
+// unevenness is the largest distance of a shard's WCU from the shards'
+// mean, as a fraction of the mean. Shards that never showed up carry 0:
+// they make the load uneven too.
+func unevenness(g *shardGroup, shards int, keys []report.KeyReport, total uint64) float64 {
+	mean := float64(total) / float64(shards)
+	deviation := 0.0
+	for _, m := range g.members {
+		deviation = max(deviation, math.Abs(float64(keys[m].WCU)-mean))
+	}
+	if len(g.members) < shards {
+		deviation = max(deviation, mean)
+	}
+	if mean > 0 {
+		deviation /= mean
+	}
+	return deviation
+}
+
 func (j judge) logicalName(base string) string {
 	if j.cfg.Redactor != nil {
 		base = j.cfg.Redactor.Key(byte(record.String), []byte(base))
@@ -312,7 +345,7 @@ func (j judge) logicalName(base string) string {
 	return base + "#<shard>"
 }
 
-func worse(a, b Severity) Severity {
+func worse(a, b report.Severity) report.Severity {
 	if b.Rank() > a.Rank() {
 		return b
 	}

@@ -2,20 +2,20 @@ package heatmap
 
 import "math"
 
-// Band is one step of a colour scale: values below UpTo (a fraction of the
-// scale's reference) take Colour, unless an earlier band took them.
-type Band struct {
-	UpTo   float64
-	Colour string
+// band is one step of a colour scale: values below upTo (a fraction of the
+// scale's reference) take fill, unless an earlier band took them.
+type band struct {
+	upTo float64
+	fill string
 }
 
-// HeatScale colours a key's or a stream shard's peak WCU/s as a fraction of
+// heatScale colours a key's or a stream shard's peak WCU/s as a fraction of
 // the partition limit: pale up to a tenth of it, deepening through orange to
 // red at 80 % (where the detector calls a key critical) and to a dark
 // crimson at and over the limit, which the legend marks. Discrete bands
 // (ColorBrewer's YlOrRd) read faster than a gradient and can be told apart
 // on a screenshot.
-var HeatScale = []Band{
+var heatScale = []band{
 	{0.10, "#ffffcc"},
 	{0.20, "#ffeda0"},
 	{0.35, "#fed976"},
@@ -26,10 +26,10 @@ var HeatScale = []Band{
 	{math.Inf(1), "#800026"},
 }
 
-// ShareScale colours the row "all other keys" by the share of the column's
+// shareScale colours the row "all other keys" by the share of the column's
 // WCU they certainly took: they spread over many partitions, so their rate
 // says nothing about the partition limit. Blues keep it apart from the heat.
-var ShareScale = []Band{
+var shareScale = []band{
 	{0.20, "#eff3ff"},
 	{0.40, "#c6dbef"},
 	{0.60, "#9ecae1"},
@@ -40,22 +40,22 @@ var ShareScale = []Band{
 // Colours of what has no figure.
 const (
 	UnlistedColour = "#e8e8e8" // a key not among a window's top or hot keys
-	EmptyColour    = "#f7f7f7" // a column without records, or a shard without any
+	emptyColour    = "#f7f7f7" // a column without records, or a shard without any
 )
 
-// Colour returns the band's colour for value/reference. A value of 0 or less
+// colour returns the band's colour for value/reference. A value of 0 or less
 // takes the first band.
-func Colour(scale []Band, value, reference float64) string {
+func colour(scale []band, value, reference float64) string {
 	x := 0.0
 	if reference > 0 && value > 0 {
 		x = value / reference
 	}
 	for _, b := range scale {
-		if x < b.UpTo {
-			return b.Colour
+		if x < b.upTo {
+			return b.fill
 		}
 	}
-	return scale[len(scale)-1].Colour
+	return scale[len(scale)-1].fill
 }
 
 // CellColour is the fill of a cell of row kind k on a map with limit.
@@ -64,9 +64,9 @@ func CellColour(k RowKind, c Cell, limit float64) string {
 	case !c.Listed && k == KeyRow:
 		return UnlistedColour
 	case !c.Listed:
-		return EmptyColour
-	case k == OthersRow:
-		return Colour(ShareScale, c.Share, 1)
+		return emptyColour
+	case k == othersRow:
+		return colour(shareScale, c.Share, 1)
 	}
-	return Colour(HeatScale, c.Peak, limit)
+	return colour(heatScale, c.Peak, limit)
 }

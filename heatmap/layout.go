@@ -5,241 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
-
-// Options size the map. Zero fields take the defaults below.
-type Options struct {
-	// PartitionLimit is the per-partition write cap in WCU/s that the colour
-	// scale is drawn against (DynamoDB's is 1,000).
-	PartitionLimit float64
-	// MaxKeys is how many key rows the map shows: the heaviest of the run.
-	// The rest are added up in the row "all other keys".
-	MaxKeys int
-	// MaxColumns caps the columns: a run with more windows than this has
-	// consecutive windows bucketed into one column.
-	MaxColumns int
-	// MaxShards caps the stream-shard rows: the busiest shards are shown.
-	MaxShards int
-	// MinShare leaves out of the key rows the keys that certainly wrote
-	// less than this fraction of the run's WCU (they stay in "all other
-	// keys"), so a long tail listed in quiet windows does not crowd out the
-	// picture. Negative shows every key up to MaxKeys.
-	MinShare float64
-}
-
-// Defaults. 24 h of 1-minute windows (1,440) become 240 columns of 6
-// minutes; with every cell drawn the page stays under 3 MB (a test holds
-// it to that).
-const (
-	DefaultMaxKeys    = 32
-	DefaultMaxColumns = 240
-	DefaultMaxShards  = 16
-	DefaultMinShare   = 0.001
-)
-
-func (o Options) withDefaults() Options {
-	if !(o.PartitionLimit > 0) {
-		o.PartitionLimit = detector.DefaultPartitionLimit
-	}
-	if o.MaxKeys <= 0 {
-		o.MaxKeys = DefaultMaxKeys
-	}
-	if o.MaxColumns <= 0 {
-		o.MaxColumns = DefaultMaxColumns
-	}
-	if o.MaxShards <= 0 {
-		o.MaxShards = DefaultMaxShards
-	}
-	if o.MinShare == 0 {
-		o.MinShare = DefaultMinShare
-	}
-	return o
-}
-
-// Map is the laid-out heatmap of one table: what WriteHTML draws, in a form
-// tests can compare whole.
-type Map struct {
-	Table string
-	// Index is the global secondary index the map is of; "" for the table
-	// itself. An index's partitions are apart from the table's, so it gets
-	// a map of its own.
-	Index string
-	// Window is the reports' window length; Bucket how many windows one
-	// column spans (1 unless the run has more than Options.MaxColumns).
-	Window time.Duration
-	Bucket int
-	Limit  float64 // the partition limit, WCU/s
-
-	Columns []Column
-	Rows    []Row // key rows (heaviest first), "all other keys", shard rows
-
-	// HiddenKeys counts the keys the reports listed that have no row (by
-	// MaxKeys or MinShare: they are inside "all other keys"); HiddenShards
-	// the shards left out by MaxShards.
-	HiddenKeys, HiddenShards int
-}
-
-// Column is one span of time: one window, or Bucket of them.
-type Column struct {
-	Start, End time.Time
-	Windows    int    // windows that had a report (0: no records at all)
-	WCU        uint64 // the table's WCU in it, exact
-}
-
-// RowKind says what a row shows.
-type RowKind string
-
-// The kinds of rows, top to bottom.
-const (
-	KeyRow    RowKind = "key"    // one partition key, as the reports name it (redacted when they are)
-	OthersRow RowKind = "others" // every key not shown as a row, added up
-	ShardRow  RowKind = "shard"  // one stream shard (roughly one table partition)
-)
-
-// Row is one line of the map.
-type Row struct {
-	Kind RowKind
-	Name string // the key (as reports print it) or the shard id; "" for OthersRow
-	Type string // the key's type, S, N or B; "" for other rows
-
-	// WCULower and WCUUpper bracket the row's true WCU over the run.
-	WCULower, WCUUpper uint64
-	Flagged            int // cells with a flagged window
-
-	Cells []Cell // one per column
-}
-
-// Cell is one row in one column.
-type Cell struct {
-	// Listed says the reports give the row a figure in this column: the key
-	// was among a window's top or hot keys, the shard carried records, or
-	// (others) the column had records. An unlisted key cell still has
-	// bounds: [0, the windows' other_keys_wcu_upper].
-	Listed             bool
-	WCULower, WCUUpper uint64  // bracket the true WCU
-	Share              float64 // WCUUpper over the column's WCU (others: WCULower)
-	Peak               float64 // highest WCU within one second, a lower bound (0 for others)
-
-	// The worst verdict of the column's windows, with that window's pattern
-	// and diagnosis.
-	Severity  detector.Severity
-	Pattern   detector.Pattern
-	Diagnosis string
-}
-
-// window is what the Builder keeps of one report.
-type window struct {
-	start, end time.Time
-	wcu        uint64
-	ceiling    uint64 // other_keys_wcu_upper
-	keys       map[keyID]keyFigures
-	shards     map[string]shardFigures
-}
-
-type keyID struct{ typ, key string }
-
-type keyFigures struct {
-	lower, upper uint64
-	peak         float64
-	severity     detector.Severity
-	pattern      detector.Pattern
-	diagnosis    string
-}
-
-type shardFigures struct {
-	wcu  uint64
-	peak float64
-}
-
-// Builder collects the reports of a run and lays them out, one Map per
-// table and one per analysed index. Only what the map needs is kept of each report (its keys, bounds,
-// verdicts and shards), so a day of 1-minute windows takes a few MB.
-type Builder struct {
-	opts   Options
-	tables map[mapID][]*window
-	order  []mapID
-}
-
-// mapID names what a Map is of: a table, or one of its indexes.
-type mapID struct{ table, index string }
-
-// New returns an empty Builder.
-func New(opts Options) *Builder {
-	return &Builder{opts: opts.withDefaults(), tables: map[mapID][]*window{}}
-}
-
-// Add takes reports of closed windows, in any order. Two reports of the same
-// table and span (from different readers of the stream) are added up.
-func (b *Builder) Add(reps ...detector.Report) {
-	for _, r := range reps {
-		if !r.End.After(r.Start) {
-			continue
-		}
-		id := mapID{r.Table, r.Index}
-		ws, seen := b.tables[id]
-		if !seen {
-			b.order = append(b.order, id)
-		}
-		var w *window
-		for _, x := range ws {
-			if x.start.Equal(r.Start) && x.end.Equal(r.End) {
-				w = x
-			}
-		}
-		if w == nil {
-			w = &window{start: r.Start, end: r.End, keys: map[keyID]keyFigures{}, shards: map[string]shardFigures{}}
-			b.tables[id] = append(ws, w)
-		}
-		w.add(r)
-	}
-}
-
-// add adds a report's figures to the window. A second report of the same
-// span covers other records: every figure adds up, and a key one report
-// did not list wrote at most that report's ceiling there.
-func (w *window) add(r detector.Report) {
-	listed := map[keyID]detector.KeyReport{}
-	for _, list := range [][]detector.KeyReport{r.TopKeys, r.HotKeys} {
-		for _, k := range list {
-			if len(k.Shards) > 0 {
-				continue // a logical sharded key: its shards are rows of their own
-			}
-			if _, dup := listed[keyID{k.Type, k.Key}]; !dup {
-				listed[keyID{k.Type, k.Key}] = k
-			}
-		}
-	}
-	for id, f := range w.keys {
-		if _, ok := listed[id]; !ok {
-			f.upper += r.OtherKeysWCUUpper
-			w.keys[id] = f
-		}
-	}
-	for id, k := range listed {
-		f, ok := w.keys[id]
-		if !ok {
-			f.upper = w.ceiling // what earlier reports of the span allow it
-		}
-		f.lower += k.WCULower
-		f.upper += k.WCUUpper
-		f.peak = max(f.peak, k.PeakWCUPerSecond)
-		if k.Severity.Rank() > f.severity.Rank() {
-			f.severity, f.pattern, f.diagnosis = k.Severity, k.Pattern, k.Diagnosis
-		} else if f.pattern == "" {
-			f.pattern = k.Pattern
-		}
-		w.keys[id] = f
-	}
-	w.wcu += r.WCU
-	w.ceiling += r.OtherKeysWCUUpper
-	for _, s := range r.Shards {
-		f := w.shards[s.Shard]
-		f.wcu += s.WCU
-		f.peak = max(f.peak, s.PeakWCUPerSecond)
-		w.shards[s.Shard] = f
-	}
-}
 
 // Maps lays out every table and index seen, in the order they first came.
 func (b *Builder) Maps() []*Map {
@@ -250,9 +17,20 @@ func (b *Builder) Maps() []*Map {
 	return maps
 }
 
+// layout lays out one table's or index's windows: the columns, the key
+// rows and "all other keys", then the shard rows.
 func (b *Builder) layout(id mapID, ws []*window) *Map {
 	slices.SortFunc(ws, func(a, c *window) int { return a.start.Compare(c.start) })
 	m := &Map{Table: id.table, Index: id.index, Limit: b.opts.PartitionLimit, Bucket: 1}
+	col := b.columns(m, ws)
+	b.keyRows(m, ws, col)
+	b.shardRows(m, ws, col)
+	return m
+}
+
+// columns sets m's window length, bucket and columns, and returns each
+// column's windows.
+func (b *Builder) columns(m *Map, ws []*window) [][]*window {
 	m.Window = ws[0].end.Sub(ws[0].start)
 	last := ws[0].end
 	for _, w := range ws {
@@ -276,7 +54,12 @@ func (b *Builder) layout(id mapID, ws []*window) *Map {
 		m.Columns[i].Windows++
 		m.Columns[i].WCU += w.wcu
 	}
+	return col
+}
 
+// keyRows adds the rows of the heaviest keys, then "all other keys": each
+// column's WCU less what the key rows may have written.
+func (b *Builder) keyRows(m *Map, ws []*window, col [][]*window) {
 	var total uint64
 	for _, c := range m.Columns {
 		total += c.WCU
@@ -284,7 +67,7 @@ func (b *Builder) layout(id mapID, ws []*window) *Map {
 	keys := b.rankKeys(ws, float64(total)*b.opts.MinShare)
 	shown := keys[:min(len(keys), b.opts.MaxKeys)]
 	m.HiddenKeys = b.listedKeys(ws) - len(shown)
-	others := Row{Kind: OthersRow, Cells: make([]Cell, len(m.Columns))}
+	others := Row{Kind: othersRow, Cells: make([]Cell, len(m.Columns))}
 	for i, c := range m.Columns {
 		if c.Windows > 0 {
 			others.Cells[i] = Cell{Listed: true, WCULower: c.WCU, WCUUpper: c.WCU}
@@ -310,11 +93,14 @@ func (b *Builder) layout(id mapID, ws []*window) *Map {
 		others.WCUUpper += o.WCUUpper
 	}
 	m.Rows = append(m.Rows, others)
+}
 
+// shardRows adds the rows of the busiest stream shards.
+func (b *Builder) shardRows(m *Map, ws []*window, col [][]*window) {
 	shards := rankShards(ws)
 	m.HiddenShards = max(0, len(shards)-b.opts.MaxShards)
 	for _, id := range shards[:min(len(shards), b.opts.MaxShards)] {
-		row := Row{Kind: ShardRow, Name: id, Cells: make([]Cell, len(m.Columns))}
+		row := Row{Kind: shardRow, Name: id, Cells: make([]Cell, len(m.Columns))}
 		for i := range m.Columns {
 			var c Cell
 			for _, w := range col[i] {
@@ -332,7 +118,6 @@ func (b *Builder) layout(id mapID, ws []*window) *Map {
 		}
 		m.Rows = append(m.Rows, row)
 	}
-	return m
 }
 
 // keyCell adds up one key's figures over a column's windows. A window that
@@ -365,7 +150,7 @@ func (r *Row) add(c Cell, i int) {
 	r.Cells[i] = c
 	r.WCULower += c.WCULower
 	r.WCUUpper += c.WCUUpper
-	if c.Severity != detector.None {
+	if c.Severity != report.None {
 		r.Flagged++
 	}
 }

@@ -10,34 +10,42 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
-func key(name string, lower, upper uint64, peak float64, sev detector.Severity) detector.KeyReport {
-	k := detector.KeyReport{Key: name, Type: "S", WCU: upper, WCULower: lower, WCUUpper: upper, PeakWCUPerSecond: peak, Severity: sev}
-	if sev != detector.None {
-		k.Pattern, k.Diagnosis = detector.PatternSingleKey, name+" is hot"
+func key(name string, lower, upper uint64, peak float64, sev report.Severity) report.KeyReport {
+	k := report.KeyReport{KeyFigures: report.KeyFigures{Key: name, Type: "S", WCU: upper, WCULower: lower, WCUUpper: upper, PeakWCUPerSecond: peak, Severity: sev}}
+	if sev != report.None {
+		k.Pattern, k.Diagnosis = report.PatternSingleKey, name+" is hot"
 	}
 	return k
 }
 
-func report(minute int, wcu, ceiling uint64, top []detector.KeyReport, shards ...detector.ShardReport) detector.Report {
-	start := t0.Add(time.Duration(minute) * time.Minute)
-	return detector.Report{Table: "Shop", Start: start, End: start.Add(time.Minute), WCU: wcu,
-		TopKeys: top, HotKeys: []detector.KeyReport{}, OtherKeysWCUUpper: ceiling, Shards: shards}
+// minute is the report of the m-th minute of the run.
+func minute(m int, wcu, ceiling uint64, top []report.KeyReport, shards ...report.ShardReport) report.Report {
+	start := t0.Add(time.Duration(m) * time.Minute)
+	return report.Report{
+		Window:            report.Window{Table: "Shop", Start: start, End: start.Add(time.Minute)},
+		WCU:               wcu,
+		TopKeys:           top,
+		HotKeys:           []report.KeyReport{},
+		OtherKeysWCUUpper: ceiling,
+		Shards:            shards,
+	}
 }
 
 // TestLayout lays out three windows with a gap, a key missing from one
 // window (bounded by that window's ceiling), a logical sharded key (not a
 // row), and caps that leave a key and a shard out.
 func TestLayout(t *testing.T) {
-	hot := key("HOT", 900, 1000, 950, detector.Critical)
-	w0 := report(0, 2000, 40, []detector.KeyReport{hot, key("A", 300, 320, 20, detector.None), key("B", 50, 60, 5, detector.None)},
-		detector.ShardReport{Shard: "s1", WCU: 1500, PeakWCUPerSecond: 990}, detector.ShardReport{Shard: "s2", WCU: 500, PeakWCUPerSecond: 30})
-	w0.HotKeys = []detector.KeyReport{hot, {Key: "X#<shard>", Type: "S", WCULower: 1, WCUUpper: 2, Shards: []detector.ShardedKeyPart{{Key: "X#SHARD_0", WCU: 2}}}}
-	w2 := report(2, 600, 10, []detector.KeyReport{key("A", 400, 400, 30, detector.Warning)},
-		detector.ShardReport{Shard: "s2", WCU: 600, PeakWCUPerSecond: 50})
+	hot := key("HOT", 900, 1000, 950, report.Critical)
+	w0 := minute(0, 2000, 40, []report.KeyReport{hot, key("A", 300, 320, 20, report.None), key("B", 50, 60, 5, report.None)},
+		report.ShardReport{Shard: "s1", WCU: 1500, PeakWCUPerSecond: 990}, report.ShardReport{Shard: "s2", WCU: 500, PeakWCUPerSecond: 30})
+	w0.HotKeys = []report.KeyReport{hot, {KeyFigures: report.KeyFigures{Key: "X#<shard>", Type: "S", WCULower: 1, WCUUpper: 2}, Shards: []report.ShardedKeyPart{{Key: "X#SHARD_0", WCU: 2}}}}
+	w2 := minute(2, 600, 10, []report.KeyReport{key("A", 400, 400, 30, report.Warning)},
+		report.ShardReport{Shard: "s2", WCU: 600, PeakWCUPerSecond: 50})
 
 	b := New(Options{PartitionLimit: 1000, MaxKeys: 2, MaxShards: 1, MinShare: -1})
 	b.Add(w2, w0) // any order
@@ -54,23 +62,23 @@ func TestLayout(t *testing.T) {
 		Rows: []Row{
 			// Ranked by what they certainly wrote: HOT 900, A 700, B 50 (no room).
 			{Kind: KeyRow, Name: "HOT", Type: "S", WCULower: 900, WCUUpper: 1010, Flagged: 1, Cells: []Cell{
-				{Listed: true, WCULower: 900, WCUUpper: 1000, Share: 0.5, Peak: 950, Severity: detector.Critical, Pattern: detector.PatternSingleKey, Diagnosis: "HOT is hot"},
+				{Listed: true, WCULower: 900, WCUUpper: 1000, Share: 0.5, Peak: 950, Severity: report.Critical, Pattern: report.PatternSingleKey, Diagnosis: "HOT is hot"},
 				{},
 				{WCUUpper: 10, Share: 10.0 / 600},
 			}},
 			{Kind: KeyRow, Name: "A", Type: "S", WCULower: 700, WCUUpper: 720, Flagged: 1, Cells: []Cell{
 				{Listed: true, WCULower: 300, WCUUpper: 320, Share: 0.16, Peak: 20},
 				{},
-				{Listed: true, WCULower: 400, WCUUpper: 400, Share: 400.0 / 600, Peak: 30, Severity: detector.Warning, Pattern: detector.PatternSingleKey, Diagnosis: "A is hot"},
+				{Listed: true, WCULower: 400, WCUUpper: 400, Share: 400.0 / 600, Peak: 30, Severity: report.Warning, Pattern: report.PatternSingleKey, Diagnosis: "A is hot"},
 			}},
 			// Others: the column's WCU less the rows' bounds.
-			{Kind: OthersRow, WCULower: 680 + 190, WCUUpper: 800 + 200, Cells: []Cell{
+			{Kind: othersRow, WCULower: 680 + 190, WCUUpper: 800 + 200, Cells: []Cell{
 				{Listed: true, WCULower: 2000 - 1000 - 320, WCUUpper: 2000 - 900 - 300, Share: 680.0 / 2000},
 				{},
 				{Listed: true, WCULower: 600 - 10 - 400, WCUUpper: 600 - 0 - 400, Share: 190.0 / 600},
 			}},
 			// s1 carried 1,500 WCU, s2 1,100: only the busier one has a row.
-			{Kind: ShardRow, Name: "s1", WCULower: 1500, WCUUpper: 1500, Cells: []Cell{
+			{Kind: shardRow, Name: "s1", WCULower: 1500, WCUUpper: 1500, Cells: []Cell{
 				{Listed: true, WCULower: 1500, WCUUpper: 1500, Share: 0.75, Peak: 990}, {}, {},
 			}},
 		},
@@ -85,9 +93,9 @@ func TestLayout(t *testing.T) {
 // ceiling.
 func TestSameSpanAddsUp(t *testing.T) {
 	b := New(Options{MinShare: -1})
-	b.Add(report(0, 100, 5, []detector.KeyReport{key("A", 50, 60, 10, detector.None)}),
-		report(0, 200, 7, []detector.KeyReport{key("B", 80, 90, 10, detector.None), key("A", 20, 20, 4, detector.None)}),
-		report(0, 10, 3, nil))
+	b.Add(minute(0, 100, 5, []report.KeyReport{key("A", 50, 60, 10, report.None)}),
+		minute(0, 200, 7, []report.KeyReport{key("B", 80, 90, 10, report.None), key("A", 20, 20, 4, report.None)}),
+		minute(0, 10, 3, nil))
 	m := b.Maps()[0]
 	got := map[string][2]uint64{}
 	for _, r := range m.Rows {
@@ -110,7 +118,7 @@ func TestBucketing(t *testing.T) {
 	b := New(Options{MinShare: -1})
 	start := 3 // 10:03: the first column starts at 10:00
 	for m := start; m < start+1440; m++ {
-		b.Add(report(m, 10, 1, []detector.KeyReport{key("A", 2, 3, 1, detector.None)}))
+		b.Add(minute(m, 10, 1, []report.KeyReport{key("A", 2, 3, 1, report.None)}))
 	}
 	m := b.Maps()[0]
 	if m.Bucket != 6 || len(m.Columns) != 241 {
@@ -152,7 +160,7 @@ func bracketTruth(t *testing.T, seed uint64) {
 	}
 	const minutes = 40
 	truth := map[string]map[int]uint64{} // key -> minute -> WCU
-	var reps []detector.Report
+	var reps []report.Report
 	for sec := range minutes * 60 {
 		for range 5 + rng.IntN(10) {
 			k := fmt.Sprintf("K%d", int(rng.ExpFloat64()*8)) // a skewed key population, drifting
@@ -215,7 +223,7 @@ func bracketTruth(t *testing.T, seed uint64) {
 			}
 		}
 		for _, r := range m.Rows {
-			if r.Kind != OthersRow {
+			if r.Kind != othersRow {
 				continue
 			}
 			for j, c := range r.Cells {

@@ -14,6 +14,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/redact"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 func TestColour(t *testing.T) {
@@ -24,19 +25,19 @@ func TestColour(t *testing.T) {
 		want string
 	}{
 		{KeyRow, Cell{}, UnlistedColour},
-		{ShardRow, Cell{}, EmptyColour},
-		{OthersRow, Cell{}, EmptyColour},
+		{shardRow, Cell{}, emptyColour},
+		{othersRow, Cell{}, emptyColour},
 		{KeyRow, Cell{Listed: true, Peak: 0}, "#ffffcc"},
 		{KeyRow, Cell{Listed: true, Peak: 99}, "#ffffcc"},
 		{KeyRow, Cell{Listed: true, Peak: 100}, "#ffeda0"},
 		{KeyRow, Cell{Listed: true, Peak: 499}, "#feb24c"},
 		{KeyRow, Cell{Listed: true, Peak: 799}, "#fc4e2a"},
 		{KeyRow, Cell{Listed: true, Peak: 800}, "#e31a1c"}, // where the detector calls a key critical
-		{ShardRow, Cell{Listed: true, Peak: 999}, "#e31a1c"},
-		{ShardRow, Cell{Listed: true, Peak: 1000}, "#800026"}, // at the limit
+		{shardRow, Cell{Listed: true, Peak: 999}, "#e31a1c"},
+		{shardRow, Cell{Listed: true, Peak: 1000}, "#800026"}, // at the limit
 		{KeyRow, Cell{Listed: true, Peak: 1e9}, "#800026"},
-		{OthersRow, Cell{Listed: true, Share: 0.1, Peak: 5000}, "#eff3ff"}, // by share, never by rate
-		{OthersRow, Cell{Listed: true, Share: 0.95}, "#3182bd"},
+		{othersRow, Cell{Listed: true, Share: 0.1, Peak: 5000}, "#eff3ff"}, // by share, never by rate
+		{othersRow, Cell{Listed: true, Share: 0.95}, "#3182bd"},
 	}
 	for _, tc := range tests {
 		if got := CellColour(tc.kind, tc.cell, limit); got != tc.want {
@@ -83,7 +84,7 @@ func selfContained(t *testing.T, page string) {
 func TestEscaping(t *testing.T) {
 	evil := "<b>\"a&b'</b>\x00"
 	b := New(Options{MinShare: -1})
-	b.Add(report(0, 100, 0, []detector.KeyReport{key(evil, 90, 90, 50, detector.Warning)}))
+	b.Add(minute(0, 100, 0, []report.KeyReport{key(evil, 90, 90, 50, report.Warning)}))
 	var buf bytes.Buffer
 	if err := WriteHTML(&buf, b.Maps()); err != nil {
 		t.Fatal(err)
@@ -115,7 +116,7 @@ func TestRedaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw := []string{"alice@example.com", "ORDERS#SHARD_0", "ORDERS#SHARD_1", "ORDERS#SHARD_2"}
-	var reps []detector.Report
+	var reps []report.Report
 	for sec := range 180 {
 		add := func(k string, n int) {
 			for range n {
@@ -188,25 +189,25 @@ func TestADayOfWindows(t *testing.T) {
 	}
 	diagnosis := strings.Repeat("A diagnosis of about three hundred characters, as the detector writes them. ", 4)
 	for m := range 1440 {
-		var top []detector.KeyReport
+		var top []report.KeyReport
 		for i := range 10 {
 			k := keys[int(rng.ExpFloat64()*60)%len(keys)]
-			sev := detector.None
+			sev := report.None
 			if i < 2 {
-				sev = detector.Warning
+				sev = report.Warning
 			}
 			kr := key(k, 1500, 1800, float64(rng.IntN(1200)), sev)
 			kr.Diagnosis = ""
-			if sev != detector.None {
+			if sev != report.None {
 				kr.Diagnosis = diagnosis
 			}
 			top = append(top, kr)
 		}
-		var shards []detector.ShardReport
+		var shards []report.ShardReport
 		for s := range 24 {
-			shards = append(shards, detector.ShardReport{Shard: fmt.Sprintf("shardId-00000001763769600000-%08x", s), WCU: 1000, PeakWCUPerSecond: float64(rng.IntN(1100))})
+			shards = append(shards, report.ShardReport{Shard: fmt.Sprintf("shardId-00000001763769600000-%08x", s), WCU: 1000, PeakWCUPerSecond: float64(rng.IntN(1100))})
 		}
-		b.Add(report(m, 20000, 50, top, shards...))
+		b.Add(minute(m, 20000, 50, top, shards...))
 	}
 	maps := b.Maps()
 	var buf bytes.Buffer
@@ -214,7 +215,7 @@ func TestADayOfWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := maps[0]
-	if got, want := []int{len(m.Columns), m.Bucket, len(m.Rows), m.HiddenShards}, []int{240, 6, DefaultMaxKeys + 1 + DefaultMaxShards, 24 - DefaultMaxShards}; !cmp.Equal(got, want) {
+	if got, want := []int{len(m.Columns), m.Bucket, len(m.Rows), m.HiddenShards}, []int{240, 6, defaultMaxKeys + 1 + defaultMaxShards, 24 - defaultMaxShards}; !cmp.Equal(got, want) {
 		t.Errorf("columns, bucket, rows, hidden shards = %v, want %v", got, want)
 	}
 	const maxSize = 3 << 20

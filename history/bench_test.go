@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
@@ -36,13 +36,14 @@ func variants(b testing.TB) [][]byte {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rep := detector.Report{Table: "Orders", Start: t0, End: t0.Add(time.Minute), Records: 30000, WCU: 40000, DistinctKeys: 20000, OtherKeysWCUUpper: 40}
+		rep := report.Report{Window: report.Window{Table: "Orders", Start: t0, End: t0.Add(time.Minute)}, Records: 30000, WCU: 40000, DistinctKeys: 20000, OtherKeysWCUUpper: 40}
 		for k := range 10 {
-			rep.TopKeys = append(rep.TopKeys, detector.KeyReport{Key: fmt.Sprintf("KEY#%d", (v*7+k)%200), Type: "S", WCULower: uint64(3000 - 200*k), WCUUpper: uint64(3000 - 200*k + 30), PeakWCUPerSecond: 90})
+			rep.TopKeys = append(rep.TopKeys, report.KeyReport{KeyFigures: report.KeyFigures{Key: fmt.Sprintf("KEY#%d", (v*7+k)%200), Type: "S", WCULower: uint64(3000 - 200*k), WCUUpper: uint64(3000 - 200*k + 30), PeakWCUPerSecond: 90}})
 		}
-		rep.HotKeys = []detector.KeyReport{{Key: "DATE#2026-11-22", Type: "S", WCULower: 9000, WCUUpper: 9000, PeakWCUPerSecond: 850,
-			Severity: detector.Critical, Pattern: detector.PatternTimeBucket, Diagnosis: string(make([]byte, 300))}}
-		rep.Shards = []detector.ShardReport{{Shard: "s", Records: 30000, WCU: 40000, PeakWCUPerSecond: 900}}
+		rep.HotKeys = []report.KeyReport{{
+			KeyFigures: report.KeyFigures{Key: "DATE#2026-11-22", Type: "S", WCULower: 9000, WCUUpper: 9000, PeakWCUPerSecond: 850, Severity: report.Critical, Pattern: report.PatternTimeBucket, Diagnosis: string(make([]byte, 300))},
+		}}
+		rep.Shards = []report.ShardReport{{Shard: "s", Records: 30000, WCU: 40000, PeakWCUPerSecond: 900}}
 		enc, err := FromReport(rep, "s", hll).MarshalBinary()
 		if err != nil {
 			b.Fatal(err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.hks from compatSummaries (only ever with the encoder of an earlier build)")
@@ -20,18 +20,21 @@ var update = flag.Bool("update", false, "rewrite testdata/*.hks from compatSumma
 // version 3 existed: version 1 and version 2.
 func compatSummaries() map[string]*Summary {
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	keys := []detector.KeyReport{
-		{Key: "HOT", Type: "S", WCU: 9000, WCULower: 8990, WCUUpper: 9000, PeakWCUPerSecond: 150,
-			Severity: detector.Critical, Pattern: detector.PatternSingleKey, RecommendedShards: 12, Diagnosis: "one key takes 60 % of the writes"},
-		{Key: "12", Type: "N", WCU: 40, WCULower: 31, WCUUpper: 40, PeakWCUPerSecond: 4},
-		{Key: "ORDER", Type: "S", WCU: 30, WCULower: 30, WCUUpper: 30, Severity: detector.Warning, Pattern: detector.PatternShardedTooFew,
-			Shards: []detector.ShardedKeyPart{{Key: "ORDER#0", WCU: 20}, {Key: "ORDER#1", WCU: 10}}},
+	keys := []report.KeyReport{
+		{
+			KeyFigures: report.KeyFigures{Key: "HOT", Type: "S", WCU: 9000, WCULower: 8990, WCUUpper: 9000, PeakWCUPerSecond: 150, Severity: report.Critical, Pattern: report.PatternSingleKey, RecommendedShards: 12, Diagnosis: "one key takes 60 % of the writes"},
+		},
+		{KeyFigures: report.KeyFigures{Key: "12", Type: "N", WCU: 40, WCULower: 31, WCUUpper: 40, PeakWCUPerSecond: 4}},
+		{
+			KeyFigures: report.KeyFigures{Key: "ORDER", Type: "S", WCU: 30, WCULower: 30, WCUUpper: 30, Severity: report.Warning, Pattern: report.PatternShardedTooFew},
+			Shards:     []report.ShardedKeyPart{{Key: "ORDER#0", WCU: 20}, {Key: "ORDER#1", WCU: 10}},
+		},
 	}
 	return map[string]*Summary{
 		"table-v1.hks": {Table: "Orders", Shard: "shardId-00000001", Start: start, End: start.Add(time.Minute),
 			Records: 15000, TTLDeletes: 7, Malformed: 2, Late: 1, WCU: 15000, WCUIsLowerBound: true, TerminatedEarly: true,
 			DistinctKeys: 2900, Keys: keys, OtherKeysWCUUpper: 9,
-			Shards: []detector.ShardReport{{Shard: "shardId-00000001", Records: 15000, WCU: 15000, PeakWCUPerSecond: 400}}},
+			Shards: []report.ShardReport{{Shard: "shardId-00000001", Records: 15000, WCU: 15000, PeakWCUPerSecond: 400}}},
 		"index-v2.hks": {Table: "Orders", Index: "GSI1", Shard: "shardId-00000001", Start: start, End: start.Add(time.Minute),
 			Records: 1900, TTLDeletes: 3, WCU: 3720, TTLWCU: 9, DistinctKeys: 40, Keys: keys[:2], OtherKeysWCUUpper: 2, Trimmed: true},
 	}

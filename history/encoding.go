@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // MaxEncodedSize caps a summary's encoding so that its item (the encoding
@@ -66,10 +66,10 @@ var (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-var severities = []detector.Severity{detector.None, detector.Warning, detector.Critical}
+var severities = []report.Severity{report.None, report.Warning, report.Critical}
 
-var patterns = []detector.Pattern{"", detector.PatternSingleKey, detector.PatternLowCardinality, detector.PatternTimeBucket,
-	detector.PatternSingleItem, detector.PatternShardedUneven, detector.PatternShardedTooFew}
+var patterns = []report.Pattern{"", report.PatternSingleKey, report.PatternLowCardinality, report.PatternTimeBucket,
+	report.PatternSingleItem, report.PatternShardedUneven, report.PatternShardedTooFew}
 
 // MarshalBinary encodes the summary in at most MaxEncodedSize bytes: 'h',
 // 'k', a version byte, the fields as varints and length-prefixed strings,
@@ -92,7 +92,7 @@ func (s *Summary) MarshalBinary() ([]byte, error) {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		fa, fb := s.Keys[a].Severity != detector.None, s.Keys[b].Severity != detector.None
+		fa, fb := s.Keys[a].Severity != report.None, s.Keys[b].Severity != report.None
 		switch {
 		case fa && !fb:
 			return -1
@@ -238,12 +238,12 @@ func (s *Summary) UnmarshalBinary(data []byte) error {
 	}
 	n := r.count(2)
 	for range n {
-		out.Shards = append(out.Shards, detector.ShardReport{Shard: r.string(), Records: r.uvarint(), WCU: r.uvarint(), PeakWCUPerSecond: float64(r.uvarint())})
+		out.Shards = append(out.Shards, report.ShardReport{Shard: r.string(), Records: r.uvarint(), WCU: r.uvarint(), PeakWCUPerSecond: float64(r.uvarint())})
 	}
 	n = r.count(8)
 	seen := make(map[keyID]bool, n)
 	for range n {
-		k := detector.KeyReport{Type: r.string(), Key: r.string(), WCULower: r.uvarint(), WCUUpper: r.uvarint(), PeakWCUPerSecond: float64(r.uvarint())}
+		k := report.KeyReport{KeyFigures: report.KeyFigures{Type: r.string(), Key: r.string(), WCULower: r.uvarint(), WCUUpper: r.uvarint(), PeakWCUPerSecond: float64(r.uvarint())}}
 		sev, pat := int(r.byte()), int(r.byte())
 		if sev >= len(severities) || pat >= len(patterns) {
 			r.fail("severity %d or pattern %d unknown", sev, pat)
@@ -254,7 +254,7 @@ func (s *Summary) UnmarshalBinary(data []byte) error {
 		k.Diagnosis = r.string()
 		parts := r.count(2)
 		for range parts {
-			k.Shards = append(k.Shards, detector.ShardedKeyPart{Key: r.string(), WCU: r.uvarint()})
+			k.Shards = append(k.Shards, report.ShardedKeyPart{Key: r.string(), WCU: r.uvarint()})
 		}
 		if k.WCULower > k.WCUUpper {
 			r.fail("key bounds [%d, %d] inverted", k.WCULower, k.WCUUpper)

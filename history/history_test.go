@@ -14,6 +14,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
@@ -117,7 +118,7 @@ func TestMergeBracketsTheTruth(t *testing.T) {
 	}
 }
 
-func checkStep(t *testing.T, st *stream, rep detector.Report, step time.Duration) {
+func checkStep(t *testing.T, st *stream, rep report.Report, step time.Duration) {
 	t.Helper()
 	name := fmt.Sprintf("step %s at %s", step, rep.Start.Format("15:04"))
 	in := func(k string) uint64 {
@@ -168,7 +169,7 @@ func checkStep(t *testing.T, st *stream, rep detector.Report, step time.Duration
 	}
 }
 
-func keyNames(ks []detector.KeyReport) []string {
+func keyNames(ks []report.KeyReport) []string {
 	var out []string
 	for _, k := range ks {
 		out = append(out, k.Key)
@@ -189,13 +190,13 @@ func TestHotOnTwoShards(t *testing.T) {
 	}
 	reps := m.Reports()
 	for i, rep := range reps {
-		var hot *detector.KeyReport
+		var hot *report.KeyReport
 		for j := range rep.HotKeys {
 			if rep.HotKeys[j].Key == "HOT" {
 				hot = &rep.HotKeys[j]
 			}
 		}
-		if hot == nil || hot.WCULower != 9000 || hot.Severity == detector.None {
+		if hot == nil || hot.WCULower != 9000 || hot.Severity == report.None {
 			t.Errorf("minute %d: HOT %+v: want flagged, 9,000 WCU certain", i, hot)
 		}
 		if want := fmt.Sprintf("shardId-%02d", i); rep.Shards[0].Shard != want {
@@ -244,11 +245,14 @@ func TestRoundTrip(t *testing.T) {
 	}
 	// What is not stored: the per-report share and average, recomputed
 	// when merged.
-	rep := detector.Report{Table: "T", Start: t0, End: t0.Add(time.Minute), WCU: 10,
-		TopKeys: []detector.KeyReport{{Key: "A", Type: "S", WCU: 5, WCULower: 4, WCUUpper: 5, Share: 0.5, AvgWCUPerSecond: 0.1, PeakWCUPerSecond: 3}}}
+	rep := report.Report{
+		Window:  report.Window{Table: "T", Start: t0, End: t0.Add(time.Minute)},
+		WCU:     10,
+		TopKeys: []report.KeyReport{{KeyFigures: report.KeyFigures{Key: "A", Type: "S", WCU: 5, WCULower: 4, WCUUpper: 5, Share: 0.5, AvgWCUPerSecond: 0.1, PeakWCUPerSecond: 3}}},
+	}
 	got, _ := roundTrip(t, FromReport(rep, "s", nil))
 	want := &Summary{Table: "T", Shard: "s", Start: t0, End: t0.Add(time.Minute), WCU: 10,
-		Keys: []detector.KeyReport{{Key: "A", Type: "S", WCU: 5, WCULower: 4, WCUUpper: 5, PeakWCUPerSecond: 3}}}
+		Keys: []report.KeyReport{{KeyFigures: report.KeyFigures{Key: "A", Type: "S", WCU: 5, WCULower: 4, WCUUpper: 5, PeakWCUPerSecond: 3}}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -262,9 +266,9 @@ func TestTrimmedHonestly(t *testing.T) {
 	s := *st.summaries[0]
 	s.Keys = nil
 	for i := range 40 {
-		k := detector.KeyReport{Key: strings.Repeat(string(rune('a'+i%26)), 2047) + fmt.Sprint(i%10), Type: "S", WCULower: uint64(1000 - i), WCUUpper: uint64(1000 - i + 5)}
+		k := report.KeyReport{KeyFigures: report.KeyFigures{Key: strings.Repeat(string(rune('a'+i%26)), 2047) + fmt.Sprint(i%10), Type: "S", WCULower: uint64(1000 - i), WCUUpper: uint64(1000 - i + 5)}}
 		if i == 30 {
-			k.Severity, k.Pattern, k.Diagnosis = detector.Warning, detector.PatternSingleKey, strings.Repeat("é", 700)
+			k.Severity, k.Pattern, k.Diagnosis = report.Warning, report.PatternSingleKey, strings.Repeat("é", 700)
 		}
 		s.Keys = append(s.Keys, k)
 	}
@@ -298,7 +302,7 @@ func TestTrimmedHonestly(t *testing.T) {
 			t.Errorf("dropped key with upper %d above the ceiling %d", k.WCUUpper, got.OtherKeysWCUUpper)
 		}
 	}
-	if d := got.Keys[slices.IndexFunc(got.Keys, func(k detector.KeyReport) bool { return k.Severity != detector.None })].Diagnosis; len(d) > maxDiagnosis || !strings.HasPrefix(s.Keys[30].Diagnosis, d) {
+	if d := got.Keys[slices.IndexFunc(got.Keys, func(k report.KeyReport) bool { return k.Severity != report.None })].Diagnosis; len(d) > maxDiagnosis || !strings.HasPrefix(s.Keys[30].Diagnosis, d) {
 		t.Errorf("diagnosis of %d bytes: want a prefix of at most %d", len(d), maxDiagnosis)
 	}
 }
@@ -398,8 +402,10 @@ func FuzzUnmarshal(f *testing.F) {
 	st := newStream(f, 5, 1, 1)
 	good, _ := st.summaries[0].MarshalBinary()
 	f.Add(good)
-	small, _ := FromReport(detector.Report{Table: "T", Start: t0, End: t0.Add(time.Minute),
-		TopKeys: []detector.KeyReport{{Key: "k", Type: "S", WCULower: 1, WCUUpper: 2}}}, "s", nil).MarshalBinary()
+	small, _ := FromReport(report.Report{
+		Window:  report.Window{Table: "T", Start: t0, End: t0.Add(time.Minute)},
+		TopKeys: []report.KeyReport{{KeyFigures: report.KeyFigures{Key: "k", Type: "S", WCULower: 1, WCUUpper: 2}}},
+	}, "s", nil).MarshalBinary()
 	f.Add(small)
 	f.Add([]byte("hk\x01"))
 	f.Add([]byte("hk\x02"))

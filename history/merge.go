@@ -10,7 +10,7 @@ import (
 
 	"github.com/axiomhq/hyperloglog"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // ErrStep is returned for a summary whose window is longer than the step
@@ -41,7 +41,7 @@ type stepAcc struct {
 	summaries                          int
 	ceilings                           uint64 // sum of the summaries' OtherKeysWCUUpper
 	keys                               map[keyID]*keyAcc
-	shards                             map[string]*detector.ShardReport
+	shards                             map[string]*report.ShardReport
 	regs                               []byte              // dense registers united, or nil
 	sparse                             *hyperloglog.Sketch // sparse sketches united, or nil
 	missingHLL                         bool                // some summary came without its sketch
@@ -49,8 +49,8 @@ type stepAcc struct {
 }
 
 type keyAcc struct {
-	k        detector.KeyReport // bounds summed where listed; verdict the worst
-	ceilings uint64             // of the summaries that listed it
+	k        report.KeyReport // bounds summed where listed; verdict the worst
+	ceilings uint64           // of the summaries that listed it
 	parts    map[string]uint64
 }
 
@@ -88,7 +88,7 @@ func (m *Merger) Add(s *Summary) error {
 	}
 	st := m.steps[at]
 	if st == nil {
-		st = &stepAcc{keys: map[keyID]*keyAcc{}, shards: map[string]*detector.ShardReport{}}
+		st = &stepAcc{keys: map[keyID]*keyAcc{}, shards: map[string]*report.ShardReport{}}
 	}
 	switch {
 	case regs != nil:
@@ -124,7 +124,7 @@ func (m *Merger) Add(s *Summary) error {
 	for _, sh := range s.Shards {
 		acc := st.shards[sh.Shard]
 		if acc == nil {
-			acc = &detector.ShardReport{Shard: sh.Shard}
+			acc = &report.ShardReport{Shard: sh.Shard}
 			st.shards[sh.Shard] = acc
 		}
 		acc.Records += sh.Records
@@ -135,7 +135,7 @@ func (m *Merger) Add(s *Summary) error {
 		id := keyID{k.Type, k.Key, len(k.Shards) > 0}
 		acc := st.keys[id]
 		if acc == nil {
-			acc = &keyAcc{k: detector.KeyReport{Key: k.Key, Type: k.Type}}
+			acc = &keyAcc{k: report.KeyReport{KeyFigures: report.KeyFigures{Key: k.Key, Type: k.Type}}}
 			st.keys[id] = acc
 		}
 		acc.ceilings += s.OtherKeysWCUUpper
@@ -169,25 +169,25 @@ func (m *Merger) Add(s *Summary) error {
 // OtherKeysWCUUpper bounds every key they leave out. DistinctKeys is the
 // union of the summaries' HyperLogLogs, or, when some summary came without
 // one, the larger of that and the largest single estimate.
-func (m *Merger) Reports() []detector.Report {
+func (m *Merger) Reports() []report.Report {
 	starts := make([]int64, 0, len(m.steps))
 	for at := range m.steps {
 		starts = append(starts, at)
 	}
 	slices.Sort(starts)
-	reps := make([]detector.Report, 0, len(starts))
+	reps := make([]report.Report, 0, len(starts))
 	for _, at := range starts {
 		reps = append(reps, m.report(at, m.steps[at]))
 	}
 	return reps
 }
 
-func (m *Merger) report(at int64, st *stepAcc) detector.Report {
-	rep := detector.Report{
-		Table: m.table, Index: m.index, Start: time.Unix(at, 0).UTC(), End: time.Unix(at+m.step, 0).UTC(),
+func (m *Merger) report(at int64, st *stepAcc) report.Report {
+	rep := report.Report{
+		Window:  report.Window{Table: m.table, Index: m.index, Start: time.Unix(at, 0).UTC(), End: time.Unix(at+m.step, 0).UTC()},
 		Records: st.records, TTLDeletes: st.ttl, TTLWCU: st.ttlWCU, Malformed: st.malformed, InternalErrors: st.internal, Late: st.late,
 		WCU: st.wcu, WCUIsLowerBound: st.lowerBound, TerminatedEarly: st.terminatedEarly,
-		HotKeys: []detector.KeyReport{}, TopKeys: []detector.KeyReport{}, Shards: []detector.ShardReport{},
+		HotKeys: []report.KeyReport{}, TopKeys: []report.KeyReport{}, Shards: []report.ShardReport{},
 	}
 	if hll := st.distinct(); hll != nil {
 		rep.DistinctKeys = hll.Estimate()
@@ -196,7 +196,7 @@ func (m *Merger) report(at int64, st *stepAcc) detector.Report {
 		rep.DistinctKeys = max(rep.DistinctKeys, st.distinctFloor)
 	}
 	seconds := float64(m.step)
-	var physical []detector.KeyReport
+	var physical []report.KeyReport
 	for _, acc := range st.keys {
 		k := acc.k
 		if acc.parts == nil {
@@ -205,9 +205,9 @@ func (m *Merger) report(at int64, st *stepAcc) detector.Report {
 			k.WCUUpper += st.ceilings - acc.ceilings
 		} else {
 			for key, wcu := range acc.parts {
-				k.Shards = append(k.Shards, detector.ShardedKeyPart{Key: key, WCU: wcu})
+				k.Shards = append(k.Shards, report.ShardedKeyPart{Key: key, WCU: wcu})
 			}
-			slices.SortFunc(k.Shards, func(a, b detector.ShardedKeyPart) int {
+			slices.SortFunc(k.Shards, func(a, b report.ShardedKeyPart) int {
 				return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Key, b.Key))
 			})
 		}
@@ -216,14 +216,14 @@ func (m *Merger) report(at int64, st *stepAcc) detector.Report {
 			k.Share = float64(k.WCUUpper) / float64(st.wcu)
 		}
 		k.AvgWCUPerSecond = float64(k.WCUUpper) / seconds
-		if k.Severity != detector.None {
+		if k.Severity != report.None {
 			rep.HotKeys = append(rep.HotKeys, k)
 		}
 		if acc.parts == nil {
 			physical = append(physical, k)
 		}
 	}
-	byWCU := func(a, b detector.KeyReport) int {
+	byWCU := func(a, b report.KeyReport) int {
 		return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(b.WCULower, a.WCULower), cmp.Compare(a.Key, b.Key), cmp.Compare(a.Type, b.Type))
 	}
 	slices.SortFunc(rep.HotKeys, byWCU)
@@ -239,7 +239,7 @@ func (m *Merger) report(at int64, st *stepAcc) detector.Report {
 	for _, sh := range st.shards {
 		rep.Shards = append(rep.Shards, *sh)
 	}
-	slices.SortFunc(rep.Shards, func(a, b detector.ShardReport) int {
+	slices.SortFunc(rep.Shards, func(a, b report.ShardReport) int {
 		return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Shard, b.Shard))
 	})
 	return rep

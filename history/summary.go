@@ -15,7 +15,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // Summary is one stream shard's closed window: totals, the heaviest keys
@@ -32,12 +32,12 @@ type Summary struct {
 
 	Records, TTLDeletes, Malformed, Late, WCU uint64
 	// InternalErrors counts records lost to a bug in hotkeys
-	// (detector.Report.InternalErrors): a window with some is incomplete,
+	// (report.Report.InternalErrors): a window with some is incomplete,
 	// and the stored summary must say so.
 	InternalErrors                   uint64
 	WCUIsLowerBound, TerminatedEarly bool
 	// TTLWCU is what an index's entries removed by TTL deletes would have
-	// cost (detector.Report.TTLWCU): free, so not in WCU; 0 for a table.
+	// cost (report.Report.TTLWCU): free, so not in WCU; 0 for a table.
 	TTLWCU uint64
 
 	// DistinctKeys is the window's own estimate; Distinct the HyperLogLog
@@ -48,13 +48,13 @@ type Summary struct {
 	// Keys are the heaviest keys and every flagged one (logical sharded
 	// keys included, with their parts), heaviest first. No key missing
 	// from Keys wrote more than OtherKeysWCUUpper in the window.
-	Keys              []detector.KeyReport
+	Keys              []report.KeyReport
 	OtherKeysWCUUpper uint64
 
-	Shards []detector.ShardReport // the load of the shard(s) the window covered
+	Shards []report.ShardReport // the load of the shard(s) the window covered
 
 	// Trimmed says keys were dropped to fit MaxEncodedSize, or from the
-	// window itself to fit the Lambda's state (detector.Report.Trimmed);
+	// window itself to fit the Lambda's state (report.Report.Trimmed);
 	// their bound went into OtherKeysWCUUpper.
 	Trimmed bool
 }
@@ -63,7 +63,7 @@ type Summary struct {
 // encoding of its distinct-key sketch (detector.Window.AppendDistinct). The
 // report's keys are taken as they are, so a report made with redaction
 // makes a redacted summary.
-func FromReport(rep detector.Report, shard string, distinct []byte) *Summary {
+func FromReport(rep report.Report, shard string, distinct []byte) *Summary {
 	s := &Summary{
 		Table: rep.Table, Index: rep.Index, Shard: shard, Start: rep.Start.UTC(), End: rep.End.UTC(),
 		Records: rep.Records, TTLDeletes: rep.TTLDeletes, Malformed: rep.Malformed, InternalErrors: rep.InternalErrors, Late: rep.Late,
@@ -74,7 +74,7 @@ func FromReport(rep detector.Report, shard string, distinct []byte) *Summary {
 		Shards:            slices.Clone(rep.Shards),
 	}
 	seen := map[keyID]bool{}
-	for _, list := range [][]detector.KeyReport{rep.HotKeys, rep.TopKeys} {
+	for _, list := range [][]report.KeyReport{rep.HotKeys, rep.TopKeys} {
 		for _, k := range list {
 			id := keyID{k.Type, k.Key, len(k.Shards) > 0}
 			if !seen[id] {
@@ -85,7 +85,7 @@ func FromReport(rep detector.Report, shard string, distinct []byte) *Summary {
 	}
 	// A flagged key beyond the top keys is still a key left out of
 	// TopKeys: the ceiling already covers it, and listing it only tightens.
-	slices.SortStableFunc(s.Keys, func(a, b detector.KeyReport) int {
+	slices.SortStableFunc(s.Keys, func(a, b report.KeyReport) int {
 		return cmp.Or(cmp.Compare(b.WCUUpper, a.WCUUpper), cmp.Compare(a.Key, b.Key))
 	})
 	return s

@@ -14,6 +14,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
@@ -36,7 +37,7 @@ type schemaLookup interface {
 
 // publisher is what the handler needs of alert.Publisher.
 type publisher interface {
-	Publish(ctx context.Context, reps []detector.Report) (alert.Result, error)
+	Publish(ctx context.Context, reps []report.Report) (alert.Result, error)
 }
 
 // feeder is what the handler needs of detector.Feed.
@@ -374,7 +375,7 @@ func (inv *invocation) finishTumbling(ctx context.Context) ([]byte, error) {
 			}
 			inv.h.log.Warn("Lambda terminated the window early; publishing what there is", "shard", ev.ShardID)
 		}
-		reps := make([]detector.Report, len(wins))
+		reps := make([]report.Report, len(wins))
 		for i, w := range wins {
 			reps[i] = w.Report(inv.h.cfg)
 		}
@@ -411,7 +412,7 @@ func (inv *invocation) finishPlain(ctx context.Context) ([]byte, error) {
 	return json.Marshal(batchResponse{BatchItemFailures: []itemFailure{}})
 }
 
-func (inv *invocation) publish(ctx context.Context, reps []detector.Report) {
+func (inv *invocation) publish(ctx context.Context, reps []report.Report) {
 	res, err := inv.h.pub.Publish(ctx, reps)
 	if err != nil {
 		inv.h.log.Error("publishing failed", "error", err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -192,14 +193,27 @@ func TestRecentIDs(t *testing.T) {
 	}
 }
 
-// TestVarsNamedIn: detector errors that name a setting by its flag are
-// traced back to the variables, both of them for a conflict.
-func TestVarsNamedIn(t *testing.T) {
-	cfg := detector.DefaultConfig()
-	cfg.MinWCUPerSecond, cfg.CriticalWCUPerSecond = 900, 800
-	got := varsNamedIn(cfg.Validate())
-	if !strings.Contains(got, "HOTKEYS_MIN_WCU_PER_SECOND") || !strings.Contains(got, "HOTKEYS_CRITICAL_WCU_PER_SECOND") {
-		t.Errorf("varsNamedIn(conflict) = %q", got)
+// TestEnvError: a configuration the detector refuses is told in the
+// variables that set it, both of them for a conflict, still wrapping
+// detector.ErrConfig; every variable named is one the function reads.
+func TestEnvError(t *testing.T) {
+	for _, tc := range []struct {
+		kv   []string
+		want string
+	}{
+		{[]string{"HOTKEYS_MIN_WCU_PER_SECOND", "900"}, "detector: invalid configuration: HOTKEYS_CRITICAL_WCU_PER_SECOND 800 is below HOTKEYS_MIN_WCU_PER_SECOND 900"},
+		{[]string{"HOTKEYS_SHARE_THRESHOLD", "2"}, "detector: invalid configuration: HOTKEYS_SHARE_THRESHOLD 2: want a fraction in (0, 1], e.g. 0.10"},
+		{[]string{"HOTKEYS_WINDOW", "20m"}, "detector: invalid configuration: HOTKEYS_WINDOW 20m0s: want 1s to 15m"},
+	} {
+		_, _, _, err := configFromEnv(env(tc.kv...))
+		if err == nil || err.Error() != tc.want || !errors.Is(err, detector.ErrConfig) {
+			t.Errorf("%v: error %v, want %q wrapping detector.ErrConfig", tc.kv, err, tc.want)
+		}
+	}
+	for field, v := range fieldVars {
+		if !slices.Contains(envVars, v) {
+			t.Errorf("field %s is set by %s, which the function does not read", field, v)
+		}
 	}
 }
 

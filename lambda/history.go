@@ -12,6 +12,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
 	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // MetricHistoryWriteErrors counts windows whose summary could not be
@@ -45,7 +46,7 @@ var errNoTime = errors.New("too close to the invocation's deadline to start a wr
 // write stores the window's summary; it returns whether it did. It starts
 // no write within the reserve of the deadline: a window with many indexes
 // has as many summaries, and the batch must end in time whatever they do.
-func (s *historyStore) write(ctx context.Context, w *detector.Window, rep detector.Report, shard string) bool {
+func (s *historyStore) write(ctx context.Context, w *detector.Window, rep report.Report, shard string) bool {
 	hll, err := w.AppendDistinct(nil)
 	if deadline, ok := ctx.Deadline(); err == nil && (ctx.Err() != nil || (ok && deadline.Sub(s.now()) < s.reserve)) {
 		err = errNoTime

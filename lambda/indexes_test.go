@@ -22,6 +22,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/internal/maxkeys"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 func TestIndexesFromEnv(t *testing.T) {
@@ -60,9 +61,9 @@ func (f *fakeSchemas) Lookup(_ context.Context, table string) (keyschema.Schema,
 }
 
 // capture is a publisher that keeps the reports.
-type capture struct{ reps []detector.Report }
+type capture struct{ reps []report.Report }
 
-func (c *capture) Publish(_ context.Context, reps []detector.Report) (alert.Result, error) {
+func (c *capture) Publish(_ context.Context, reps []report.Report) (alert.Result, error) {
 	c.reps = append(c.reps, reps...)
 	return alert.Result{}, nil
 }

@@ -8,10 +8,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -168,7 +168,7 @@ func configFromEnv(getenv func(string) string) (detector.Config, alert.Config, s
 		cfg.Top, acfg.Top = n, n
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, acfg, "", fmt.Errorf("%s: %w", varsNamedIn(err), err)
+		return cfg, acfg, "", envError(err)
 	}
 	if v := getenv("HOTKEYS_NAMESPACE"); v != "" {
 		acfg.Namespace = v
@@ -212,31 +212,28 @@ func redactionFromEnv(getenv func(string) string) (string, error) {
 	return arn, nil
 }
 
-// settingVars maps the detector's names for its settings, as its
-// validation errors spell them (the CLI's flag names), to the variables
-// that set them here, so that an error names what the user can change.
-var settingVars = map[string]string{
-	"window":                  "HOTKEYS_WINDOW",
-	"lateness":                "HOTKEYS_WINDOW",
-	"share-threshold":         "HOTKEYS_SHARE_THRESHOLD",
-	"min-wcu-per-second":      "HOTKEYS_MIN_WCU_PER_SECOND",
-	"critical-wcu-per-second": "HOTKEYS_CRITICAL_WCU_PER_SECOND",
-	"partition-limit":         "HOTKEYS_PARTITION_LIMIT",
-	"top":                     "HOTKEYS_TOP",
+// fieldVars names the detector.Config fields the function sets by the
+// variables that set them, so that an error names what the user can change.
+var fieldVars = map[string]string{
+	"Window":               "HOTKEYS_WINDOW",
+	"Lateness":             "HOTKEYS_WINDOW",
+	"ShareThreshold":       "HOTKEYS_SHARE_THRESHOLD",
+	"MinWCUPerSecond":      "HOTKEYS_MIN_WCU_PER_SECOND",
+	"CriticalWCUPerSecond": "HOTKEYS_CRITICAL_WCU_PER_SECOND",
+	"PartitionLimit":       "HOTKEYS_PARTITION_LIMIT",
+	"Top":                  "HOTKEYS_TOP",
 }
 
-// varsNamedIn lists the variables whose settings a validation error names.
-func varsNamedIn(err error) string {
-	var names []string
-	for _, word := range strings.Fields(err.Error()) {
-		if v, ok := settingVars[word]; ok && !slices.Contains(names, v) {
-			names = append(names, v)
-		}
+// envError words a validation error in the variables that set the fields
+// it names: "detector: invalid configuration: HOTKEYS_SHARE_THRESHOLD 2:
+// want a fraction in (0, 1], e.g. 0.10". A field no variable sets keeps
+// its Go name.
+func envError(err error) error {
+	var fe *detector.FieldError
+	if !errors.As(err, &fe) {
+		return err
 	}
-	if len(names) == 0 {
-		return "HOTKEYS_ configuration"
-	}
-	return strings.Join(names, ", ")
+	return fmt.Errorf("%w: %s", detector.ErrConfig, fe.Message(fieldVars))
 }
 
 // parseSeconds reads "60s", "5m" or a plain number of seconds.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // pipeline runs the whole path from raw bytes to findings, as the Lambda
@@ -17,7 +18,7 @@ import (
 //
 // dec is reused, as a warm Lambda container reuses its decoder; the
 // detector and its windows are new, as every window is.
-func pipeline(tb testing.TB, dec *record.Decoder, payload []byte) []detector.Report {
+func pipeline(tb testing.TB, dec *record.Decoder, payload []byte) []report.Report {
 	d, err := detector.New(detector.DefaultConfig())
 	if err != nil {
 		tb.Fatal(err)

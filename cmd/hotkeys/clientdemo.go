@@ -59,7 +59,7 @@ func runClientDemo(ctx context.Context, args []string, stdout, stderr io.Writer)
 	opts.PartitionKeys = map[string]string{table: "pk"}
 	w, err := clientwatch.New(opts)
 	if err != nil {
-		return usageError{flagError(errors.Unwrap(err))}
+		return usageError{flagError(err)}
 	}
 	dbOpts := dynamodb.Options{
 		BaseEndpoint: aws.String(*endpoint),
@@ -78,6 +78,23 @@ func runClientDemo(ctx context.Context, args []string, stdout, stderr io.Writer)
 	defer func() {
 		_, _ = plain.DeleteTable(context.WithoutCancel(ctx), &dynamodb.DeleteTableInput{TableName: &table})
 	}()
+	if err := seedDemoTable(ctx, client, table); err != nil {
+		return fmt.Errorf("client-demo: seed %s: %w", *endpoint, err)
+	}
+	fmt.Fprintf(stderr, "hotkeys client-demo: %d calls on table %s at %s ...\n", *calls, table, *endpoint)
+	if err := runDemoWorkload(ctx, client, table, *calls, *workers); err != nil {
+		return fmt.Errorf("client-demo: %w", err)
+	}
+	rw := newClientReportWriter(o.format, stdout)
+	if err := rw.Write(w.Reports()); err != nil {
+		return err
+	}
+	return rw.Close()
+}
+
+// seedDemoTable writes the workload's items: the celebrity's 40 KB
+// profile, the counter, and 50 ordinary users.
+func seedDemoTable(ctx context.Context, client *dynamodb.Client, table string) error {
 	seed := map[string]string{"PROFILE#celebrity": strings.Repeat("x", 40_000), "COUNTER#page-views": ""}
 	for i := range 50 {
 		seed["USER#"+strconv.Itoa(i)] = "hello"
@@ -88,19 +105,23 @@ func runClientDemo(ctx context.Context, args []string, stdout, stderr io.Writer)
 			item["v"] = &types.AttributeValueMemberS{Value: v}
 		}
 		if _, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: item}); err != nil {
-			return fmt.Errorf("client-demo: seed %s: %w", *endpoint, err)
+			return err
 		}
 	}
-	fmt.Fprintf(stderr, "hotkeys client-demo: %d calls on table %s at %s ...\n", *calls, table, *endpoint)
+	return nil
+}
 
+// runDemoWorkload makes calls demo calls from workers goroutines, and
+// returns the first error any of them met (each stops at its own).
+func runDemoWorkload(ctx context.Context, client *dynamodb.Client, table string, calls, workers int) error {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
-	per := *calls / *workers
-	for i := range *workers {
+	per := calls / workers
+	for i := range workers {
 		n := per
 		if i == 0 {
-			n += *calls % *workers
+			n += calls % workers
 		}
 		wg.Go(func() {
 			r := rand.New(rand.NewPCG(uint64(i), 2026))
@@ -118,14 +139,7 @@ func runClientDemo(ctx context.Context, args []string, stdout, stderr io.Writer)
 		})
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return fmt.Errorf("client-demo: %w", firstErr)
-	}
-	rw := newReportWriter(o.format, stdout, false)
-	if err := rw.Write(w.Reports()); err != nil {
-		return err
-	}
-	return rw.Close()
+	return firstErr
 }
 
 func cmpErr(a, b error) error {

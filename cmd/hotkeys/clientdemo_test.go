@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/hotkeys-dev/hotkeys/record"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
@@ -27,7 +29,7 @@ func TestClientDemoOnDynamoDBLocal(t *testing.T) {
 	if code := run(context.Background(), []string{"client-demo", "--endpoint", ep, "--calls", "400", "--format", "json", "--window", "15m"}, nil, &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	var doc struct{ Windows []detector.Report }
+	var doc struct{ Windows []report.ClientReport } // each refuses any but a client's report
 	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
 		t.Fatalf("%v: %s", err, stdout.String())
 	}
@@ -36,8 +38,8 @@ func TestClientDemoOnDynamoDBLocal(t *testing.T) {
 	heaviest := map[string]string{}
 	var maxRCU, maxWCU float64
 	for _, r := range doc.Windows {
-		if r.Source != detector.SourceClient || !strings.HasPrefix(r.Table, "hotkeys-client-demo-") {
-			t.Errorf("report of %q from %q", r.Table, r.Source)
+		if !strings.HasPrefix(r.Table, "hotkeys-client-demo-") {
+			t.Errorf("report of %q", r.Table)
 		}
 		requests += r.Requests
 		rcu += r.RCU
@@ -95,7 +97,7 @@ func TestClientTable(t *testing.T) {
 	}
 	w.AddUnattributed(3, 0)
 	var out bytes.Buffer
-	if err := newReportWriter("table", &out, false).Write([]detector.Report{w.Report(detector.DefaultConfig())}); err != nil {
+	if err := newClientReportWriter("table", &out).Write([]report.ClientReport{w.Report(detector.DefaultConfig())}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"from the client", "calls 101   RCU 4,001.5   WCU 0   throttled attempts 100",

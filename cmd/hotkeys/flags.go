@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
@@ -146,9 +145,25 @@ func (o *options) requireIndexSource(cmd string) error {
 	return nil
 }
 
-// flagError turns "detector: invalid configuration: window 0s: ..." into
-// "--window 0s: ...", the way the user typed it.
+// configFlags names the detector.Config fields the flags set, by the
+// flag that sets each (Lateness follows --window).
+var configFlags = map[string]string{
+	"Window":               "--window",
+	"Lateness":             "--window",
+	"ShareThreshold":       "--share-threshold",
+	"MinWCUPerSecond":      "--min-wcu-per-second",
+	"CriticalWCUPerSecond": "--critical-wcu-per-second",
+	"PartitionLimit":       "--partition-limit",
+	"Top":                  "--top",
+}
+
+// flagError words a configuration error in the flags the user typed:
+// "--share-threshold 2: want a fraction in (0, 1], e.g. 0.10". A field no
+// flag sets keeps its Go name.
 func flagError(err error) error {
-	msg := strings.TrimPrefix(err.Error(), detector.ErrConfig.Error()+": ")
-	return errors.New("--" + msg)
+	var fe *detector.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	return errors.New(fe.Message(configFlags))
 }

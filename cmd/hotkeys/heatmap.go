@@ -8,6 +8,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/heatmap"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // heatmapRefresh is how often a long run (watch) rewrites its heatmap file,
@@ -18,18 +19,18 @@ const heatmapRefresh = 30 * time.Second
 // it writes to path when the run ends (and, during a long run, every
 // heatmapRefresh of wall time).
 type heatmapWriter struct {
-	next    reportWriter
+	next    reportWriter[report.Report]
 	b       *heatmap.Builder
 	path    string
 	now     func() time.Time
 	written time.Time
 }
 
-func newHeatmapWriter(next reportWriter, path string, cfg detector.Config, now func() time.Time) *heatmapWriter {
+func newHeatmapWriter(next reportWriter[report.Report], path string, cfg detector.Config, now func() time.Time) *heatmapWriter {
 	return &heatmapWriter{next: next, b: heatmap.New(heatmap.Options{PartitionLimit: cfg.PartitionLimit}), path: path, now: now, written: now()}
 }
 
-func (h *heatmapWriter) Write(reps []detector.Report) error {
+func (h *heatmapWriter) Write(reps []report.Report) error {
 	h.b.Add(reps...)
 	if err := h.next.Write(reps); err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
 	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 const historyAbout = `Reads the window summaries the Lambda stored in its history table (one per
@@ -47,6 +48,41 @@ type historyFlags struct {
 
 func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, now func() time.Time) error {
 	var f historyFlags
+	from, to, err := f.parse(args, stderr, now())
+	if err != nil {
+		return err
+	}
+	awsCfg, err := f.aws.load(ctx, "history")
+	if err != nil {
+		return err
+	}
+	reps, skipped, err := f.read(ctx, dynamodb.NewFromConfig(awsCfg), from, to, stderr)
+	if err != nil {
+		return err
+	}
+	out := newReportWriter(f.format, stdout, false)
+	if f.heatmap != "" {
+		cfg := detector.DefaultConfig()
+		cfg.PartitionLimit = f.limit
+		out = newHeatmapWriter(out, f.heatmap, cfg, now)
+	}
+	if err := out.Write(reps); err != nil {
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	if len(reps) == 0 {
+		fmt.Fprintf(stderr, "hotkeys history: no stored windows in %s from %s to %s\n", f.table, from.Format(time.RFC3339), to.Format(time.RFC3339))
+	}
+	if skipped > 0 {
+		return inputError{fmt.Sprintf("%d stored item(s) could not be used and were skipped", skipped)}
+	}
+	return nil
+}
+
+// parse parses and checks history's flags, and returns the span to read.
+func (f *historyFlags) parse(args []string, stderr io.Writer, now time.Time) (from, to time.Time, err error) {
 	fs := flag.NewFlagSet("history", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -65,40 +101,38 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, no
 	f.aws.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return errHelp
+			return from, to, errHelp
 		}
-		return usageError{err}
+		return from, to, usageError{err}
 	}
-	from, to, err := f.span(fs, now())
-	if err != nil {
-		return usageError{err}
+	if from, to, err = f.span(fs, now); err != nil {
+		return from, to, usageError{err}
 	}
 	switch {
 	case f.table == "":
-		return usageError{errors.New("history: --table NAME (the history table) is required")}
+		return from, to, usageError{errors.New("history: --table NAME (the history table) is required")}
 	case f.format != "table" && f.format != "json":
-		return usageError{fmt.Errorf("--format %q: want table or json", f.format)}
+		return from, to, usageError{fmt.Errorf("--format %q: want table or json", f.format)}
 	case f.top < 0 || f.top > 1000:
-		return usageError{fmt.Errorf("--top %d: want 0 to 1000", f.top)}
+		return from, to, usageError{fmt.Errorf("--top %d: want 0 to 1000", f.top)}
 	case !(f.limit > 0):
-		return usageError{fmt.Errorf("--partition-limit %g: want > 0", f.limit)}
+		return from, to, usageError{fmt.Errorf("--partition-limit %g: want > 0", f.limit)}
 	}
 	if _, err := history.NewMerger("", "", f.step, f.top); err != nil {
-		return usageError{fmt.Errorf("--step: %w", err)}
+		return from, to, usageError{fmt.Errorf("--step: %w", err)}
 	}
+	return from, to, nil
+}
 
-	awsCfg, err := f.aws.load(ctx, "history")
-	if err != nil {
-		return err
-	}
-	ddb := dynamodb.NewFromConfig(awsCfg)
-
-	// One merger per table and per index: an index's keys are not the
-	// table's, and its share is of the index's WCU.
+// read reads the summaries stored from from to to and merges them, one
+// merger per table and per index: an index's keys are not the table's, and
+// its share is of the index's WCU. It returns the merged steps in time
+// order, and how many items it skipped (each told on stderr).
+func (f *historyFlags) read(ctx context.Context, ddb historytable.API, from, to time.Time, stderr io.Writer) ([]report.Report, int, error) {
 	type mergerID struct{ table, index string }
 	mergers := map[mergerID]*history.Merger{}
 	var skipped int
-	err = historytable.Read(ctx, ddb, f.table, from, to, func(s *history.Summary) error {
+	err := historytable.Read(ctx, ddb, f.table, from, to, func(s *history.Summary) error {
 		id := mergerID{s.Table, s.Index}
 		m := mergers[id]
 		if m == nil {
@@ -122,42 +156,23 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, no
 	if err != nil {
 		var ue usageError
 		if errors.As(err, &ue) {
-			return ue
+			return nil, skipped, ue
 		}
 		var ae smithy.APIError
 		if errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" {
 			// DynamoDB refuses the Query of a table that is not keyed as a history table is.
-			return fmt.Errorf("history: %w (is %s the stack's HistoryTable output, a table the Lambda writes its history to?)", err, f.table)
+			return nil, skipped, fmt.Errorf("history: %w (is %s the stack's HistoryTable output, a table the Lambda writes its history to?)", err, f.table)
 		}
-		return fmt.Errorf("history: %w", err)
+		return nil, skipped, fmt.Errorf("history: %w", err)
 	}
-
-	var reps []detector.Report
+	var reps []report.Report
 	for _, m := range mergers {
 		reps = append(reps, m.Reports()...)
 	}
-	slices.SortFunc(reps, func(a, b detector.Report) int {
+	slices.SortFunc(reps, func(a, b report.Report) int {
 		return cmp.Or(a.Start.Compare(b.Start), cmp.Compare(a.Table, b.Table), cmp.Compare(a.Index, b.Index))
 	})
-	out := newReportWriter(f.format, stdout, false)
-	if f.heatmap != "" {
-		cfg := detector.DefaultConfig()
-		cfg.PartitionLimit = f.limit
-		out = newHeatmapWriter(out, f.heatmap, cfg, now)
-	}
-	if err := out.Write(reps); err != nil {
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	if len(reps) == 0 {
-		fmt.Fprintf(stderr, "hotkeys history: no stored windows in %s from %s to %s\n", f.table, from.Format(time.RFC3339), to.Format(time.RFC3339))
-	}
-	if skipped > 0 {
-		return inputError{fmt.Sprintf("%d stored item(s) could not be used and were skipped", skipped)}
-	}
-	return nil
+	return reps, skipped, nil
 }
 
 // span resolves --since, --from and --to.

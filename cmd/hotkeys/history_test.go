@@ -22,6 +22,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/historytable"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // storedDay is a workload over shards and minutes, summarised per shard and
@@ -205,7 +206,7 @@ func TestHistoryOnDynamoDBLocal(t *testing.T) {
 		if code != exitInputError || strings.Count(errb.String(), "skipped item") != len(corrupt) {
 			t.Errorf("step %s: exit %d, want 1 with %d items skipped; stderr:\n%s", step, code, len(corrupt), errb.String())
 		}
-		var reps, indexReps []detector.Report
+		var reps, indexReps []report.Report
 		for _, rep := range decodeReport(t, out.String()).Windows {
 			switch rep.Index {
 			case "":
@@ -285,7 +286,7 @@ func TestHistoryOnDynamoDBLocal(t *testing.T) {
 			if slices.Sort(shards); !slices.Equal(shards, []string{"shardId-0", "shardId-1", "shardId-2"}) {
 				t.Errorf("step %s #%d: merged shards %v", step, i, shards)
 			}
-			hot := slices.IndexFunc(rep.HotKeys, func(k detector.KeyReport) bool { return k.Key == "HOT" })
+			hot := slices.IndexFunc(rep.HotKeys, func(k report.KeyReport) bool { return k.Key == "HOT" })
 			if hotMinute := rep.Start.Unix() <= start.Add(time.Minute).Unix(); hotMinute != (hot >= 0) {
 				t.Errorf("step %s #%d: HOT flagged %v, want %v: hot keys %+v", step, i, hot >= 0, hotMinute, rep.HotKeys)
 			}
@@ -327,11 +328,11 @@ func TestHistoryUsage(t *testing.T) {
 // without says nothing of it.
 func TestTableShowsInternalErrors(t *testing.T) {
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	rep := detector.Report{Table: "Orders", Start: start, End: start.Add(time.Minute), Records: 100, WCU: 120, Malformed: 2, Late: 1, InternalErrors: 1234}
+	rep := report.Report{Window: report.Window{Table: "Orders", Start: start, End: start.Add(time.Minute)}, Records: 100, WCU: 120, Malformed: 2, Late: 1, InternalErrors: 1234}
 	clean := rep
 	clean.InternalErrors = 0
 	for _, c := range []struct {
-		rep  detector.Report
+		rep  report.Report
 		want []string
 	}{
 		{rep, []string{"malformed 2   late 1   internal errors 1,234\n", "! hotkeys skipped 1,234 record(s) for a bug of its own"}},
@@ -339,7 +340,7 @@ func TestTableShowsInternalErrors(t *testing.T) {
 	} {
 		var out bytes.Buffer
 		w := newReportWriter("table", &out, false)
-		if err := w.Write([]detector.Report{c.rep}); err != nil {
+		if err := w.Write([]report.Report{c.rep}); err != nil {
 			t.Fatal(err)
 		}
 		if err := w.Close(); err != nil {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // shopDescription is what `aws dynamodb describe-table` prints for the
@@ -57,7 +57,7 @@ func TestReplayDescribeTable(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var table, index *detector.Report
+	var table, index *report.Report
 	r := decodeReport(t, out)
 	for i := range r.Windows {
 		switch r.Windows[i].Index {
@@ -77,7 +77,7 @@ func TestReplayDescribeTable(t *testing.T) {
 	if index.WCU != 18000 || index.Records != 18000 || index.WCUIsLowerBound {
 		t.Errorf("index window: %d records, %d WCU (lower bound %v), want 18,000 and 18,000", index.Records, index.WCU, index.WCUIsLowerBound)
 	}
-	if len(index.HotKeys) != 1 || index.HotKeys[0].Key != "OPS_LOG" || index.HotKeys[0].Pattern != detector.PatternConstantKey ||
+	if len(index.HotKeys) != 1 || index.HotKeys[0].Key != "OPS_LOG" || index.HotKeys[0].Pattern != report.PatternConstantKey ||
 		index.HotKeys[0].WCULower != 18000 {
 		t.Errorf("index hot keys %+v", index.HotKeys)
 	}

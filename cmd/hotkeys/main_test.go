@@ -17,6 +17,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/redact"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // hotkeys runs the command in-process and returns its exit status and output.
@@ -28,7 +29,7 @@ func hotkeys(t *testing.T, stdin string, args ...string) (int, string, string) {
 }
 
 type jsonReport struct {
-	Windows []detector.Report `json:"windows"`
+	Windows []report.Report `json:"windows"`
 }
 
 func decodeReport(t *testing.T, s string) jsonReport {
@@ -53,21 +54,19 @@ func TestReplayFindsTheHotKey(t *testing.T) {
 	// testdata/hot.json: 3 s of OPS_LOG at 120 writes/s and 20 tail keys/s
 	// (60 distinct), every item under 1 KB: 1 WCU each. 61 keys fit the
 	// sketch's counters, so every figure is exact.
-	want := detector.Report{
-		Table: "Orders", Start: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), End: time.Date(2026, 11, 22, 10, 1, 0, 0, time.UTC),
+	want := report.Report{
+		Window:  report.Window{Table: "Orders", Start: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), End: time.Date(2026, 11, 22, 10, 1, 0, 0, time.UTC)},
 		Records: 420, WCU: 420, DistinctKeys: 61,
-		HotKeys: []detector.KeyReport{{
-			Key: "OPS_LOG", Type: "S", WCU: 360, WCULower: 360, WCUUpper: 360,
-			Share: 360.0 / 420, AvgWCUPerSecond: 6, PeakWCUPerSecond: 120,
-			Severity: detector.Warning, Pattern: detector.PatternSingleItem, RecommendedShards: 2,
+		HotKeys: []report.KeyReport{{
+			KeyFigures: report.KeyFigures{Key: "OPS_LOG", Type: "S", WCU: 360, WCULower: 360, WCUUpper: 360, Share: 360.0 / 420, AvgWCUPerSecond: 6, PeakWCUPerSecond: 120, Severity: report.Warning, Pattern: report.PatternSingleItem, RecommendedShards: 2},
 		}},
 		// 20 tail keys of 1 WCU each in every second: one left out of the
 		// top 10 wrote 1.
 		OtherKeysWCUUpper: 1,
-		Shards:            []detector.ShardReport{},
+		Shards:            []report.ShardReport{},
 	}
-	if diff := cmp.Diff(want, w, cmpopts.IgnoreFields(detector.Report{}, "TopKeys"),
-		cmpopts.IgnoreFields(detector.KeyReport{}, "Diagnosis")); diff != "" {
+	if diff := cmp.Diff(want, w, cmpopts.IgnoreFields(report.Report{}, "TopKeys"),
+		cmpopts.IgnoreFields(report.KeyFigures{}, "Diagnosis")); diff != "" {
 		t.Errorf("window (-want +got):\n%s", diff)
 	}
 	if len(w.HotKeys) == 1 && !strings.Contains(w.HotKeys[0].Diagnosis, "86%") {
@@ -78,7 +77,7 @@ func TestReplayFindsTheHotKey(t *testing.T) {
 		t.Fatalf("top keys %+v, want 10 led by the hot key", w.TopKeys)
 	}
 	for _, k := range w.TopKeys[1:] {
-		if k.WCU != 1 || k.WCULower != 1 || k.WCUUpper != 1 || k.Severity != detector.None {
+		if k.WCU != 1 || k.WCULower != 1 || k.WCUUpper != 1 || k.Severity != report.None {
 			t.Errorf("tail key %+v, want exactly 1 WCU and not flagged", k)
 		}
 	}
@@ -242,7 +241,7 @@ func TestDemoShowsEveryAntiPattern(t *testing.T) {
 		t.Fatalf("demo exit %d: %s", code, errs)
 	}
 	r := decodeReport(t, out)
-	var tables, indexes []detector.Report
+	var tables, indexes []report.Report
 	for _, w := range r.Windows {
 		if w.Index == "" {
 			tables = append(tables, w)
@@ -260,29 +259,29 @@ func TestDemoShowsEveryAntiPattern(t *testing.T) {
 	if hot := tables[len(tables)-1].HotKeys; len(hot) != 0 {
 		t.Errorf("the daily-bucketed table is flagged: %+v", hot)
 	}
-	if hot := indexes[0].HotKeys; len(hot) != 1 || hot[0].Key != "OPS_LOG" || hot[0].Pattern != detector.PatternConstantKey ||
-		hot[0].Severity != detector.Critical || hot[0].RecommendedShards != 2 ||
+	if hot := indexes[0].HotKeys; len(hot) != 1 || hot[0].Key != "OPS_LOG" || hot[0].Pattern != report.PatternConstantKey ||
+		hot[0].Severity != report.Critical || hot[0].RecommendedShards != 2 ||
 		!strings.Contains(hot[0].Diagnosis, "throttles the base table's writes") || !strings.Contains(hot[0].Diagnosis, "SHARD#n") {
 		t.Errorf("index GSI1's hot keys %+v", hot)
 	}
 	want := []struct {
 		key      string
-		pattern  detector.Pattern
-		severity detector.Severity
+		pattern  report.Pattern
+		severity report.Severity
 		shards   int
 	}{
-		{"OPS_LOG", detector.PatternSingleKey, detector.Warning, 2},
-		{"STATUS#ACTIVE", detector.PatternLowCardinality, detector.Warning, 2},
-		{"DATE#2026-11-22", detector.PatternTimeBucket, detector.Critical, 2},
-		{"COUNTER#page_views", detector.PatternSingleItem, detector.Warning, 2},
-		{"ORDERS#<shard>", detector.PatternShardedUneven, detector.Warning, 8},
-		{"EVENTS#<shard>", detector.PatternShardedTooFew, detector.Critical, 3},
+		{"OPS_LOG", report.PatternSingleKey, report.Warning, 2},
+		{"STATUS#ACTIVE", report.PatternLowCardinality, report.Warning, 2},
+		{"DATE#2026-11-22", report.PatternTimeBucket, report.Critical, 2},
+		{"COUNTER#page_views", report.PatternSingleItem, report.Warning, 2},
+		{"ORDERS#<shard>", report.PatternShardedUneven, report.Warning, 8},
+		{"EVENTS#<shard>", report.PatternShardedTooFew, report.Critical, 3},
 	}
 	var malformed uint64
 	for i, w := range want {
 		win := tables[i]
 		malformed += win.Malformed
-		var found *detector.KeyReport
+		var found *report.KeyReport
 		for j := range win.HotKeys {
 			if win.HotKeys[j].Key == w.key {
 				found = &win.HotKeys[j]

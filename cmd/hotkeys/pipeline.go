@@ -11,6 +11,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // maxMalformedNotes caps the per-record warnings on stderr; the count in
@@ -23,7 +24,7 @@ const maxMalformedNotes = 10
 type pipeline struct {
 	in     *detector.Feed
 	det    *detector.Detector
-	out    reportWriter
+	out    reportWriter[report.Report]
 	stderr io.Writer
 
 	malformed uint64
@@ -33,7 +34,7 @@ type pipeline struct {
 	tables    map[string]bool // the tables reported
 }
 
-func newPipeline(o *options, out reportWriter, stderr io.Writer, now func() time.Time) (*pipeline, error) {
+func newPipeline(o *options, out reportWriter[report.Report], stderr io.Writer, now func() time.Time) (*pipeline, error) {
 	dec, err := record.NewDecoder(record.Config{PartitionKey: o.partitionKey, Indexes: o.indexDefs})
 	if err != nil {
 		return nil, usageError{err}
@@ -87,7 +88,7 @@ func (p *pipeline) malformedError() error {
 }
 
 // write writes reports out, noting their tables.
-func (p *pipeline) write(reps []detector.Report) error {
+func (p *pipeline) write(reps []report.Report) error {
 	for _, r := range reps {
 		p.tables[r.Table] = true
 	}

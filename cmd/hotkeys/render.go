@@ -10,34 +10,50 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
-// reportWriter prints the reports of closed windows as they come.
-type reportWriter interface {
-	Write(reps []detector.Report) error
+// reportWriter prints the reports of closed windows as they come: a
+// stream's (report.Report) or a client's (report.ClientReport).
+type reportWriter[R any] interface {
+	Write(reps []R) error
 	Close() error
 }
 
-func newReportWriter(format string, w io.Writer, stream bool) reportWriter {
-	if format == "json" {
-		if stream {
-			return &jsonLines{w: w}
-		}
-		return &jsonDocument{w: w}
+// newReportWriter returns the writer of a stream's reports in format: one
+// JSON document, or with live one JSON line per batch of windows (watch), or
+// a table per window.
+func newReportWriter(format string, w io.Writer, live bool) reportWriter[report.Report] {
+	return newWriter(format, w, live, streamTable)
+}
+
+// newClientReportWriter returns the writer of a client's reports in format:
+// the same JSON document, or a table per window.
+func newClientReportWriter(format string, w io.Writer) reportWriter[report.ClientReport] {
+	return newWriter(format, w, false, clientTable)
+}
+
+// newWriter returns the writer of format; table prints one window for
+// people.
+func newWriter[R any](format string, w io.Writer, live bool, table func(*strings.Builder, *R)) reportWriter[R] {
+	switch {
+	case format == "json" && live:
+		return &jsonLines[R]{w: w}
+	case format == "json":
+		return &jsonDocument[R]{w: w}
 	}
-	return &tableWriter{w: w}
+	return &tableWriter[R]{w: w, window: table}
 }
 
 // jsonDocument writes {"windows":[...]} as one JSON document, streamed
 // window by window so that a long replay never holds every report.
-type jsonDocument struct {
+type jsonDocument[R any] struct {
 	w       io.Writer
 	started bool
 	n       int
 }
 
-func (j *jsonDocument) Write(reps []detector.Report) error {
+func (j *jsonDocument[R]) Write(reps []R) error {
 	for _, r := range reps {
 		b, err := json.Marshal(r)
 		if err != nil {
@@ -56,7 +72,7 @@ func (j *jsonDocument) Write(reps []detector.Report) error {
 	return nil
 }
 
-func (j *jsonDocument) Close() error {
+func (j *jsonDocument[R]) Close() error {
 	if !j.started {
 		_, err := io.WriteString(j.w, "{\"windows\": []}\n")
 		return err
@@ -67,14 +83,14 @@ func (j *jsonDocument) Close() error {
 
 // jsonLines writes one {"windows":[...]} document per line, each holding the
 // windows closed at that moment: watch's live form of the same shape.
-type jsonLines struct{ w io.Writer }
+type jsonLines[R any] struct{ w io.Writer }
 
-func (j *jsonLines) Write(reps []detector.Report) error {
+func (j *jsonLines[R]) Write(reps []R) error {
 	if len(reps) == 0 {
 		return nil
 	}
 	b, err := json.Marshal(struct {
-		Windows []detector.Report `json:"windows"`
+		Windows []R `json:"windows"`
 	}{reps})
 	if err != nil {
 		return err
@@ -83,104 +99,116 @@ func (j *jsonLines) Write(reps []detector.Report) error {
 	return err
 }
 
-func (j *jsonLines) Close() error { return nil }
+func (j *jsonLines[R]) Close() error { return nil }
 
 // tableWriter prints a report per window for people.
-type tableWriter struct{ w io.Writer }
+type tableWriter[R any] struct {
+	w      io.Writer
+	window func(*strings.Builder, *R)
+}
 
-func (t *tableWriter) Close() error { return nil }
+func (t *tableWriter[R]) Close() error { return nil }
 
-func (t *tableWriter) Write(reps []detector.Report) error {
+func (t *tableWriter[R]) Write(reps []R) error {
 	for i := range reps {
-		if err := t.window(&reps[i]); err != nil {
+		var b strings.Builder
+		t.window(&b, &reps[i])
+		if _, err := io.WriteString(t.w, b.String()); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (t *tableWriter) window(r *detector.Report) error {
-	if r.Source == detector.SourceClient {
-		return t.clientWindow(r)
-	}
-	var b strings.Builder
+// streamTable prints a stream's window: its totals and warnings, the hot
+// keys with their diagnoses, the top keys, the stream shards, and in full
+// the keys the columns cut.
+func streamTable(b *strings.Builder, r *report.Report) {
 	name := printable(r.Table, 60)
 	if r.Index != "" {
 		name += " · index " + printable(r.Index, 60)
 	}
-	title := fmt.Sprintf("── %s · %s – %s UTC ", name, r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"))
+	writeTitle(b, name, r.Window, "")
+	streamTotals(b, r)
+	var cut keyNotes
+	if len(r.HotKeys) == 0 {
+		b.WriteString("\nno hot keys\n")
+	} else {
+		b.WriteString("\nHOT KEYS\n")
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  SEVERITY\tKEY\tPATTERN\tWCU [bounds]\tSHARE\t\tPEAK WCU/s\tSHARDS\t")
+		for _, k := range r.HotKeys {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%5.1f%%\t%s\t%d\t\n", k.Severity, cut.cell(k.Key), k.Pattern,
+				bounds(&k.KeyFigures), bar(k.Share, 20), k.Share*100, count(uint64(k.PeakWCUPerSecond+0.5)), k.RecommendedShards)
+		}
+		tw.Flush()
+		for _, k := range r.HotKeys {
+			fmt.Fprintf(b, "  ▸ %s: %s\n", cut.cell(k.Key), k.Diagnosis)
+		}
+	}
+	if len(r.TopKeys) > 0 {
+		b.WriteString("\nTOP KEYS\n")
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  KEY\tTYPE\tWCU [bounds]\tSHARE\t\tAVG WCU/s\tPEAK WCU/s\t")
+		for _, k := range r.TopKeys {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%5.1f%%\t%.1f\t%s\t\n", cut.cell(k.Key), k.Type, bounds(&k.KeyFigures),
+				bar(k.Share, 20), k.Share*100, k.AvgWCUPerSecond, count(uint64(k.PeakWCUPerSecond+0.5)))
+		}
+		tw.Flush()
+	}
+	streamShards(b, r)
+	cut.writeFull(b)
+	b.WriteString("\n")
+}
+
+// writeTitle writes a window's title line, ruled to 100 columns.
+func writeTitle(b *strings.Builder, name string, w report.Window, suffix string) {
+	title := fmt.Sprintf("── %s · %s – %s UTC %s", name, w.Start.Format("2006-01-02 15:04:05"), w.End.Format("15:04:05"), suffix)
 	b.WriteString(title + strings.Repeat("─", max(0, 100-utf8.RuneCountInString(title))) + "\n")
-	fmt.Fprintf(&b, "records %s   WCU %s%s   distinct keys ≈ %s   TTL deletes %s   malformed %s",
+}
+
+// streamTotals writes what the window counted, and what makes its figures
+// incomplete.
+func streamTotals(b *strings.Builder, r *report.Report) {
+	fmt.Fprintf(b, "records %s   WCU %s%s   distinct keys ≈ %s   TTL deletes %s   malformed %s",
 		count(r.Records), count(r.WCU), lowerBoundNote(r.WCUIsLowerBound), count(r.DistinctKeys), count(r.TTLDeletes), count(r.Malformed))
 	if r.Late > 0 {
-		fmt.Fprintf(&b, "   late %s", count(r.Late))
+		fmt.Fprintf(b, "   late %s", count(r.Late))
 	}
 	// Only a stored window (history) can have some: the CLI itself stops
 	// at its first internal error (exit status 3).
 	if r.InternalErrors > 0 {
-		fmt.Fprintf(&b, "   internal errors %s", count(r.InternalErrors))
+		fmt.Fprintf(b, "   internal errors %s", count(r.InternalErrors))
 	}
 	if r.TTLWCU > 0 {
-		fmt.Fprintf(&b, "   entries removed by TTL %s WCU (free)", count(r.TTLWCU))
+		fmt.Fprintf(b, "   entries removed by TTL %s WCU (free)", count(r.TTLWCU))
 	}
 	b.WriteString("\n")
 	if r.TerminatedEarly {
 		b.WriteString("! Lambda ended this window early: the figures cover only part of it.\n")
 	}
 	if r.InternalErrors > 0 {
-		fmt.Fprintf(&b, "! hotkeys skipped %s record(s) for a bug of its own (the function's log has an ERROR \"internal error\" with the stack): the figures undercount.\n", count(r.InternalErrors))
+		fmt.Fprintf(b, "! hotkeys skipped %s record(s) for a bug of its own (the function's log has an ERROR \"internal error\" with the stack): the figures undercount.\n", count(r.InternalErrors))
 	}
-	var cut keyNotes
-	if len(r.HotKeys) == 0 {
-		b.WriteString("\nno hot keys\n")
-	} else {
-		b.WriteString("\nHOT KEYS\n")
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  SEVERITY\tKEY\tPATTERN\tWCU [bounds]\tSHARE\t\tPEAK WCU/s\tSHARDS\t")
-		for _, k := range r.HotKeys {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%5.1f%%\t%s\t%d\t\n", k.Severity, cut.cell(k.Key), k.Pattern,
-				bounds(k), bar(k.Share, 20), k.Share*100, count(uint64(k.PeakWCUPerSecond+0.5)), k.RecommendedShards)
-		}
-		tw.Flush()
-		for _, k := range r.HotKeys {
-			fmt.Fprintf(&b, "  ▸ %s: %s\n", cut.cell(k.Key), k.Diagnosis)
-		}
+}
+
+// streamShards writes the stream shards' load.
+func streamShards(b *strings.Builder, r *report.Report) {
+	if len(r.Shards) == 0 {
+		return
 	}
-	if len(r.TopKeys) > 0 {
-		b.WriteString("\nTOP KEYS\n")
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  KEY\tTYPE\tWCU [bounds]\tSHARE\t\tAVG WCU/s\tPEAK WCU/s\t")
-		for _, k := range r.TopKeys {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%5.1f%%\t%.1f\t%s\t\n", cut.cell(k.Key), k.Type, bounds(k),
-				bar(k.Share, 20), k.Share*100, k.AvgWCUPerSecond, count(uint64(k.PeakWCUPerSecond+0.5)))
+	b.WriteString("\nSTREAM SHARDS (≈ table partitions)\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  SHARD\tRECORDS\tWCU\tSHARE\t\tPEAK WCU/s\t")
+	for _, s := range r.Shards {
+		share := 0.0
+		if r.WCU > 0 {
+			share = float64(s.WCU) / float64(r.WCU)
 		}
-		tw.Flush()
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%5.1f%%\t%s\t\n", printable(s.Shard, 50), count(s.Records), count(s.WCU),
+			bar(share, 20), share*100, count(uint64(s.PeakWCUPerSecond+0.5)))
 	}
-	if len(r.Shards) > 0 {
-		b.WriteString("\nSTREAM SHARDS (≈ table partitions)\n")
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  SHARD\tRECORDS\tWCU\tSHARE\t\tPEAK WCU/s\t")
-		for _, s := range r.Shards {
-			share := 0.0
-			if r.WCU > 0 {
-				share = float64(s.WCU) / float64(r.WCU)
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%5.1f%%\t%s\t\n", printable(s.Shard, 50), count(s.Records), count(s.WCU),
-				bar(share, 20), share*100, count(uint64(s.PeakWCUPerSecond+0.5)))
-		}
-		tw.Flush()
-	}
-	if len(cut) > 0 {
-		// Keys of up to 2,048 bytes do not fit a column, and two that differ
-		// only at the end would look alike there: say each in full.
-		b.WriteString("\nKEYS CUT ABOVE, IN FULL\n")
-		for i, k := range cut {
-			fmt.Fprintf(&b, "  [%d] %s\n", i+1, printable(k, -1))
-		}
-	}
-	b.WriteString("\n")
-	_, err := io.WriteString(t.w, b.String())
-	return err
+	tw.Flush()
 }
 
 // keyCellWidth is the widest a key is shown in a table column.
@@ -206,6 +234,19 @@ func (n *keyNotes) cell(key string) string {
 	return printable(key, keyCellWidth-utf8.RuneCountInString(mark)) + mark
 }
 
+// writeFull writes the keys cut above in full: keys of up to 2,048 bytes
+// do not fit a column, and two that differ only at the end would look
+// alike there.
+func (n keyNotes) writeFull(b *strings.Builder) {
+	if len(n) == 0 {
+		return
+	}
+	b.WriteString("\nKEYS CUT ABOVE, IN FULL\n")
+	for i, k := range n {
+		fmt.Fprintf(b, "  [%d] %s\n", i+1, printable(k, -1))
+	}
+}
+
 func lowerBoundNote(lower bool) string {
 	if lower {
 		return " (lower bound: some records lacked an image)"
@@ -213,7 +254,7 @@ func lowerBoundNote(lower bool) string {
 	return ""
 }
 
-func bounds(k detector.KeyReport) string {
+func bounds(k *report.KeyFigures) string {
 	if k.WCULower == k.WCUUpper {
 		return count(k.WCU) + " [exact]"
 	}

@@ -2,65 +2,66 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
-// clientWindow prints a client-side report: reads, writes, throttles and
+// clientTable prints a client's window: reads, writes, throttles and
 // latency per key, as the application saw them.
-func (t *tableWriter) clientWindow(r *detector.Report) error {
-	var b strings.Builder
-	title := fmt.Sprintf("── %s · %s – %s UTC · from the client ", printable(r.Table, 60), r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"))
-	b.WriteString(title + strings.Repeat("─", max(0, 100-utf8.RuneCountInString(title))) + "\n")
-	fmt.Fprintf(&b, "calls %s   RCU %s   WCU %s   throttled attempts %s   failed conditions %s   distinct keys ≈ %s\n",
+func clientTable(b *strings.Builder, r *report.ClientReport) {
+	writeTitle(b, printable(r.Table, 60), r.Window, "· from the client ")
+	fmt.Fprintf(b, "calls %s   RCU %s   WCU %s   throttled attempts %s   failed conditions %s   distinct keys ≈ %s\n",
 		count(r.Requests), units(r.RCU), count(r.WCU), count(r.ThrottledAttempts), count(r.ConditionalCheckFailures), count(r.DistinctKeys))
 	if r.UnattributedRequests > 0 || r.Dropped > 0 {
-		fmt.Fprintf(&b, "unattributed calls %s (RCU %s, WCU %s: no key visible, or the key schema not known yet)   dropped %s\n",
+		fmt.Fprintf(b, "unattributed calls %s (RCU %s, WCU %s: no key visible, or the key schema not known yet)   dropped %s\n",
 			count(r.UnattributedRequests), units(r.UnattributedRCU), count(r.UnattributedWCU), count(r.Dropped))
-	}
-	keys := func(title string, ks []detector.KeyReport, withDiagnosis bool) {
-		b.WriteString("\n" + title + "\n")
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  SEVERITY\tKEY\tHOT FOR\tCALLS\tRCU [bounds]\tPEAK RCU/s\tWCU [bounds]\tPEAK WCU/s\tTHROTTLED\tP99 ms\t")
-		for _, k := range ks {
-			sev := string(k.Severity)
-			if sev == "" {
-				sev = "-"
-			}
-			apportioned := ""
-			if k.Apportioned {
-				apportioned = " (apportioned)"
-			}
-			p99 := "-"
-			if k.LatencySamples > 0 {
-				p99 = strconv.FormatFloat(k.LatencyP99Ms, 'f', 1, 64)
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\t%s\t%s\t\n", sev, printable(k.Key, 40), strings.Join(k.HotFor, ","), count(k.Requests),
-				rcuBounds(k), apportioned, units(k.PeakRCUPerSecond), bounds(k), count(uint64(k.PeakWCUPerSecond+0.5)), count(k.ThrottledAttempts), p99)
-		}
-		tw.Flush()
-		if withDiagnosis {
-			for _, k := range ks {
-				fmt.Fprintf(&b, "  ▸ %s: %s\n", printable(k.Key, 40), k.Diagnosis)
-			}
-		}
 	}
 	if len(r.HotKeys) == 0 {
 		b.WriteString("\nno hot keys\n")
 	} else {
-		keys("HOT KEYS", r.HotKeys, true)
+		clientKeys(b, "HOT KEYS", r.HotKeys, true)
 	}
 	if len(r.TopKeys) > 0 {
-		keys("TOP KEYS", r.TopKeys, false)
+		clientKeys(b, "TOP KEYS", r.TopKeys, false)
 	}
 	b.WriteString("\n")
-	_, err := io.WriteString(t.w, b.String())
-	return err
+}
+
+// clientKeys writes a table of a client's keys, and with withDiagnosis
+// what each one's diagnosis says.
+func clientKeys(b *strings.Builder, title string, ks []report.ClientKeyReport, withDiagnosis bool) {
+	b.WriteString("\n" + title + "\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  SEVERITY\tKEY\tHOT FOR\tCALLS\tRCU [bounds]\tPEAK RCU/s\tWCU [bounds]\tPEAK WCU/s\tTHROTTLED\tP99 ms\t")
+	for _, k := range ks {
+		sev := string(k.Severity)
+		if sev == "" {
+			sev = "-"
+		}
+		apportioned := ""
+		if k.Apportioned {
+			apportioned = " (apportioned)"
+		}
+		p99 := "-"
+		if k.LatencySamples > 0 {
+			p99 = strconv.FormatFloat(k.LatencyP99Ms, 'f', 1, 64)
+		}
+		hotFor := make([]string, len(k.HotFor))
+		for i, c := range k.HotFor {
+			hotFor[i] = string(c)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\t%s\t%s\t\n", sev, printable(k.Key, 40), strings.Join(hotFor, ","), count(k.Requests),
+			rcuBounds(&k), apportioned, units(k.PeakRCUPerSecond), bounds(&k.KeyFigures), count(uint64(k.PeakWCUPerSecond+0.5)), count(k.ThrottledAttempts), p99)
+	}
+	tw.Flush()
+	if withDiagnosis {
+		for _, k := range ks {
+			fmt.Fprintf(b, "  ▸ %s: %s\n", printable(k.Key, 40), k.Diagnosis)
+		}
+	}
 }
 
 // units writes capacity units, which come in halves.
@@ -72,7 +73,7 @@ func units(v float64) string {
 	return whole
 }
 
-func rcuBounds(k detector.KeyReport) string {
+func rcuBounds(k *report.ClientKeyReport) string {
 	if k.RCULower == k.RCUUpper {
 		return units(k.RCU) + " [exact]"
 	}

@@ -74,29 +74,8 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	ddb := dynamodb.NewFromConfig(awsCfg)
 	dds := dynamodbstreams.NewFromConfig(awsCfg)
 
-	table := wf.table
-	if table == "" {
-		if table, err = keyschema.TableFromARN(wf.streamARN); err != nil {
-			return usageError{fmt.Errorf("--stream-arn: %w", err)}
-		}
-	}
-	// DescribeTable once: the stream, the partition key, the indexes.
-	if wf.streamARN == "" || o.partitionKey == "" || (o.indexes != "off" && o.describeTable == "") {
-		s, err := keyschema.Lookup(ctx, ddb, table)
-		if err != nil {
-			return fmt.Errorf("watch: %w", err)
-		}
-		if wf.streamARN == "" {
-			if err := s.RequireStream(); err != nil {
-				return fmt.Errorf("watch: %w", err)
-			}
-			wf.streamARN = s.StreamARN
-		}
-		if o.describeTable == "" {
-			if err := o.useSchema(s); err != nil {
-				return err
-			}
-		}
+	if err := wf.resolve(ctx, ddb, o); err != nil {
+		return err
 	}
 	scfg.StreamARN = wf.streamARN
 	if err := scfg.Validate(); err != nil {
@@ -114,6 +93,36 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return watchLoop(ctx, watchReader(reader), p, stderr, watchClock)
 }
 
+// resolve fills in what the flags left to the table: the stream's ARN, the
+// partition key and the indexes, from one DescribeTable when any is
+// missing.
+func (wf *watchFlags) resolve(ctx context.Context, ddb keyschema.DescribeTableAPI, o *options) error {
+	table := wf.table
+	if table == "" {
+		var err error
+		if table, err = keyschema.TableFromARN(wf.streamARN); err != nil {
+			return usageError{fmt.Errorf("--stream-arn: %w", err)}
+		}
+	}
+	if wf.streamARN != "" && o.partitionKey != "" && (o.indexes == "off" || o.describeTable != "") {
+		return nil
+	}
+	s, err := keyschema.Lookup(ctx, ddb, table)
+	if err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
+	if wf.streamARN == "" {
+		if err := s.RequireStream(); err != nil {
+			return fmt.Errorf("watch: %w", err)
+		}
+		wf.streamARN = s.StreamARN
+	}
+	if o.describeTable == "" {
+		return o.useSchema(s)
+	}
+	return nil
+}
+
 // streamReader is what watch needs of streams.Reader.
 type streamReader interface {
 	Run(ctx context.Context, h streams.Handler) error
@@ -127,36 +136,22 @@ var (
 	watchReader = func(r *streams.Reader) streamReader { return r }
 )
 
+// watchBatch is one batch of a shard's records, handed from the reader's
+// goroutine to the pipeline's; done carries the pipeline's verdict back.
+type watchBatch struct {
+	shard   string
+	payload []byte
+	done    chan error
+}
+
 // watchLoop feeds the pipeline from the reader and, once a second, closes
 // the windows that the clock (now) has left behind, so a table that goes
 // quiet still gets its report. One goroutine owns the pipeline.
 func watchLoop(ctx context.Context, reader streamReader, p *pipeline, stderr io.Writer, now func() time.Time) error {
-	type batch struct {
-		shard   string
-		payload []byte
-		done    chan error
-	}
-	batches := make(chan batch)
+	batches := make(chan watchBatch)
 	readErr := make(chan error, 1)
 	var lost atomic.Int64 // read after the reader goroutine ends
-	go func() {
-		readErr <- reader.Run(ctx, streams.Handler{
-			Batch: func(shard string, payload []byte) error {
-				b := batch{shard, payload, make(chan error, 1)}
-				select {
-				case batches <- b:
-					return <-b.done
-				case <-ctx.Done():
-					return nil
-				}
-			},
-			Status: func(msg string) { fmt.Fprintf(stderr, "hotkeys watch: %s\n", msg) },
-			Lost: func(shard string, err error) {
-				lost.Add(1)
-				fmt.Fprintf(stderr, "hotkeys watch: DATA LOST on %s: %v\n", shard, err)
-			},
-		})
-	}()
+	go func() { readErr <- reader.Run(ctx, watchHandler(ctx, batches, stderr, &lost)) }()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	var runErr error
@@ -193,6 +188,28 @@ loop:
 	}
 	fmt.Fprintln(stderr, "hotkeys watch: stopped")
 	return nil
+}
+
+// watchHandler hands the reader's batches to the pipeline's goroutine and
+// waits for each to be analysed; it tells status and data lost on stderr,
+// counting the shards that lost data in lost.
+func watchHandler(ctx context.Context, batches chan<- watchBatch, stderr io.Writer, lost *atomic.Int64) streams.Handler {
+	return streams.Handler{
+		Batch: func(shard string, payload []byte) error {
+			b := watchBatch{shard, payload, make(chan error, 1)}
+			select {
+			case batches <- b:
+				return <-b.done
+			case <-ctx.Done():
+				return nil
+			}
+		},
+		Status: func(msg string) { fmt.Fprintf(stderr, "hotkeys watch: %s\n", msg) },
+		Lost: func(shard string, err error) {
+			lost.Add(1)
+			fmt.Fprintf(stderr, "hotkeys watch: DATA LOST on %s: %v\n", shard, err)
+		},
+	}
 }
 
 // indexNote names the indexes analysed, for the start-up line.

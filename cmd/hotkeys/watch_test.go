@@ -15,9 +15,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/heatmap"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/streams"
 )
 
@@ -133,7 +133,7 @@ func TestWatchFindsTheHotKey(t *testing.T) {
 	}
 	var records, wcu uint64
 	keyWCU := map[string]uint64{}
-	flagged := map[string]detector.KeyReport{}
+	flagged := map[string]report.KeyReport{}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 1 {
 		t.Errorf("%d reports, want the one window watch stopped in", len(lines))
@@ -164,10 +164,10 @@ func TestWatchFindsTheHotKey(t *testing.T) {
 	if keyWCU["ORDERS#SHARD_0"] != charged["ORDERS#SHARD_0"] {
 		t.Errorf("ORDERS#SHARD_0: watch says %d WCU, DynamoDB Local charged %d", keyWCU["ORDERS#SHARD_0"], charged["ORDERS#SHARD_0"])
 	}
-	if k, ok := flagged["OPS_LOG"]; !ok || k.Pattern != detector.PatternSingleKey {
+	if k, ok := flagged["OPS_LOG"]; !ok || k.Pattern != report.PatternSingleKey {
 		t.Errorf("OPS_LOG not flagged as a single key: %+v", k)
 	}
-	if k, ok := flagged["ORDERS#<shard>"]; !ok || k.Pattern != detector.PatternShardedUneven {
+	if k, ok := flagged["ORDERS#<shard>"]; !ok || k.Pattern != report.PatternShardedUneven {
 		t.Errorf("the uneven write shards were not found: %+v", flagged)
 	}
 	for k := range flagged {

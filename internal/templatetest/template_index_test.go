@@ -15,6 +15,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/cfn"
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // point is one value as the publisher sends it.
@@ -26,10 +27,10 @@ type point struct {
 
 // publishPoints runs the real alert.Publisher, in EMF mode, on reports and
 // returns every value its EMF lines carry.
-func publishPoints(t *testing.T, reports []detector.Report) []point {
+func publishPoints(t *testing.T, reports []report.Report) []point {
 	t.Helper()
 	var pts []point
-	sc := bufio.NewScanner(publishEMF(t, reports))
+	sc := bufio.NewScanner(publishEMF(t, reports, nil))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var root map[string]any
@@ -146,7 +147,7 @@ func breaching(t *testing.T, s *cfn.Stack, id string, pts []point) map[string]fl
 // hotWindow is a one-minute window of testTable, or of one of its indexes,
 // through the real detector: key OPS_LOG written at peak WCU/s in one
 // second, beside 300 quiet keys.
-func hotWindow(t *testing.T, index string, peak int) detector.Report {
+func hotWindow(t *testing.T, index string, peak int) report.Report {
 	t.Helper()
 	cfg := detector.DefaultConfig()
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -185,15 +186,15 @@ func TestTemplateIndexAlarmsFire(t *testing.T) {
 		t.Fatalf("the deployed critical threshold %v is not the detector's default %v, which hotWindow relies on", got, crit)
 	}
 
-	indexHot := []detector.Report{hotWindow(t, "", 50), hotWindow(t, testIndex, 950), hotWindow(t, "by-status", 60)}
-	tableHot := []detector.Report{hotWindow(t, "", 950), hotWindow(t, testIndex, 50), hotWindow(t, "by-status", 60)}
-	if len(indexHot[1].HotKeys) != 1 || indexHot[1].HotKeys[0].Severity != detector.Critical || len(indexHot[0].HotKeys) != 0 || len(indexHot[2].HotKeys) != 0 {
+	indexHot := []report.Report{hotWindow(t, "", 50), hotWindow(t, testIndex, 950), hotWindow(t, "by-status", 60)}
+	tableHot := []report.Report{hotWindow(t, "", 950), hotWindow(t, testIndex, 50), hotWindow(t, "by-status", 60)}
+	if len(indexHot[1].HotKeys) != 1 || indexHot[1].HotKeys[0].Severity != report.Critical || len(indexHot[0].HotKeys) != 0 || len(indexHot[2].HotKeys) != 0 {
 		t.Fatalf("the detector did not flag exactly GSI1's OPS_LOG as critical: %+v", indexHot)
 	}
 
 	for _, tc := range []struct {
 		name    string
-		reports []detector.Report
+		reports []report.Report
 		want    map[string]map[string]float64 // alarm → breaching contributors
 	}{
 		{"a hot key of index GSI1, the table quiet", indexHot, map[string]map[string]float64{

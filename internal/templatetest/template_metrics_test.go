@@ -17,6 +17,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/cfn"
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // publishedMetric is a metric as it leaves the alert package.
@@ -40,22 +41,24 @@ func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) 
 	// A fixed window: EMF lines are written whatever the clock says, and
 	// the metrics they declare do not depend on the time.
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	key := detector.KeyReport{
-		Key: "OPS_LOG", Type: "S", WCU: 60000, WCULower: 59990, WCUUpper: 60010,
-		Share: 0.6, AvgWCUPerSecond: 1000, PeakWCUPerSecond: 1200,
-		Severity: detector.Critical, Pattern: detector.PatternSingleKey,
-		Diagnosis: "one key carries most of the table's writes", RecommendedShards: 2,
+	key := report.KeyReport{
+		KeyFigures: report.KeyFigures{Key: "OPS_LOG", Type: "S", WCU: 60000, WCULower: 59990, WCUUpper: 60010, Share: 0.6, AvgWCUPerSecond: 1000, PeakWCUPerSecond: 1200, Severity: report.Critical, Pattern: report.PatternSingleKey, Diagnosis: "one key carries most of the table's writes", RecommendedShards: 2},
 	}
-	report := detector.Report{
-		Table: testTable, Start: start, End: start.Add(time.Minute),
-		Records: 60000, WCU: 100000, DistinctKeys: 1000, Malformed: 1, TTLDeletes: 2,
-		HotKeys: []detector.KeyReport{key}, TopKeys: []detector.KeyReport{key},
-		Shards: []detector.ShardReport{{Shard: "shardId-1", Records: 60000, WCU: 100000, PeakWCUPerSecond: 2000}},
+	rep := report.Report{
+		Window:       report.Window{Table: testTable, Start: start, End: start.Add(time.Minute)},
+		Records:      60000,
+		WCU:          100000,
+		DistinctKeys: 1000,
+		Malformed:    1,
+		TTLDeletes:   2,
+		HotKeys:      []report.KeyReport{key},
+		TopKeys:      []report.KeyReport{key},
+		Shards:       []report.ShardReport{{Shard: "shardId-1", Records: 60000, WCU: 100000, PeakWCUPerSecond: 2000}},
 	}
 	// A window of index GSI1, with the table's key among its hot keys.
-	index := report
+	index := rep
 	index.Index = testIndex
-	index.Malformed, index.Shards = 0, []detector.ShardReport{}
+	index.Malformed, index.Shards = 0, []report.ShardReport{}
 	// And a client-side window (package clientwatch): a read-hot key that
 	// was throttled, for the optional client alarms.
 	cw, err := detector.NewClientWindow(detector.DefaultConfig().Sketch, testTable, start, start.Add(time.Minute))
@@ -68,7 +71,7 @@ func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) 
 		cw.AddCapacity(celebrity, start, 20, 0, false)
 	}
 	cw.AddThrottle(celebrity, start, []string{"TableReadKeyRangeThroughputExceeded"})
-	out := publishEMF(t, []detector.Report{report, index, cw.Report(detector.DefaultConfig())})
+	out := publishEMF(t, []report.Report{rep, index}, []report.ClientReport{cw.Report(detector.DefaultConfig())})
 	metrics := map[string]publishedMetric{}
 	var findings []map[string]any
 	sc := bufio.NewScanner(out)
@@ -115,7 +118,7 @@ var (
 
 // publishEMF runs the real alert.Publisher, with its default configuration
 // in EMF mode, on reports and returns what it writes to stdout.
-func publishEMF(t *testing.T, reports []detector.Report) *bytes.Buffer {
+func publishEMF(t *testing.T, reports []report.Report, clients []report.ClientReport) *bytes.Buffer {
 	t.Helper()
 	cfg := alert.DefaultConfig()
 	cfg.Mode = alert.ModeEMF
@@ -125,6 +128,9 @@ func publishEMF(t *testing.T, reports []detector.Report) *bytes.Buffer {
 		t.Fatal(err)
 	}
 	if _, err := p.Publish(context.Background(), reports); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.PublishClient(context.Background(), clients); err != nil {
 		t.Fatal(err)
 	}
 	return &out

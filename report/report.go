@@ -1,0 +1,99 @@
+package report
+
+import "time"
+
+// Window names what a report covers: one table, or one of its global
+// secondary indexes, over one window of time.
+type Window struct {
+	Table string `json:"table"`
+	// Index names the global secondary index whose write load this window
+	// reports; absent for the table's own windows.
+	Index string    `json:"index,omitempty"`
+	Start time.Time `json:"start"` // RFC 3339 UTC
+	End   time.Time `json:"end"`
+}
+
+// Report is what the detector concludes about one closed window of a
+// table's stream. Its JSON form is the stable `--format json` shape
+// documented in README.
+type Report struct {
+	Window
+
+	Records    uint64 `json:"records"`     // records analysed (malformed ones excluded)
+	TTLDeletes uint64 `json:"ttl_deletes"` // of which TTL deletes (0 WCU)
+	// TTLWCU is, for an index, the size in WCU of the entries TTL deletes
+	// removed from it: DynamoDB does not bill them, and they are not in WCU.
+	TTLWCU    uint64 `json:"ttl_wcu,omitempty"`
+	Malformed uint64 `json:"malformed"` // records skipped as malformed
+	// InternalErrors counts records lost to a bug in hotkeys (a panic
+	// recovered while handling them), never the input's fault.
+	InternalErrors uint64 `json:"internal_errors"`
+	Late           uint64 `json:"late"` // records that came after their window had closed (not in records or wcu)
+
+	WCU             uint64 `json:"wcu"`                // exact sum of the analysed records' WCU
+	WCUIsLowerBound bool   `json:"wcu_is_lower_bound"` // some record lacked the image needed to size it
+	DistinctKeys    uint64 `json:"distinct_keys"`      // HyperLogLog estimate (about 0.8 % error)
+
+	// TerminatedEarly is true when Lambda ended the tumbling window early
+	// (state over 1 MB or a shard boundary): the window is incomplete.
+	TerminatedEarly bool `json:"terminated_early,omitempty"`
+	// Trimmed is true when the lightest keys of the window's summary were
+	// dropped to keep the Lambda's tumbling-window state under its 1 MB
+	// cap: totals stay exact, and OtherKeysWCUUpper still bounds every key
+	// not listed, but it is higher than the sketch alone would give.
+	Trimmed bool `json:"trimmed,omitempty"`
+
+	HotKeys []KeyReport `json:"hot_keys"` // flagged keys, by WCU descending
+	TopKeys []KeyReport `json:"top_keys"` // the Top heaviest keys, flagged or not, by WCU descending
+	// OtherKeysWCUUpper bounds every key missing from TopKeys: none wrote
+	// more WCU than this in the window. It lets windows be added up per key
+	// (a heatmap, a history) with bounds that still bracket the truth.
+	OtherKeysWCUUpper uint64        `json:"other_keys_wcu_upper"`
+	Shards            []ShardReport `json:"shards"`
+}
+
+// KeyFigures is what every report says of one partition key: its writes,
+// with bounds, and the verdict on them.
+type KeyFigures struct {
+	Key  string `json:"key"`  // S as is, N canonical decimal, B standard base64; redacted when configured
+	Type string `json:"type"` // "S", "N" or "B"
+
+	WCU      uint64 `json:"wcu"`       // best estimate
+	WCULower uint64 `json:"wcu_lower"` // the true WCU is within [WCULower, WCUUpper]
+	WCUUpper uint64 `json:"wcu_upper"`
+
+	Share            float64 `json:"share"`               // WCU / window WCU
+	AvgWCUPerSecond  float64 `json:"avg_wcu_per_second"`  // WCU / window length
+	PeakWCUPerSecond float64 `json:"peak_wcu_per_second"` // highest WCU within one second (a lower bound)
+
+	Severity          Severity `json:"severity"`
+	Pattern           Pattern  `json:"pattern"`
+	Diagnosis         string   `json:"diagnosis"` // empty unless flagged
+	RecommendedShards int      `json:"recommended_shards"`
+}
+
+// KeyReport describes one partition key of a stream's window (or, for
+// Pattern "sharded", one logical key: all the shards of BASE#SHARD_N
+// together).
+type KeyReport struct {
+	KeyFigures
+	// Shards lists the physical keys of a logical sharded key, by WCU
+	// descending; empty for other patterns.
+	Shards []ShardedKeyPart `json:"shards,omitempty"`
+}
+
+// ShardedKeyPart is one write shard (one physical partition key) of a
+// sharded logical key.
+type ShardedKeyPart struct {
+	Key string `json:"key"`
+	WCU uint64 `json:"wcu"`
+}
+
+// ShardReport is the write load one stream shard (roughly one table
+// partition) carried in the window.
+type ShardReport struct {
+	Shard            string  `json:"shard"`
+	Records          uint64  `json:"records"`
+	WCU              uint64  `json:"wcu"`
+	PeakWCUPerSecond float64 `json:"peak_wcu_per_second"`
+}
