@@ -1,0 +1,103 @@
+package history
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hotkeys-dev/hotkeys/sketch"
+)
+
+// distinctOf returns the encoded distinct-key sketch of n keys: sparse for
+// a few hundred, dense for tens of thousands.
+func distinctOf(t testing.TB, n int) []byte {
+	s, err := sketch.NewSummary(sketch.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		s.Add(fmt.Appendf(nil, "USER#%d", i), 1, 0, 0)
+	}
+	b, err := s.AppendDistinct(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// goldenSummaries are the encodings compatSummaries leaves out: version 3
+// (internal errors), a dense HyperLogLog (packed in nibbles, with
+// exceptions), a sparse one (deflated), and a summary trimmed to fit
+// MaxEncodedSize.
+func goldenSummaries(t testing.TB) map[string]*Summary {
+	compat := compatSummaries()
+	v3 := *compat["index-v2.hks"]
+	v3.InternalErrors = 4
+	dense := *compat["table-v1.hks"]
+	dense.Distinct = distinctOf(t, 40000)
+	sparse := *compat["index-v2.hks"]
+	sparse.Distinct = distinctOf(t, 300)
+	big := *compat["table-v1.hks"]
+	big.Keys = nil
+	for i := range 12 {
+		k := compat["table-v1.hks"].Keys[1]
+		k.Key = fmt.Sprintf("%04d%s", i, strings.Repeat("k", 2044))
+		k.WCU, k.WCULower, k.WCUUpper = uint64(100-i), uint64(100-i), uint64(100-i)
+		big.Keys = append(big.Keys, k)
+	}
+	return map[string]*Summary{
+		"golden-v3.hks":      &v3,
+		"golden-dense.hks":   &dense,
+		"golden-sparse.hks":  &sparse,
+		"golden-trimmed.hks": &big,
+	}
+}
+
+// TestEncodingGolden: every shape of summary encodes byte for byte as the
+// files in testdata, written by the build before the encoding moved onto
+// package internal/frame; and those bytes decode to the summary encoded
+// (trimmed: its first keys, the ceiling raised). The sparse sketch's bytes
+// are compress/flate's: a Go release that changed its output would change
+// them, and only them.
+func TestEncodingGolden(t *testing.T) {
+	for name, s := range goldenSummaries(t) {
+		path := filepath.Join("testdata", name)
+		got, err := s.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *update {
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: encoding changed (%d bytes, want %d)", name, len(got), len(want))
+			continue
+		}
+		var dec Summary
+		if err := dec.UnmarshalBinary(want); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		exp := *s
+		if name == "golden-trimmed.hks" {
+			if !dec.Trimmed || len(dec.Keys) == 0 || len(dec.Keys) == len(s.Keys) {
+				t.Fatalf("%s: trimmed %v, %d keys of %d", name, dec.Trimmed, len(dec.Keys), len(s.Keys))
+			}
+			exp.Keys, exp.Trimmed = s.Keys[:len(dec.Keys)], true
+			exp.OtherKeysWCUUpper = s.Keys[len(dec.Keys)].WCUUpper
+		}
+		if diff := cmp.Diff(&exp, &dec); diff != "" {
+			t.Errorf("%s: decoded (-want +got):\n%s", name, diff)
+		}
+	}
+}
