@@ -1,10 +1,7 @@
 package detector
 
 import (
-	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -12,14 +9,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/golden"
 	"github.com/hotkeys-dev/hotkeys/record"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/window-*.bin from goldenWindows (only ever with the encoder of an earlier build)")
-
-// goldenIndexWindow is an index's window: its name, a put and a TTL
-// delete of an entry.
-func goldenIndexWindow(t testing.TB) *Window {
+// testIndexWindow is an index's window: its name, a put and a TTL delete
+// of an entry.
+func testIndexWindow(t testing.TB) *Window {
 	w, err := NewIndexWindow(DefaultConfig().Sketch, "Logs", "GSI1", t0, t0.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
@@ -43,14 +39,14 @@ type goldenWindow struct {
 // which trims the lightest keys of each.
 func goldenWindows(t testing.TB) map[string]goldenWindow {
 	out := map[string]goldenWindow{}
-	for name, w := range map[string]*Window{"window-table.bin": testWindow(t), "window-index.bin": goldenIndexWindow(t)} {
+	for name, w := range map[string]*Window{"window-table.bin": testWindow(t), "window-index.bin": testIndexWindow(t)} {
 		b, err := w.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)
 		}
 		out[name] = goldenWindow{w, b}
 	}
-	ws := []*Window{testWindow(t), goldenIndexWindow(t)}
+	ws := []*Window{testWindow(t), testIndexWindow(t)}
 	encs, err := MarshalWithin(ws, len(out["window-table.bin"].enc)+len(out["window-index.bin"].enc)-40)
 	if err != nil {
 		t.Fatal(err)
@@ -71,21 +67,7 @@ func goldenWindows(t testing.TB) map[string]goldenWindow {
 func TestEncodingGolden(t *testing.T) {
 	cfg := DefaultConfig()
 	for name, g := range goldenWindows(t) {
-		path := filepath.Join("testdata", name)
-		if *update {
-			if err := os.WriteFile(path, g.enc, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(g.enc, want) {
-			t.Errorf("%s: encoding changed (%d bytes, want %d)", name, len(g.enc), len(want))
-			continue
-		}
-		dec, err := UnmarshalWindow(want, cfg.Sketch)
+		dec, err := UnmarshalWindow(golden.Check(t, filepath.Join("testdata", name), g.enc), cfg.Sketch)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -2,14 +2,12 @@ package sketch
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/summary-*.bin from goldenSummaries (only ever with the encoder of an earlier build)")
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/golden"
+)
 
 // goldenSummaries are summaries of every shape the encoding takes: a
 // table with items, many items and out-of-order ticks; an empty summary;
@@ -50,24 +48,11 @@ func goldenSummaries(t testing.TB) map[string]*Summary {
 // are read by the other; and those bytes decode to the same content.
 func TestEncodingGolden(t *testing.T) {
 	for name, s := range goldenSummaries(t) {
-		path := filepath.Join("testdata", name)
 		got, err := s.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if *update {
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: encoding changed (%d bytes, want %d)", name, len(got), len(want))
-			continue
-		}
+		want := golden.Check(t, filepath.Join("testdata", name), got)
 		var dec Summary
 		if err := dec.UnmarshalBinary(want); err != nil {
 			t.Fatalf("%s: %v", name, err)
