@@ -35,7 +35,7 @@ var windowFormat = frame.Format{
 // sketch.Summary's own encoding, and a CRC-32C of all of it (package
 // internal/frame's framing).
 func (w *Window) MarshalBinary() ([]byte, error) {
-	b := windowFormat.AppendHeader(make([]byte, 0, 8), windowVersion)
+	b := windowFormat.AppendHeader(nil, windowVersion)
 	b = frame.AppendString(b, w.table)
 	b = frame.AppendString(b, w.index)
 	b = binary.AppendVarint(b, w.start)
