@@ -142,7 +142,8 @@ func unpackHLL(b []byte) ([]byte, error) {
 	return raw, nil
 }
 
-// maxHLL bounds an inflated HyperLogLog: precision 14 is 16 KB dense.
+// maxHLL bounds an inflated HyperLogLog: at sketch.HLLPrecision, 14, a
+// dense one is 16 KB.
 const maxHLL = 64 << 10
 
 func deflate(raw []byte) ([]byte, error) {
