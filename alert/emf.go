@@ -3,6 +3,7 @@ package alert
 import (
 	"math"
 	"strconv"
+	"time"
 )
 
 // maxMetricsPerDirective is the EMF limit on the Metrics of one directive.
@@ -62,6 +63,15 @@ func appendEMF(b []byte, namespace string, resolution int, g *group) []byte {
 		b = appendJSONNumber(b, v.v)
 	}
 	return append(b, "}\n"...)
+}
+
+// AppendEMFCount appends one EMF line, newline included, of a single
+// Count metric name = n at t under one dimension, dimName = dimValue, at
+// standard resolution: for the Lambda's own bookkeeping that no report
+// carries (HistoryWriteErrors), so that every EMF line comes from one
+// writer. dimValue must be what DimensionValue gives, or a table name.
+func AppendEMFCount(b []byte, namespace string, t time.Time, dimName, dimValue, name string, n float64) []byte {
+	return appendEMF(b, namespace, 60, &group{timestamp: t, dims: []dimension{{dimName, dimValue}}, values: []value{{name: name, unit: "Count", v: n}}})
 }
 
 // appendJSONString quotes s for JSON. The strings it sees are names from the

@@ -3,17 +3,14 @@ package alert
 import (
 	"bytes"
 	"context"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/golden"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata golden files")
 
 // goldenStart is a fixed window: EMF lines are written whatever the clock
 // says, so the golden output does not age.
@@ -104,17 +101,5 @@ func TestEMFGolden(t *testing.T) {
 	if again := run(); !bytes.Equal(got, again) {
 		t.Fatalf("two runs differ:\n%s\n%s", got, again)
 	}
-	path := filepath.Join("testdata", "publish_emf.golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (go test -update rewrites it):\n%s", path, got)
-	}
+	golden.Equal(t, filepath.Join("testdata", "publish_emf.golden"), got)
 }

@@ -223,12 +223,8 @@ func (w *Watcher) enqueue(cw *detector.ClientWindow) {
 	}
 }
 
-func windowStart(t time.Time, window time.Duration) time.Time {
-	sec := int64(window / time.Second)
-	u := t.Unix()
-	u -= ((u % sec) + sec) % sec
-	return time.Unix(u, 0).UTC()
-}
+// windowStart aligns the client's windows as the stream's are aligned.
+func windowStart(t time.Time, window time.Duration) time.Time { return detector.WindowStart(t, window) }
 
 // Flush closes every window that ended by t onto the queue: call it when
 // the application goes quiet, or let Run do it each second.

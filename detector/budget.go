@@ -44,35 +44,7 @@ func MarshalWithin(ws []*Window, budget int) ([][]byte, error) {
 	if size <= budget {
 		return out, nil
 	}
-	// Every tracked key, heaviest share first; the lightest are dropped from
-	// the end.
-	type cand struct {
-		share float64
-		w     int // index in ws
-		bytes int // about what the key takes in the encoding
-	}
-	var cands []cand
-	keep := make([]int, len(ws))
-	for i, w := range ws {
-		top := w.summary.Top(w.summary.Config().Counters)
-		keep[i] = len(top)
-		total := float64(max(w.summary.Total(), 1))
-		for _, e := range top {
-			cands = append(cands, cand{share: float64(e.Upper) / total, w: i, bytes: len(e.Key) + entryOverhead})
-		}
-	}
-	// Within a window, shares fall in Top order, the order Trim keeps: a
-	// window's lightest keys are always the ones dropped, and keep[i] is
-	// all that Trim needs.
-	slices.SortStableFunc(cands, func(a, b cand) int {
-		switch {
-		case a.share > b.share:
-			return -1
-		case a.share < b.share:
-			return 1
-		}
-		return 0
-	})
+	cands, keep := trimCandidates(ws)
 	for next := len(cands); size > budget; {
 		if next == 0 {
 			return nil, fmt.Errorf("%w: %d bytes with every key dropped, budget %d", ErrBudget, size, budget)
@@ -84,8 +56,8 @@ func MarshalWithin(ws []*Window, budget int) ([][]byte, error) {
 		for next > 0 && excess > 0 {
 			next--
 			c := cands[next]
-			keep[c.w]--
-			changed[c.w] = true
+			keep[c.window]--
+			changed[c.window] = true
 			excess -= c.bytes
 		}
 		for i := range changed {
@@ -100,4 +72,40 @@ func MarshalWithin(ws []*Window, budget int) ([][]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// trimCandidate is a tracked key of one of the windows.
+type trimCandidate struct {
+	share  float64 // of its window's WCU, by its upper bound
+	window int     // index in ws
+	bytes  int     // about what the key takes in the encoding
+}
+
+// trimCandidates lists every tracked key of ws, heaviest share first, so
+// that the lightest are dropped from the end, and how many keys each
+// window tracks.
+func trimCandidates(ws []*Window) ([]trimCandidate, []int) {
+	var cands []trimCandidate
+	keep := make([]int, len(ws))
+	for i, w := range ws {
+		top := w.summary.Top(w.summary.Config().Counters)
+		keep[i] = len(top)
+		total := float64(max(w.summary.Total(), 1))
+		for _, e := range top {
+			cands = append(cands, trimCandidate{share: float64(e.Upper) / total, window: i, bytes: len(e.Key) + entryOverhead})
+		}
+	}
+	// Within a window, shares fall in Top order, the order Trim keeps: a
+	// window's lightest keys are always the ones dropped, and keep[i] is
+	// all that Trim needs.
+	slices.SortStableFunc(cands, func(a, b trimCandidate) int {
+		switch {
+		case a.share > b.share:
+			return -1
+		case a.share < b.share:
+			return 1
+		}
+		return 0
+	})
+	return cands, keep
 }

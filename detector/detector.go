@@ -55,8 +55,15 @@ func New(cfg Config) (*Detector, error) {
 func (d *Detector) Config() Config { return d.cfg }
 
 // WindowStart returns the start of the window that holds t.
-func (d *Detector) WindowStart(t time.Time) time.Time {
-	sec := int64(d.cfg.Window / time.Second)
+func (d *Detector) WindowStart(t time.Time) time.Time { return WindowStart(t, d.cfg.Window) }
+
+// WindowStart returns the start of the tumbling window of length window
+// (whole seconds, at least one) that holds t: windows are aligned to
+// multiples of their length in Unix time, before 1970 too, so that every
+// reader of a stream (replay, watch, the Lambda's plain batches, the
+// client middleware) puts a record in the same window.
+func WindowStart(t time.Time, window time.Duration) time.Time {
+	sec := int64(window / time.Second)
 	u := t.Unix()
 	u -= ((u % sec) + sec) % sec
 	return time.Unix(u, 0).UTC()

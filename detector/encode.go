@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 
+	"github.com/hotkeys-dev/hotkeys/internal/frame"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
@@ -20,17 +20,24 @@ const (
 	maxShards  = 4096
 )
 
-// ErrCorruptWindow is wrapped by every decoding error.
+// ErrCorruptWindow is wrapped by every decoding error; one that ran out of
+// input also wraps sketch.ErrTruncated.
 var ErrCorruptWindow = errors.New("detector: corrupt window state")
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// windowFormat is the frame of a Window's encoding. State of another
+// version is refused as corrupt: the Lambda then starts the window afresh.
+var windowFormat = frame.Format{
+	Name: "detector", Oldest: windowVersion, Newest: windowVersion,
+	Corrupt: ErrCorruptWindow, Version: ErrCorruptWindow,
+}
 
 // MarshalBinary encodes the window: a version byte, the fields, the
-// sketch.Summary's own encoding, and a CRC-32C of all of it.
+// sketch.Summary's own encoding, and a CRC-32C of all of it (package
+// internal/frame's framing).
 func (w *Window) MarshalBinary() ([]byte, error) {
-	b := []byte{windowVersion}
-	b = appendString(b, w.table)
-	b = appendString(b, w.index)
+	b := windowFormat.AppendHeader(nil, windowVersion)
+	b = frame.AppendString(b, w.table)
+	b = frame.AppendString(b, w.index)
 	b = binary.AppendVarint(b, w.start)
 	b = binary.AppendVarint(b, w.end)
 	for _, v := range []uint64{w.records, w.ttlDeletes, w.malformed, w.late, w.wcu, w.internal, w.ttlWCU} {
@@ -49,7 +56,7 @@ func (w *Window) MarshalBinary() ([]byte, error) {
 	b = append(b, flags)
 	b = binary.AppendUvarint(b, uint64(len(w.shards)))
 	for _, s := range w.shards {
-		b = appendString(b, s.id)
+		b = frame.AppendString(b, s.id)
 		b = binary.AppendUvarint(b, s.records)
 		b = binary.AppendUvarint(b, s.wcu)
 		b = binary.AppendVarint(b, s.tick)
@@ -60,67 +67,53 @@ func (w *Window) MarshalBinary() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("detector: %w", err)
 	}
-	b = binary.AppendUvarint(b, uint64(len(sum)))
-	b = append(b, sum...)
-	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
-}
-
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
+	b = frame.AppendBytes(b, sum)
+	return frame.AppendChecksum(b, 0), nil
 }
 
 // UnmarshalWindow decodes a window encoded by MarshalBinary. cfg must be the
 // sketch configuration the window was made with. Truncated, corrupted or
 // foreign input returns an error wrapping ErrCorruptWindow; it never panics.
 func UnmarshalWindow(data []byte, cfg sketch.Config) (*Window, error) {
-	if len(data) < 5 {
-		return nil, fmt.Errorf("%w: %d bytes is too short", ErrCorruptWindow, len(data))
+	_, r, err := windowFormat.Open(data)
+	if err != nil {
+		return nil, err
 	}
-	body, sum := data[:len(data)-4], binary.BigEndian.Uint32(data[len(data)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
-		return nil, fmt.Errorf("%w: checksum mismatch", ErrCorruptWindow)
-	}
-	if body[0] != windowVersion {
-		return nil, fmt.Errorf("%w: version %d, want %d", ErrCorruptWindow, body[0], windowVersion)
-	}
-	r := reader{b: body[1:]}
 	w := &Window{}
-	w.table = r.string()
-	w.index = r.string()
-	w.start, w.end = r.varint(), r.varint()
-	w.records, w.ttlDeletes, w.malformed, w.late, w.wcu = r.uvarint(), r.uvarint(), r.uvarint(), r.uvarint(), r.uvarint()
-	w.internal = r.uvarint()
-	w.ttlWCU = r.uvarint()
-	flags := r.byte()
+	w.table = readName(&r)
+	w.index = readName(&r)
+	w.start, w.end = r.Varint(), r.Varint()
+	w.records, w.ttlDeletes, w.malformed, w.late, w.wcu = r.Uvarint(), r.Uvarint(), r.Uvarint(), r.Uvarint(), r.Uvarint()
+	w.internal = r.Uvarint()
+	w.ttlWCU = r.Uvarint()
+	flags := r.Byte()
 	w.lowerBound, w.terminatedEarly, w.trimmed = flags&1 != 0, flags&2 != 0, flags&4 != 0
-	n := r.uvarint()
-	if n > maxShards || n > uint64(len(r.b)) {
-		return nil, fmt.Errorf("%w: %d shards", ErrCorruptWindow, n)
+	if n := r.Count(1); n > maxShards {
+		r.Failf("%d shards", n)
+	} else {
+		w.shards = make([]shardLoad, n)
 	}
-	w.shards = make([]shardLoad, n)
 	for i := range w.shards {
 		s := &w.shards[i]
-		s.id = r.string()
-		s.records, s.wcu = r.uvarint(), r.uvarint()
-		s.tick = r.varint()
-		s.tickWCU, s.peak = r.uvarint(), r.uvarint()
+		s.id = readName(&r)
+		s.records, s.wcu = r.Uvarint(), r.Uvarint()
+		s.tick = r.Varint()
+		s.tickWCU, s.peak = r.Uvarint(), r.Uvarint()
 	}
-	sumLen := r.uvarint()
-	if r.err == nil && sumLen != uint64(len(r.b)) {
-		r.err = fmt.Errorf("summary length %d, %d bytes left", sumLen, len(r.b))
+	if sumLen := r.Uvarint(); r.Err() == nil && sumLen != uint64(r.Len()) {
+		r.Failf("summary length %d, %d bytes left", sumLen, r.Len())
 	}
-	if r.err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorruptWindow, r.err)
+	if r.Err() == nil && w.end <= w.start {
+		r.Failf("window [%d, %d) is empty", w.start, w.end)
 	}
-	if w.end <= w.start {
-		return nil, fmt.Errorf("%w: window [%d, %d) is empty", ErrCorruptWindow, w.start, w.end)
+	if r.Err() != nil {
+		return nil, r.Err()
 	}
 	s, err := sketch.NewSummary(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("detector: %w", err)
 	}
-	if err := s.UnmarshalBinary(r.b); err != nil {
+	if err := s.UnmarshalBinary(r.Unread()); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorruptWindow, err)
 	}
 	if s.Config() != cfg {
@@ -130,66 +123,13 @@ func UnmarshalWindow(data []byte, cfg sketch.Config) (*Window, error) {
 	return w, nil
 }
 
-// reader decodes varints and strings, remembering the first error so the
-// caller checks once.
-type reader struct {
-	b   []byte
-	err error
-}
-
-func (r *reader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errors.New("bad uvarint")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) varint() int64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = errors.New("bad varint")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) byte() byte {
-	if r.err != nil || len(r.b) == 0 {
-		r.err = cmpErr(r.err, errors.New("truncated"))
-		return 0
-	}
-	c := r.b[0]
-	r.b = r.b[1:]
-	return c
-}
-
-func (r *reader) string() string {
-	n := r.uvarint()
-	if r.err != nil {
+// readName reads a table, index or shard name, refusing one longer than
+// any of them can be.
+func readName(r *frame.Reader) string {
+	n := r.Uvarint()
+	if n > maxNameLen {
+		r.Failf("name of %d bytes, at most %d", n, maxNameLen)
 		return ""
 	}
-	if n > maxNameLen || n > uint64(len(r.b)) {
-		r.err = fmt.Errorf("string of %d bytes", n)
-		return ""
-	}
-	s := string(r.b[:n])
-	r.b = r.b[n:]
-	return s
-}
-
-func cmpErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
+	return string(r.Bytes(n))
 }

@@ -88,15 +88,7 @@ func TestIndexWindows(t *testing.T) {
 
 func TestIndexWindowEncodes(t *testing.T) {
 	cfg := DefaultConfig()
-	w, err := NewIndexWindow(cfg.Sketch, "Logs", "GSI1", t0, t0.Add(time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := withIndex(rec("Logs", "a", "", 1, t0), "GSI1", "OPS_LOG", 3, "", 0)
-	r.Indexes = append(r.Indexes, record.IndexWrite{Index: "GSI1", Exact: true, TTLWCU: 2,
-		Delete: record.IndexEntry{Key: record.Key{Type: record.String, Value: []byte("OPS_LOG")}}})
-	w.AddIndex(r, &r.Indexes[0])
-	w.AddIndex(r, &r.Indexes[1])
+	w := testIndexWindow(t)
 	b, err := w.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)

@@ -105,3 +105,31 @@ func BenchmarkMergeDay(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMarshalBinary encodes one stored summary, as the Lambda does for
+// each closed window (10 top keys, a flagged one, a dense HyperLogLog).
+func BenchmarkMarshalBinary(b *testing.B) {
+	var s Summary
+	if err := s.UnmarshalBinary(variants(b)[0]); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.MarshalBinary(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUnmarshalBinary decodes it, as `hotkeys history` does for each
+// item it reads.
+func BenchmarkUnmarshalBinary(b *testing.B) {
+	enc := variants(b)[0]
+	b.ReportAllocs()
+	for b.Loop() {
+		var s Summary
+		if err := s.UnmarshalBinary(enc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,11 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"math"
 	"slices"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/internal/frame"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
@@ -34,10 +34,9 @@ const maxDiagnosis = 1024
 // from before version 3 skips a window with internal errors instead of
 // reading it as complete.
 const (
-	magic0, magic1 = 'h', 'k'
-	version1       = 1
-	version2       = 2
-	version3       = 3
+	version1 = 1
+	version2 = 2
+	version3 = 3
 )
 
 // NewestVersion is the newest version this build writes; it reads every
@@ -57,14 +56,20 @@ func (s *Summary) Version() int {
 	return version1
 }
 
-// Errors. Every decoding error wraps ErrCorrupt or ErrVersion.
+// Errors. Every decoding error wraps ErrCorrupt or ErrVersion; one that
+// ran out of input also wraps sketch.ErrTruncated.
 var (
 	ErrCorrupt  = errors.New("history: corrupt summary")
 	ErrVersion  = errors.New("history: unknown summary version")
 	ErrTooLarge = errors.New("history: summary too large even without keys")
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// summaryFormat is the frame of a summary's encoding (package
+// internal/frame): "hk", the version, the fields, a CRC-32C.
+var summaryFormat = frame.Format{
+	Name: "history", Magic: "hk", Oldest: version1, Newest: NewestVersion,
+	Corrupt: ErrCorrupt, Version: ErrVersion,
+}
 
 var severities = []report.Severity{report.None, report.Warning, report.Critical}
 
@@ -128,12 +133,12 @@ func (s *Summary) MarshalBinary() ([]byte, error) {
 func (s *Summary) encode(version int, keys []int, ceiling uint64, trimmed bool, hll []byte) []byte {
 	b := make([]byte, 0, 1024+len(hll))
 	v2 := version >= version2 // versions 2 and 3 hold the index's fields
-	b = append(b, magic0, magic1, byte(version))
-	b = appendString(b, s.Table)
+	b = summaryFormat.AppendHeader(b, byte(version))
+	b = frame.AppendString(b, s.Table)
 	if v2 {
-		b = appendString(b, s.Index)
+		b = frame.AppendString(b, s.Index)
 	}
-	b = appendString(b, s.Shard)
+	b = frame.AppendString(b, s.Shard)
 	b = binary.AppendVarint(b, s.Start.Unix())
 	b = binary.AppendVarint(b, s.End.Unix())
 	for _, v := range []uint64{s.Records, s.TTLDeletes, s.Malformed, s.Late, s.WCU, s.DistinctKeys, ceiling} {
@@ -158,7 +163,7 @@ func (s *Summary) encode(version int, keys []int, ceiling uint64, trimmed bool, 
 	b = append(b, flags)
 	b = binary.AppendUvarint(b, uint64(len(s.Shards)))
 	for _, sh := range s.Shards {
-		b = appendString(b, sh.Shard)
+		b = frame.AppendString(b, sh.Shard)
 		b = binary.AppendUvarint(b, sh.Records)
 		b = binary.AppendUvarint(b, sh.WCU)
 		b = binary.AppendUvarint(b, wholeRate(sh.PeakWCUPerSecond))
@@ -166,117 +171,51 @@ func (s *Summary) encode(version int, keys []int, ceiling uint64, trimmed bool, 
 	b = binary.AppendUvarint(b, uint64(len(keys)))
 	for _, i := range keys {
 		k := s.Keys[i]
-		b = appendString(b, k.Type)
-		b = appendString(b, k.Key)
+		b = frame.AppendString(b, k.Type)
+		b = frame.AppendString(b, k.Key)
 		b = binary.AppendUvarint(b, k.WCULower)
 		b = binary.AppendUvarint(b, k.WCUUpper)
 		b = binary.AppendUvarint(b, wholeRate(k.PeakWCUPerSecond))
 		b = append(b, byte(max(0, slices.Index(severities, k.Severity))), byte(max(0, slices.Index(patterns, k.Pattern))))
 		b = binary.AppendUvarint(b, uint64(max(0, k.RecommendedShards)))
-		b = appendString(b, cut(k.Diagnosis, maxDiagnosis))
+		b = frame.AppendString(b, cut(k.Diagnosis, maxDiagnosis))
 		b = binary.AppendUvarint(b, uint64(len(k.Shards)))
 		for _, p := range k.Shards {
-			b = appendString(b, p.Key)
+			b = frame.AppendString(b, p.Key)
 			b = binary.AppendUvarint(b, p.WCU)
 		}
 	}
-	b = appendString(b, string(hll))
-	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	b = frame.AppendString(b, string(hll))
+	return frame.AppendChecksum(b, 0)
 }
 
 // UnmarshalBinary decodes a summary. It rejects truncated, corrupt,
 // foreign and oversized input with an error wrapping ErrCorrupt or
 // ErrVersion, and never panics; on error s is unchanged.
 func (s *Summary) UnmarshalBinary(data []byte) error {
-	if len(data) < 3 || data[0] != magic0 || data[1] != magic1 {
-		return fmt.Errorf("%w: not a hotkeys summary", ErrCorrupt)
+	version, r, err := summaryFormat.Open(data)
+	if err != nil {
+		return err
 	}
-	version := int(data[2])
-	if version < version1 || version > NewestVersion {
-		return fmt.Errorf("%w: %d (this build reads %d to %d)", ErrVersion, data[2], version1, NewestVersion)
-	}
-	v2 := version >= version2 // versions 2 and 3 hold the index's fields
 	if len(data) > MaxEncodedSize {
-		return fmt.Errorf("%w: %d bytes, over %d", ErrCorrupt, len(data), MaxEncodedSize)
+		return fmt.Errorf("history: %d bytes, over %d: %w", len(data), MaxEncodedSize, ErrCorrupt)
 	}
-	if len(data) < 7 {
-		return fmt.Errorf("%w: truncated", ErrCorrupt)
-	}
-	body, sum := data[:len(data)-4], binary.BigEndian.Uint32(data[len(data)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
-		return fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
-	}
-	r := &reader{b: body[3:]}
 	var out Summary
-	out.Table = r.string()
-	if v2 {
-		// Version 3 may be a table's window; version 2 is an index's.
-		if out.Index = r.string(); out.Index == "" && version == version2 && r.err == nil {
-			r.fail("version 2 without an index")
-		}
-	}
-	out.Shard = r.string()
-	start, end := r.varint(), r.varint()
-	out.Start, out.End = time.Unix(start, 0).UTC(), time.Unix(end, 0).UTC()
-	for _, p := range []*uint64{&out.Records, &out.TTLDeletes, &out.Malformed, &out.Late, &out.WCU, &out.DistinctKeys, &out.OtherKeysWCUUpper} {
-		*p = r.uvarint()
-	}
-	if v2 {
-		out.TTLWCU = r.uvarint()
-	}
-	if version >= version3 {
-		// Without internal errors the window is written as version 1 or
-		// 2: one encoding per summary, whose version is Version().
-		if out.InternalErrors = r.uvarint(); out.InternalErrors == 0 && r.err == nil {
-			r.fail("version 3 without internal errors")
-		}
-	}
-	flags := r.byte()
-	out.WCUIsLowerBound, out.TerminatedEarly, out.Trimmed = flags&1 != 0, flags&2 != 0, flags&4 != 0
-	if flags > 7 {
-		r.fail("unknown flags %#x", flags)
-	}
-	n := r.count(2)
+	readWindow(&r, int(version), &out)
+	n := r.Count(2)
 	for range n {
-		out.Shards = append(out.Shards, report.ShardReport{Shard: r.string(), Records: r.uvarint(), WCU: r.uvarint(), PeakWCUPerSecond: float64(r.uvarint())})
+		out.Shards = append(out.Shards, report.ShardReport{Shard: r.Text(), Records: r.Uvarint(), WCU: r.Uvarint(), PeakWCUPerSecond: float64(r.Uvarint())})
 	}
-	n = r.count(8)
-	seen := make(map[keyID]bool, n)
-	for range n {
-		k := report.KeyReport{KeyFigures: report.KeyFigures{Type: r.string(), Key: r.string(), WCULower: r.uvarint(), WCUUpper: r.uvarint(), PeakWCUPerSecond: float64(r.uvarint())}}
-		sev, pat := int(r.byte()), int(r.byte())
-		if sev >= len(severities) || pat >= len(patterns) {
-			r.fail("severity %d or pattern %d unknown", sev, pat)
-			break
-		}
-		k.Severity, k.Pattern = severities[sev], patterns[pat]
-		k.RecommendedShards = int(min(r.uvarint(), 1<<20))
-		k.Diagnosis = r.string()
-		parts := r.count(2)
-		for range parts {
-			k.Shards = append(k.Shards, report.ShardedKeyPart{Key: r.string(), WCU: r.uvarint()})
-		}
-		if k.WCULower > k.WCUUpper {
-			r.fail("key bounds [%d, %d] inverted", k.WCULower, k.WCUUpper)
-		}
-		k.WCU = k.WCUUpper
-		// A key listed twice would be counted twice when merged.
-		if id := (keyID{k.Type, k.Key, len(k.Shards) > 0}); seen[id] {
-			r.fail("key %q listed twice", k.Key)
-		} else {
-			seen[id] = true
-		}
-		out.Keys = append(out.Keys, k)
+	readKeys(&r, &out)
+	hll := r.Text()
+	if r.Err() == nil && r.Len() != 0 {
+		r.Failf("%d trailing bytes", r.Len())
 	}
-	hll := r.string()
-	if r.err == nil && len(r.b) != 0 {
-		r.fail("%d trailing bytes", len(r.b))
+	if r.Err() == nil && !out.End.After(out.Start) {
+		r.Failf("window end %s not after start %s", out.End, out.Start)
 	}
-	if r.err == nil && !out.End.After(out.Start) {
-		r.fail("window end %s not after start %s", out.End, out.Start)
-	}
-	if r.err != nil {
-		return r.err
+	if r.Err() != nil {
+		return r.Err()
 	}
 	if hll != "" {
 		raw, err := unpackHLL([]byte(hll))
@@ -292,9 +231,70 @@ func (s *Summary) UnmarshalBinary(data []byte) error {
 	return nil
 }
 
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
+// readWindow reads what a summary says of its window: names, times,
+// counts and flags, as version holds them.
+func readWindow(r *frame.Reader, version int, out *Summary) {
+	v2 := version >= version2 // versions 2 and 3 hold the index's fields
+	out.Table = r.Text()
+	if v2 {
+		// Version 3 may be a table's window; version 2 is an index's.
+		if out.Index = r.Text(); out.Index == "" && version == version2 && r.Err() == nil {
+			r.Failf("version 2 without an index")
+		}
+	}
+	out.Shard = r.Text()
+	start, end := r.Varint(), r.Varint()
+	out.Start, out.End = time.Unix(start, 0).UTC(), time.Unix(end, 0).UTC()
+	for _, p := range []*uint64{&out.Records, &out.TTLDeletes, &out.Malformed, &out.Late, &out.WCU, &out.DistinctKeys, &out.OtherKeysWCUUpper} {
+		*p = r.Uvarint()
+	}
+	if v2 {
+		out.TTLWCU = r.Uvarint()
+	}
+	if version >= version3 {
+		// Without internal errors the window is written as version 1 or
+		// 2: one encoding per summary, whose version is Version().
+		if out.InternalErrors = r.Uvarint(); out.InternalErrors == 0 && r.Err() == nil {
+			r.Failf("version 3 without internal errors")
+		}
+	}
+	flags := r.Byte()
+	out.WCUIsLowerBound, out.TerminatedEarly, out.Trimmed = flags&1 != 0, flags&2 != 0, flags&4 != 0
+	if flags > 7 {
+		r.Failf("unknown flags %#x", flags)
+	}
+}
+
+// readKeys reads the keys, refusing a key listed twice.
+func readKeys(r *frame.Reader, out *Summary) {
+	n := r.Count(8)
+	seen := make(map[keyID]bool, n)
+	for range n {
+		k := report.KeyReport{KeyFigures: report.KeyFigures{Type: r.Text(), Key: r.Text(), WCULower: r.Uvarint(), WCUUpper: r.Uvarint(), PeakWCUPerSecond: float64(r.Uvarint())}}
+		sev, pat := int(r.Byte()), int(r.Byte())
+		if sev >= len(severities) || pat >= len(patterns) {
+			r.Failf("severity %d or pattern %d unknown", sev, pat)
+			return
+		}
+		k.Severity, k.Pattern = severities[sev], patterns[pat]
+		k.RecommendedShards = int(min(r.Uvarint(), 1<<20))
+		k.Diagnosis = r.Text()
+		parts := r.Count(2)
+		for range parts {
+			k.Shards = append(k.Shards, report.ShardedKeyPart{Key: r.Text(), WCU: r.Uvarint()})
+		}
+		if k.WCULower > k.WCUUpper {
+			r.Failf("key bounds [%d, %d] inverted", k.WCULower, k.WCUUpper)
+		}
+		k.WCU = k.WCUUpper
+		// A key listed twice would be counted twice when merged.
+		if id := (keyID{k.Type, k.Key, len(k.Shards) > 0}); seen[id] {
+			r.Failf("key %q listed twice", k.Key)
+		} else {
+			seen[id] = true
+		}
+		out.Keys = append(out.Keys, k)
+	}
 }
 
 // wholeRate stores a rate (WCU within one second: a whole number) as an
@@ -315,69 +315,4 @@ func cut(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-// reader decodes with bounds checks; the first failure sticks.
-type reader struct {
-	b   []byte
-	err error
-}
-
-func (r *reader) fail(format string, a ...any) {
-	if r.err == nil {
-		r.err = fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, a...)...)
-	}
-	r.b = nil
-}
-
-func (r *reader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail("truncated or overlong number")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.fail("truncated or overlong number")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) byte() byte {
-	if len(r.b) == 0 {
-		r.fail("truncated")
-		return 0
-	}
-	c := r.b[0]
-	r.b = r.b[1:]
-	return c
-}
-
-func (r *reader) string() string {
-	n := r.uvarint()
-	if n > uint64(len(r.b)) {
-		r.fail("string of %d bytes with %d left", n, len(r.b))
-		return ""
-	}
-	s := string(r.b[:n])
-	r.b = r.b[n:]
-	return s
-}
-
-// count reads a number of elements, each at least min bytes long: more than
-// the bytes left could hold is corrupt, so no allocation follows a lie.
-func (r *reader) count(min int) int {
-	n := r.uvarint()
-	if n > uint64(len(r.b)/min) {
-		r.fail("%d elements in %d bytes", n, len(r.b))
-		return 0
-	}
-	return int(n)
 }

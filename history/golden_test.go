@@ -1,64 +1,93 @@
 package history
 
 import (
-	"bytes"
-	"cmp"
-	"encoding/json"
-	"slices"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"strings"
 	"testing"
-	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/golden"
-	"github.com/hotkeys-dev/hotkeys/report"
+	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
-// TestMergedReportsGolden stores each of package report's sample stream
-// windows as two shards' summaries, reads them back, and merges them into
-// 2-minute steps: the merged reports, as JSON, are byte for byte those of
-// the build before the report vocabulary left the detector
-// (testdata/merged.jsonl).
-func TestMergedReportsGolden(t *testing.T) {
-	type mapID struct{ table, index string }
-	mergers := map[mapID]*Merger{}
-	var order []mapID
-	for _, r := range golden.Lines[report.Report](t, "../report/testdata/stream.jsonl") {
-		id := mapID{r.Table, r.Index}
-		if mergers[id] == nil {
-			m, err := NewMerger(r.Table, r.Index, 2*time.Minute, 5)
-			if err != nil {
-				t.Fatal(err)
-			}
-			mergers[id] = m
-			order = append(order, id)
-		}
-		for _, shard := range []string{"shard-a", "shard-b"} {
-			b, err := FromReport(r, shard, nil).MarshalBinary()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var back Summary
-			if err := back.UnmarshalBinary(b); err != nil {
-				t.Fatal(err)
-			}
-			if err := mergers[id].Add(&back); err != nil {
-				t.Fatal(err)
-			}
-		}
+// distinctOf returns the encoded distinct-key sketch of n keys: sparse for
+// a few hundred, dense for tens of thousands.
+func distinctOf(t testing.TB, n int) []byte {
+	s, err := sketch.NewSummary(sketch.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
 	}
-	var reps []report.Report
-	for _, id := range order {
-		reps = append(reps, mergers[id].Reports()...)
+	for i := range n {
+		s.Add(fmt.Appendf(nil, "USER#%d", i), 1, 0, 0)
 	}
-	slices.SortStableFunc(reps, func(a, b report.Report) int {
-		return cmp.Or(a.Start.Compare(b.Start), cmp.Compare(a.Table, b.Table), cmp.Compare(a.Index, b.Index))
-	})
-	var got bytes.Buffer
-	for _, r := range reps {
-		b, err := json.Marshal(r)
+	b, err := s.AppendDistinct(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// goldenSummaries are compatSummaries and the encodings they leave out:
+// version 3 (internal errors), a dense HyperLogLog (packed in nibbles,
+// with exceptions), a sparse one (deflated), and a summary trimmed to fit
+// MaxEncodedSize.
+func goldenSummaries(t testing.TB) map[string]*Summary {
+	compat := compatSummaries()
+	v3 := *compat["index-v2.hks"]
+	v3.InternalErrors = 4
+	dense := *compat["table-v1.hks"]
+	dense.Distinct = distinctOf(t, 40000)
+	sparse := *compat["index-v2.hks"]
+	sparse.Distinct = distinctOf(t, 300)
+	big := *compat["table-v1.hks"]
+	big.Keys = nil
+	for i := range 12 {
+		k := compat["table-v1.hks"].Keys[1]
+		k.Key = fmt.Sprintf("%04d%s", i, strings.Repeat("k", 2044))
+		k.WCU, k.WCULower, k.WCUUpper = uint64(100-i), uint64(100-i), uint64(100-i)
+		big.Keys = append(big.Keys, k)
+	}
+	all := map[string]*Summary{
+		"golden-v3.hks":      &v3,
+		"golden-dense.hks":   &dense,
+		"golden-sparse.hks":  &sparse,
+		"golden-trimmed.hks": &big,
+	}
+	maps.Copy(all, compat)
+	return all
+}
+
+// TestEncodingGolden: every shape of summary encodes byte for byte as the
+// files in testdata, written by earlier builds (the golden-*.hks ones by
+// the build before the encoding moved onto package internal/frame); and
+// those bytes decode to the summary encoded
+// (trimmed: its first keys, the ceiling raised). The sparse sketch's bytes
+// are compress/flate's: a Go release that changed its output would change
+// them, and only them.
+func TestEncodingGolden(t *testing.T) {
+	for name, s := range goldenSummaries(t) {
+		got, err := s.MarshalBinary()
 		if err != nil {
 			t.Fatal(err)
 		}
-		got.Write(append(b, '\n'))
+		want := golden.Check(t, filepath.Join("testdata", name), got)
+		var dec Summary
+		if err := dec.UnmarshalBinary(want); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		exp := *s
+		if name == "golden-trimmed.hks" {
+			if !dec.Trimmed || len(dec.Keys) == 0 || len(dec.Keys) == len(s.Keys) {
+				t.Fatalf("%s: trimmed %v, %d keys of %d", name, dec.Trimmed, len(dec.Keys), len(s.Keys))
+			}
+			exp.Keys, exp.Trimmed = s.Keys[:len(dec.Keys)], true
+			exp.OtherKeysWCUUpper = s.Keys[len(dec.Keys)].WCUUpper
+		}
+		if diff := cmp.Diff(&exp, &dec); diff != "" {
+			t.Errorf("%s: decoded (-want +got):\n%s", name, diff)
+		}
 	}
-	golden.Equal(t, "testdata/merged.jsonl", got.Bytes())
 }

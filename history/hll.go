@@ -12,18 +12,19 @@ import (
 	"sync"
 
 	"github.com/axiomhq/hyperloglog"
+
+	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
 // axiomhq/hyperloglog's encoding (version 2): version, precision, 0, a
 // sparse flag, then for a dense sketch a 4-byte register count and one byte
-// per register. Every stored sketch has the windows' precision, 14, so
-// that any two merge; a dense one merges by a register-wise maximum, with
-// no decoding at all.
+// per register. Every stored sketch has the windows' precision,
+// sketch.HLLPrecision, so that any two merge; a dense one merges by a
+// register-wise maximum, with no decoding at all.
 const (
-	hllPrecision = 14
-	hllRegisters = 1 << hllPrecision
+	hllRegisters = 1 << sketch.HLLPrecision
 	hllHeader    = 8
-	hllMaxRho    = 64 - hllPrecision + 1
+	hllMaxRho    = 64 - sketch.HLLPrecision + 1
 )
 
 // denseRegisters returns the registers of a dense encoding, or nil for a
@@ -37,8 +38,8 @@ func denseRegisters(raw []byte) []byte {
 
 // checkHLL validates a stored HyperLogLog without building it when dense.
 func checkHLL(raw []byte) error {
-	if len(raw) < hllHeader || raw[0] != 2 || raw[1] != hllPrecision || raw[2] != 0 || raw[3] > 1 {
-		return fmt.Errorf("%w: distinct-key sketch is not a precision-14 HyperLogLog", ErrCorrupt)
+	if len(raw) < hllHeader || raw[0] != 2 || raw[1] != sketch.HLLPrecision || raw[2] != 0 || raw[3] > 1 {
+		return fmt.Errorf("%w: distinct-key sketch is not a precision-%d HyperLogLog", ErrCorrupt, sketch.HLLPrecision)
 	}
 	if raw[3] == 0 {
 		if len(raw) != hllHeader+hllRegisters || binary.BigEndian.Uint32(raw[4:]) != hllRegisters {
@@ -57,12 +58,12 @@ func checkHLL(raw []byte) error {
 
 // decodeHLL decodes a stored HyperLogLog.
 func decodeHLL(raw []byte) (*hyperloglog.Sketch, error) {
-	if len(raw) < 2 || raw[1] != hllPrecision {
-		return nil, fmt.Errorf("%w: distinct-key sketch is not of precision 14", ErrCorrupt)
+	if len(raw) < 2 || raw[1] != sketch.HLLPrecision {
+		return nil, fmt.Errorf("%w: distinct-key sketch is not of precision %d", ErrCorrupt, sketch.HLLPrecision)
 	}
-	h := hyperloglog.New14()
+	h := new(hyperloglog.Sketch)
 	if err := h.UnmarshalBinary(raw); err != nil {
-		return nil, fmt.Errorf("%w: distinct-key sketch: %v", ErrCorrupt, err)
+		return nil, fmt.Errorf("%w: distinct-key sketch: %w", ErrCorrupt, err)
 	}
 	return h, nil
 }
@@ -115,30 +116,34 @@ func unpackHLL(b []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: dense distinct-key sketch truncated", ErrCorrupt)
 	}
 	raw := make([]byte, hllHeader+hllRegisters)
-	raw[0], raw[1] = 2, hllPrecision
+	raw[0], raw[1] = 2, sketch.HLLPrecision
 	binary.BigEndian.PutUint32(raw[4:], hllRegisters)
 	regs := raw[hllHeader:]
 	for i, c := range b[1 : 1+hllRegisters/2] {
 		regs[2*i], regs[2*i+1] = c>>4, c&15
 	}
-	r := &reader{b: b[1+hllRegisters/2:]}
+	r := summaryFormat.NewReader(b[1+hllRegisters/2:])
 	last := 0
-	for len(r.b) > 0 && r.err == nil {
-		j := last + int(min(r.uvarint(), hllRegisters))
-		v := r.byte()
+	for r.Len() > 0 {
+		j := last + int(min(r.Uvarint(), hllRegisters))
+		v := r.Byte()
+		if r.Err() != nil {
+			break
+		}
 		if j >= hllRegisters || regs[j] != 15 || v < 15 {
-			r.fail("distinct-key sketch exception %d = %d", j, v)
+			r.Failf("distinct-key sketch exception %d = %d", j, v)
 			break
 		}
 		regs[j], last = v, j
 	}
-	if r.err != nil {
-		return nil, r.err
+	if r.Err() != nil {
+		return nil, r.Err()
 	}
 	return raw, nil
 }
 
-// maxHLL bounds an inflated HyperLogLog: precision 14 is 16 KB dense.
+// maxHLL bounds an inflated HyperLogLog: at sketch.HLLPrecision, 14, a
+// dense one is 16 KB.
 const maxHLL = 64 << 10
 
 func deflate(raw []byte) ([]byte, error) {
@@ -172,11 +177,11 @@ func inflate(z []byte) ([]byte, error) {
 	if in.r == nil {
 		in.r = flate.NewReader(bytes.NewReader(z))
 	} else if err := in.r.(flate.Resetter).Reset(bytes.NewReader(z), nil); err != nil {
-		return nil, fmt.Errorf("%w: distinct-key sketch: %v", ErrCorrupt, err)
+		return nil, fmt.Errorf("%w: distinct-key sketch: %w", ErrCorrupt, err)
 	}
 	in.buf.Reset()
 	if _, err := in.buf.ReadFrom(io.LimitReader(in.r, maxHLL+1)); err != nil {
-		return nil, fmt.Errorf("%w: distinct-key sketch: %v", ErrCorrupt, err)
+		return nil, fmt.Errorf("%w: distinct-key sketch: %w", ErrCorrupt, err)
 	}
 	if in.buf.Len() > maxHLL {
 		return nil, fmt.Errorf("%w: distinct-key sketch over %d bytes", ErrCorrupt, maxHLL)

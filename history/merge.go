@@ -11,6 +11,7 @@ import (
 	"github.com/axiomhq/hyperloglog"
 
 	"github.com/hotkeys-dev/hotkeys/report"
+	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
 // ErrStep is returned for a summary whose window is longer than the step
@@ -77,7 +78,7 @@ func (m *Merger) Add(s *Summary) error {
 		return fmt.Errorf("%w: window %s–%s, step %ds", ErrStep, s.Start.Format(time.RFC3339), s.End.Format(time.RFC3339), m.step)
 	}
 	// A dense sketch merges register by register; a sparse one (a window
-	// of a few thousand keys) is decoded.
+	// of a few thousand keys) is decoded, before anything changes.
 	regs := denseRegisters(s.Distinct)
 	var sparse *hyperloglog.Sketch
 	if regs == nil && len(s.Distinct) > 0 {
@@ -90,6 +91,21 @@ func (m *Merger) Add(s *Summary) error {
 	if st == nil {
 		st = &stepAcc{keys: map[keyID]*keyAcc{}, shards: map[string]*report.ShardReport{}}
 	}
+	if err := st.addDistinct(regs, sparse); err != nil {
+		return err
+	}
+	m.steps[at] = st
+	st.addTotals(s)
+	for _, k := range s.Keys {
+		st.addKey(k, s.OtherKeysWCUUpper)
+	}
+	return nil
+}
+
+// addDistinct unites a summary's distinct-key sketch, dense registers or
+// a sparse sketch (or neither, when the summary came without one), with
+// the step's.
+func (st *stepAcc) addDistinct(regs []byte, sparse *hyperloglog.Sketch) error {
 	switch {
 	case regs != nil:
 		if st.regs == nil {
@@ -101,14 +117,18 @@ func (m *Merger) Add(s *Summary) error {
 	case sparse != nil && st.sparse == nil:
 		st.sparse = sparse
 	case sparse != nil:
-		// Both of precision 14 (decodeHLL checks): cannot fail.
+		// Both of one precision (decodeHLL checks): cannot fail.
 		if err := st.sparse.Merge(sparse); err != nil {
-			return fmt.Errorf("%w: distinct-key sketch: %v", ErrCorrupt, err)
+			return fmt.Errorf("%w: distinct-key sketch: %w", ErrCorrupt, err)
 		}
 	default:
 		st.missingHLL = true
 	}
-	m.steps[at] = st
+	return nil
+}
+
+// addTotals adds a summary's counts, flags and shards' load to the step's.
+func (st *stepAcc) addTotals(s *Summary) {
 	st.summaries++
 	st.records += s.Records
 	st.ttl += s.TTLDeletes
@@ -131,31 +151,33 @@ func (m *Merger) Add(s *Summary) error {
 		acc.WCU += sh.WCU
 		acc.PeakWCUPerSecond = max(acc.PeakWCUPerSecond, sh.PeakWCUPerSecond)
 	}
-	for _, k := range s.Keys {
-		id := keyID{k.Type, k.Key, len(k.Shards) > 0}
-		acc := st.keys[id]
-		if acc == nil {
-			acc = &keyAcc{k: report.KeyReport{KeyFigures: report.KeyFigures{Key: k.Key, Type: k.Type}}}
-			st.keys[id] = acc
-		}
-		acc.ceilings += s.OtherKeysWCUUpper
-		acc.k.WCULower += k.WCULower
-		acc.k.WCUUpper += k.WCUUpper
-		acc.k.PeakWCUPerSecond = max(acc.k.PeakWCUPerSecond, k.PeakWCUPerSecond)
-		acc.k.RecommendedShards = max(acc.k.RecommendedShards, k.RecommendedShards)
-		if k.Severity.Rank() > acc.k.Severity.Rank() {
-			acc.k.Severity, acc.k.Pattern, acc.k.Diagnosis = k.Severity, k.Pattern, k.Diagnosis
-		} else if acc.k.Pattern == "" {
-			acc.k.Pattern = k.Pattern
-		}
-		for _, p := range k.Shards {
-			if acc.parts == nil {
-				acc.parts = map[string]uint64{}
-			}
-			acc.parts[p.Key] += p.WCU
-		}
+}
+
+// addKey adds a key one summary listed, with that summary's ceiling on
+// the keys it left out.
+func (st *stepAcc) addKey(k report.KeyReport, ceiling uint64) {
+	id := keyID{k.Type, k.Key, len(k.Shards) > 0}
+	acc := st.keys[id]
+	if acc == nil {
+		acc = &keyAcc{k: report.KeyReport{KeyFigures: report.KeyFigures{Key: k.Key, Type: k.Type}}}
+		st.keys[id] = acc
 	}
-	return nil
+	acc.ceilings += ceiling
+	acc.k.WCULower += k.WCULower
+	acc.k.WCUUpper += k.WCUUpper
+	acc.k.PeakWCUPerSecond = max(acc.k.PeakWCUPerSecond, k.PeakWCUPerSecond)
+	acc.k.RecommendedShards = max(acc.k.RecommendedShards, k.RecommendedShards)
+	if k.Severity.Rank() > acc.k.Severity.Rank() {
+		acc.k.Severity, acc.k.Pattern, acc.k.Diagnosis = k.Severity, k.Pattern, k.Diagnosis
+	} else if acc.k.Pattern == "" {
+		acc.k.Pattern = k.Pattern
+	}
+	for _, p := range k.Shards {
+		if acc.parts == nil {
+			acc.parts = map[string]uint64{}
+		}
+		acc.parts[p.Key] += p.WCU
+	}
 }
 
 // Reports returns one report per step that had a summary, oldest first, in
@@ -195,8 +217,28 @@ func (m *Merger) report(at int64, st *stepAcc) report.Report {
 	if (st.regs == nil && st.sparse == nil) || st.missingHLL {
 		rep.DistinctKeys = max(rep.DistinctKeys, st.distinctFloor)
 	}
-	seconds := float64(m.step)
-	var physical []report.KeyReport
+	hot, physical := st.keyReports(float64(m.step))
+	rep.HotKeys = append(rep.HotKeys, hot...)
+	rep.TopKeys = append(rep.TopKeys, physical[:min(m.top, len(physical))]...)
+	// Every key left out: either listed somewhere but ranked below (at
+	// most the first one left out), or listed nowhere (at most the sum of
+	// the ceilings).
+	rep.OtherKeysWCUUpper = st.ceilings
+	if len(physical) > m.top {
+		rep.OtherKeysWCUUpper = max(rep.OtherKeysWCUUpper, physical[m.top].WCUUpper)
+	}
+	for _, sh := range st.shards {
+		rep.Shards = append(rep.Shards, *sh)
+	}
+	slices.SortFunc(rep.Shards, func(a, b report.ShardReport) int {
+		return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Shard, b.Shard))
+	})
+	return rep
+}
+
+// keyReports returns the step's flagged keys and its physical keys (not
+// logical sharded ones), each heaviest first, over a step of seconds.
+func (st *stepAcc) keyReports(seconds float64) (hot, physical []report.KeyReport) {
 	for _, acc := range st.keys {
 		k := acc.k
 		if acc.parts == nil {
@@ -217,7 +259,7 @@ func (m *Merger) report(at int64, st *stepAcc) report.Report {
 		}
 		k.AvgWCUPerSecond = float64(k.WCUUpper) / seconds
 		if k.Severity != report.None {
-			rep.HotKeys = append(rep.HotKeys, k)
+			hot = append(hot, k)
 		}
 		if acc.parts == nil {
 			physical = append(physical, k)
@@ -226,23 +268,9 @@ func (m *Merger) report(at int64, st *stepAcc) report.Report {
 	byWCU := func(a, b report.KeyReport) int {
 		return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(b.WCULower, a.WCULower), cmp.Compare(a.Key, b.Key), cmp.Compare(a.Type, b.Type))
 	}
-	slices.SortFunc(rep.HotKeys, byWCU)
+	slices.SortFunc(hot, byWCU)
 	slices.SortFunc(physical, byWCU)
-	rep.TopKeys = append(rep.TopKeys, physical[:min(m.top, len(physical))]...)
-	// Every key left out: either listed somewhere but ranked below (at
-	// most the first one left out), or listed nowhere (at most the sum of
-	// the ceilings).
-	rep.OtherKeysWCUUpper = st.ceilings
-	if len(physical) > m.top {
-		rep.OtherKeysWCUUpper = max(rep.OtherKeysWCUUpper, physical[m.top].WCUUpper)
-	}
-	for _, sh := range st.shards {
-		rep.Shards = append(rep.Shards, *sh)
-	}
-	slices.SortFunc(rep.Shards, func(a, b report.ShardReport) int {
-		return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Shard, b.Shard))
-	})
-	return rep
+	return hot, physical
 }
 
 // distinct unites the step's dense registers and sparse sketches.
@@ -251,7 +279,7 @@ func (st *stepAcc) distinct() *hyperloglog.Sketch {
 		return st.sparse
 	}
 	raw := make([]byte, hllHeader, hllHeader+hllRegisters)
-	raw[0], raw[1] = 2, hllPrecision
+	raw[0], raw[1] = 2, sketch.HLLPrecision
 	binary.BigEndian.PutUint32(raw[4:], hllRegisters)
 	dense, err := decodeHLL(append(raw, st.regs...))
 	if err != nil {

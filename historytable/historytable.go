@@ -150,7 +150,7 @@ func decode(item map[string]types.AttributeValue) (*history.Summary, string, err
 	}
 	var s history.Summary
 	if err := s.UnmarshalBinary(b.Value); err != nil {
-		return nil, key, fmt.Errorf("%w: %v", ErrItem, err)
+		return nil, key, fmt.Errorf("%w: %w", ErrItem, err)
 	}
 	// The key must be the summary's own: an item copied from elsewhere, or
 	// written by something else, is not trusted.

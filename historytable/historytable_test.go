@@ -168,3 +168,30 @@ func TestRoundTripOnDynamoDBLocal(t *testing.T) {
 		}
 	}
 }
+
+// TestCorruptItemKeepsTheCause: an item whose summary does not decode is
+// refused with ErrItem, and the error still says why (history.ErrCorrupt,
+// or history.ErrVersion for a newer build's summary).
+func TestCorruptItemKeepsTheCause(t *testing.T) {
+	item, err := Item(summaries(t)[0], time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := item[AttrSummary].(*types.AttributeValueMemberB).Value
+	for name, c := range map[string]struct {
+		change func([]byte)
+		cause  error
+	}{
+		"a byte flipped":      {func(b []byte) { b[len(b)/2] ^= 1 }, history.ErrCorrupt},
+		"a newer version":     {func(b []byte) { b[2] = history.NewestVersion + 1 }, history.ErrVersion},
+		"its checksum broken": {func(b []byte) { b[len(b)-1] ^= 0xff }, history.ErrCorrupt},
+	} {
+		bad := maps.Clone(item)
+		b := append([]byte(nil), enc...)
+		c.change(b)
+		bad[AttrSummary] = &types.AttributeValueMemberB{Value: b}
+		if _, _, err := decode(bad); !errors.Is(err, ErrItem) || !errors.Is(err, c.cause) {
+			t.Errorf("%s: %v, want ErrItem and %v", name, err, c.cause)
+		}
+	}
+}

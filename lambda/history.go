@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
 	"github.com/hotkeys-dev/hotkeys/historytable"
@@ -73,20 +72,6 @@ func (s *historyStore) write(ctx context.Context, w *detector.Window, rep report
 	}
 	s.log.Error("history: the window's summary could not be stored; its metrics are published all the same",
 		"error", err.Error(), "history_table", s.table, "table", rep.Table, "index", rep.Index, "shard", shard, "window_start", rep.Start.Format(time.RFC3339))
-	line, merr := json.Marshal(map[string]any{
-		"_aws": map[string]any{
-			"Timestamp": rep.Start.UnixMilli(),
-			"CloudWatchMetrics": []any{map[string]any{
-				"Namespace":  s.namespace,
-				"Dimensions": [][]string{{"TableName"}},
-				"Metrics":    []any{map[string]string{"Name": MetricHistoryWriteErrors, "Unit": "Count"}},
-			}},
-		},
-		"TableName":              rep.Table,
-		MetricHistoryWriteErrors: 1,
-	})
-	if merr == nil {
-		fmt.Fprintf(s.emf, "%s\n", line)
-	}
+	s.emf.Write(alert.AppendEMFCount(nil, s.namespace, rep.Start, alert.DimensionTableName, rep.Table, MetricHistoryWriteErrors, 1))
 	return false
 }

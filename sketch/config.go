@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/zeebo/xxh3"
+
+	"github.com/hotkeys-dev/hotkeys/internal/frame"
 )
 
 // Limits on a Config. They bound the memory of a Summary, and therefore what
@@ -28,20 +30,23 @@ const MaxKeyLen = 1 + 2048
 // Errors returned, wrapped, by this package. Match them with errors.Is.
 var (
 	// ErrConfig: a Config is outside the limits above.
-	ErrConfig = errors.New("invalid config")
+	ErrConfig = errors.New("sketch: invalid config")
 	// ErrConfigMismatch: Merge of summaries with different configs.
-	ErrConfigMismatch = errors.New("configs differ")
+	ErrConfigMismatch = errors.New("sketch: configs differ")
 	// ErrOverflow: Merge would take the total weight past 2^64-1.
-	ErrOverflow = errors.New("total weight overflows uint64")
+	ErrOverflow = errors.New("sketch: total weight overflows uint64")
 	// ErrVersion: an encoding of a version this package cannot read.
-	ErrVersion = errors.New("unsupported encoding version")
+	ErrVersion = errors.New("sketch: unsupported encoding version")
 	// ErrCorrupt: an encoding that fails its checksum or describes an
 	// impossible state. ErrTruncated and ErrTooLarge also match it.
-	ErrCorrupt = errors.New("corrupt encoding")
+	ErrCorrupt = errors.New("sketch: corrupt encoding")
 	// ErrTruncated: an encoding that ends before its lengths say it does.
-	ErrTruncated = errors.New("truncated encoding")
+	// It is the truncation error of every hotkeys encoding (package
+	// internal/frame's): the detector's window state and history's
+	// summaries wrap it too, and its text has no "sketch:" prefix.
+	ErrTruncated = frame.ErrTruncated
 	// ErrTooLarge: an encoding, or a length inside one, beyond the limits.
-	ErrTooLarge = errors.New("encoding exceeds limits")
+	ErrTooLarge = errors.New("sketch: encoding exceeds limits")
 )
 
 // Config sizes a Summary. Start from DefaultConfig.

@@ -21,7 +21,8 @@
 //   - the distinct-key count: exact, from a set of key hashes, up to 4,096
 //     keys; past that, or once encoded or merged, from
 //     github.com/axiomhq/hyperloglog (HyperLogLog, Flajolet et al. 2007, with
-//     the sparse representation of Heule et al., EDBT 2013) at precision 14:
+//     the sparse representation of Heule et al., EDBT 2013) at precision 14
+//     (HLLPrecision, the one precision of every such sketch in hotkeys):
 //     about 0.8 % standard error.
 //   - the exact total weight.
 //

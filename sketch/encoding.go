@@ -3,8 +3,9 @@ package sketch
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"slices"
+
+	"github.com/hotkeys-dev/hotkeys/internal/frame"
 )
 
 // The encoding of a Summary, versions 1 and 2. Integers are unsigned
@@ -25,6 +26,9 @@ import (
 //	hll length  4 bytes big-endian, then axiomhq/hyperloglog's own encoding
 //	checksum    CRC-32C (Castagnoli) of everything above, 4 bytes big-endian
 //
+// The version byte and the checksum are package frame's framing, without
+// a magic.
+//
 // Entries in heap order decode to the same heap, so a decoded summary goes
 // on exactly as the original would have. A summary never trimmed encodes as
 // version 1, byte for byte as before version 2 existed.
@@ -43,7 +47,11 @@ const (
 	flagMany
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// summaryFormat is the frame of a Summary's encoding.
+var summaryFormat = frame.Format{
+	Name: "sketch", Oldest: encodingVersion, Newest: encodingVersionTrimmed,
+	Corrupt: ErrCorrupt, Version: ErrVersion,
+}
 
 // MarshalBinary encodes s; see AppendBinary.
 func (s *Summary) MarshalBinary() ([]byte, error) {
@@ -65,7 +73,7 @@ func (s *Summary) AppendBinary(b []byte) ([]byte, error) {
 	if s.hh.floor > 0 {
 		version = encodingVersionTrimmed
 	}
-	b = append(b, version)
+	b = summaryFormat.AppendHeader(b, version)
 	for _, v := range []int{s.cfg.Counters, s.cfg.Width, s.cfg.Depth} {
 		b = binary.AppendUvarint(b, uint64(v))
 	}
@@ -82,7 +90,7 @@ func (s *Summary) AppendBinary(b []byte) ([]byte, error) {
 		return b[:start], fmt.Errorf("sketch: %w", err)
 	}
 	binary.BigEndian.PutUint32(b[lenAt:], uint32(len(b)-lenAt-4))
-	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b[start:], castagnoli)), nil
+	return frame.AppendChecksum(b, start), nil
 }
 
 func (h *HeavyHitters) appendBinary(b []byte) []byte {
@@ -90,8 +98,7 @@ func (h *HeavyHitters) appendBinary(b []byte) []byte {
 	var prev int64
 	for _, nd := range h.heap {
 		sl := &h.slots[nd.slot]
-		b = binary.AppendUvarint(b, uint64(len(sl.key)))
-		b = append(b, sl.key...)
+		b = frame.AppendBytes(b, sl.key)
 		b = binary.AppendUvarint(b, nd.count)
 		b = binary.AppendUvarint(b, sl.err)
 		b = binary.AppendVarint(b, sl.lastTick-prev) // wraps, and back
@@ -152,45 +159,27 @@ func (s *Summary) UnmarshalBinary(data []byte) error {
 }
 
 func (s *Summary) decode(data []byte) error {
-	switch {
-	case len(data) > maxEncodedLen:
+	if len(data) > maxEncodedLen {
 		return fmt.Errorf("sketch: %d bytes, at most %d: %w: %w", len(data), maxEncodedLen, ErrTooLarge, ErrCorrupt)
-	case len(data) == 0:
-		return fmt.Errorf("sketch: empty input: %w: %w", ErrTruncated, ErrCorrupt)
-	case data[0] != encodingVersion && data[0] != encodingVersionTrimmed:
-		return fmt.Errorf("sketch: version %d, want %d or %d: %w", data[0], encodingVersion, encodingVersionTrimmed, ErrVersion)
-	case len(data) < 5:
-		return fmt.Errorf("sketch: %d bytes: %w: %w", len(data), ErrTruncated, ErrCorrupt)
 	}
-	body := data[:len(data)-4]
-	if got, want := crc32.Checksum(body, castagnoli), binary.BigEndian.Uint32(data[len(body):]); got != want {
-		return fmt.Errorf("sketch: checksum %#08x, want %#08x: %w", got, want, ErrCorrupt)
-	}
-	r := reader{b: body[1:]}
-	var cfg Config
-	cfg.Counters = int(r.limited(MaxCounters, "counters"))
-	cfg.Width = int(r.limited(MaxWidth, "width"))
-	cfg.Depth = int(r.limited(MaxDepth, "depth"))
-	if r.err != nil {
-		return r.err
-	}
-	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("%w: %w", err, ErrCorrupt)
-	}
-	if err := s.init(cfg); err != nil {
+	version, r, err := summaryFormat.Open(data)
+	if err != nil {
 		return err
 	}
-	s.total = r.uvarint()
-	if data[0] == encodingVersionTrimmed {
-		s.hh.floor = r.uvarint()
-		if r.err == nil && (s.hh.floor == 0 || s.hh.floor > s.total) {
-			r.fail("floor %d of a trimmed summary, total %d", s.hh.floor, s.total)
+	if err := s.decodeConfig(&r); err != nil {
+		return err
+	}
+	s.total = r.Uvarint()
+	if version == encodingVersionTrimmed {
+		s.hh.floor = r.Uvarint()
+		if r.Err() == nil && (s.hh.floor == 0 || s.hh.floor > s.total) {
+			r.Failf("floor %d of a trimmed summary, total %d", s.hh.floor, s.total)
 		}
 	}
 	s.hh.decode(&r, s.total)
 	s.cm.decode(&r, s.total)
-	if r.err != nil {
-		return r.err
+	if r.Err() != nil {
+		return r.Err()
 	}
 	// Both bound the same true weight: the count-min from above, the
 	// entry's lower bound from below.
@@ -200,19 +189,36 @@ func (s *Summary) decode(data []byte) error {
 			return fmt.Errorf("sketch: key %q: count-min estimate %d below its lower bound %d: %w", sl.key, s.cm.Estimate(sl.hash), lower, ErrCorrupt)
 		}
 	}
-	n := uint64(r.fixed32())
+	return s.decodeHLL(&r)
+}
+
+// decodeConfig reads the config and sizes s by it.
+func (s *Summary) decodeConfig(r *frame.Reader) error {
+	var cfg Config
+	cfg.Counters = int(limited(r, MaxCounters, "counters"))
+	cfg.Width = int(limited(r, MaxWidth, "width"))
+	cfg.Depth = int(limited(r, MaxDepth, "depth"))
+	if r.Err() != nil {
+		return r.Err()
+	}
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", err, ErrCorrupt)
+	}
+	return s.init(cfg)
+}
+
+// decodeHLL reads the HyperLogLog, the rest of the body.
+func (s *Summary) decodeHLL(r *frame.Reader) error {
+	hll := r.Bytes(uint64(r.Uint32()))
 	switch {
-	case r.err != nil:
-		return r.err
-	case n > uint64(len(r.b)):
-		return fmt.Errorf("sketch: hyperloglog of %d bytes, %d left: %w: %w", n, len(r.b), ErrTruncated, ErrCorrupt)
-	case n < uint64(len(r.b)):
-		return fmt.Errorf("sketch: %d bytes after the hyperloglog: %w", uint64(len(r.b))-n, ErrCorrupt)
+	case r.Err() != nil:
+		return r.Err()
+	case r.Len() > 0:
+		return fmt.Errorf("sketch: %d bytes after the hyperloglog: %w", r.Len(), ErrCorrupt)
+	case len(hll) < 2 || hll[1] != HLLPrecision:
+		return fmt.Errorf("sketch: hyperloglog is not of precision %d: %w", HLLPrecision, ErrCorrupt)
 	}
-	if len(r.b) < 2 || r.b[1] != hllPrecision {
-		return fmt.Errorf("sketch: hyperloglog is not of precision %d: %w", hllPrecision, ErrCorrupt)
-	}
-	if err := s.hll.UnmarshalBinary(r.b); err != nil {
+	if err := s.hll.UnmarshalBinary(hll); err != nil {
 		return fmt.Errorf("sketch: %w: %w", err, ErrCorrupt)
 	}
 	s.exact = false
@@ -224,43 +230,43 @@ func (s *Summary) decode(data []byte) error {
 // can produce: overcount ≤ count, tick weight ≤ peak ≤ count - overcount,
 // count ≥ floor, and counts adding up to at most total (which keeps Floor ≤
 // total/k) unless the table was trimmed (each count then at most total).
-func (h *HeavyHitters) decode(r *reader, total uint64) {
-	n := r.limited(uint64(len(h.slots)), "entries")
+func (h *HeavyHitters) decode(r *frame.Reader, total uint64) {
+	n := limited(r, uint64(len(h.slots)), "entries")
 	var prev int64
 	var sum uint64
 	for range n {
-		if r.err != nil {
+		if r.Err() != nil {
 			return
 		}
-		key := r.bytes(r.limited(MaxKeyLen, "key length"))
-		count, over := r.uvarint(), r.uvarint()
-		tick := prev + r.varint()
+		key := r.Bytes(limited(r, MaxKeyLen, "key length"))
+		count, over := r.Uvarint(), r.Uvarint()
+		tick := prev + r.Varint()
 		prev = tick
-		tickWeight, peak := r.uvarint(), r.uvarint()
-		flags := r.byte()
+		tickWeight, peak := r.Uvarint(), r.Uvarint()
+		flags := r.Byte()
 		var item uint64
 		if flags&flagItem != 0 {
-			item = r.fixed64()
+			item = r.Uint64()
 		}
-		if r.err != nil {
+		if r.Err() != nil {
 			return
 		}
 		sum = satAdd(sum, count)
 		switch {
 		case count == 0 || over > count || peak > count-over || tickWeight > peak || count < h.floor:
-			r.fail("entry %d: count %d, overcount %d, peak %d, tick weight %d, floor %d", len(h.heap), count, over, peak, tickWeight, h.floor)
+			r.Failf("entry %d: count %d, overcount %d, peak %d, tick weight %d, floor %d", len(h.heap), count, over, peak, tickWeight, h.floor)
 		case h.floor > 0 && count > total:
-			r.fail("entry %d: count %d exceeds the total %d", len(h.heap), count, total)
+			r.Failf("entry %d: count %d exceeds the total %d", len(h.heap), count, total)
 		case h.floor == 0 && sum > total:
-			r.fail("counts add up to more than the total %d", total)
+			r.Failf("counts add up to more than the total %d", total)
 		case flags&^(flagItem|flagMany) != 0 || (flags&flagMany != 0 && item == 0):
-			r.fail("entry %d: flags %#x", len(h.heap), flags)
+			r.Failf("entry %d: flags %#x", len(h.heap), flags)
 		}
 		hash := Hash(key)
-		if r.err == nil && h.find(hash, key) >= 0 {
-			r.fail("entry %d: duplicate key", len(h.heap))
+		if r.Err() == nil && h.find(hash, key) >= 0 {
+			r.Failf("entry %d: duplicate key", len(h.heap))
 		}
-		if r.err != nil {
+		if r.Err() != nil {
 			return
 		}
 		h.push(&candidate{
@@ -276,24 +282,20 @@ func (h *HeavyHitters) decode(r *reader, total uint64) {
 	}
 }
 
-func (c *CountMin) decode(r *reader, total uint64) {
-	if r.err != nil {
-		return
-	}
-	// The hot loop of decoding: varints read straight off the input, and
-	// r.uvarint called only to report a bad one.
-	b := r.b
-	for i := 0; i < len(c.cells); {
+func (c *CountMin) decode(r *frame.Reader, total uint64) {
+	// The hot loop of decoding: varints read straight off the input (see
+	// frame.Reader.Unread), and r.Uvarint called only to report a bad one.
+	b := r.Unread()
+	i := 0
+	for i < len(c.cells) {
 		v, n := binary.Uvarint(b)
 		if n <= 0 {
-			r.b = b
-			r.uvarint()
-			return
+			break
 		}
 		b = b[n:]
 		if v != 0 {
 			if v > total {
-				r.fail("count-min cell %d = %d exceeds the total %d", i, v, total)
+				r.Failf("count-min cell %d = %d exceeds the total %d", i, v, total)
 				return
 			}
 			c.cells[i] = v
@@ -302,113 +304,27 @@ func (c *CountMin) decode(r *reader, total uint64) {
 		}
 		run, n := binary.Uvarint(b)
 		if n <= 0 {
-			r.b = b
-			r.uvarint()
-			return
+			break
 		}
 		b = b[n:]
 		if run >= uint64(len(c.cells)-i) {
-			r.fail("count-min run of %d zeros at cell %d of %d", run+1, i, len(c.cells))
+			r.Failf("count-min run of %d zeros at cell %d of %d", run+1, i, len(c.cells))
 			return
 		}
 		i += int(run) + 1
 	}
-	r.b = b
-}
-
-// reader reads the body, keeping the first error so that callers check
-// once.
-type reader struct {
-	b   []byte
-	err error
-}
-
-func (r *reader) fail(format string, args ...any) {
-	if r.err == nil {
-		r.err = fmt.Errorf("sketch: "+format+": %w", append(args, ErrCorrupt)...)
+	r.Discard(r.Len() - len(b))
+	if i < len(c.cells) {
+		r.Uvarint() // the bad varint the loop stopped at: this reports it
 	}
-}
-
-func (r *reader) truncated(what string) {
-	if r.err == nil {
-		r.err = fmt.Errorf("sketch: input ends in %s: %w: %w", what, ErrTruncated, ErrCorrupt)
-	}
-}
-
-func (r *reader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	switch {
-	case n == 0:
-		r.truncated("a varint")
-		return 0
-	case n < 0:
-		r.fail("varint overflows 64 bits")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) varint() int64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(r.b)
-	switch {
-	case n == 0:
-		r.truncated("a varint")
-		return 0
-	case n < 0:
-		r.fail("varint overflows 64 bits")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
 }
 
 // limited reads a uvarint that must not exceed limit.
-func (r *reader) limited(limit uint64, what string) uint64 {
-	v := r.uvarint()
-	if v > limit && r.err == nil {
-		r.err = fmt.Errorf("sketch: %s = %d, at most %d: %w: %w", what, v, limit, ErrTooLarge, ErrCorrupt)
+func limited(r *frame.Reader, limit uint64, what string) uint64 {
+	v := r.Uvarint()
+	if v > limit {
+		r.Failf("%s = %d, at most %d: %w", what, v, limit, ErrTooLarge)
 		return 0
 	}
 	return v
-}
-
-func (r *reader) bytes(n uint64) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n > uint64(len(r.b)) {
-		r.truncated(fmt.Sprintf("a %d-byte key", n))
-		return nil
-	}
-	v := r.b[:n:n]
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) byte() byte {
-	if b := r.bytes(1); b != nil {
-		return b[0]
-	}
-	return 0
-}
-
-func (r *reader) fixed32() uint32 {
-	if b := r.bytes(4); b != nil {
-		return binary.BigEndian.Uint32(b)
-	}
-	return 0
-}
-
-func (r *reader) fixed64() uint64 {
-	if b := r.bytes(8); b != nil {
-		return binary.BigEndian.Uint64(b)
-	}
-	return 0
 }

@@ -3,13 +3,14 @@ package sketch
 import (
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"math/rand/v2"
 	"runtime"
 	"sync"
 	"testing"
 
 	"github.com/axiomhq/hyperloglog"
+
+	"github.com/hotkeys-dev/hotkeys/internal/frame"
 )
 
 func isErr(err, target error) bool { return err != nil && errors.Is(err, target) }
@@ -17,7 +18,7 @@ func isErr(err, target error) bool { return err != nil && errors.Is(err, target)
 // seal appends the checksum to a hand-made body, so that tests reach the
 // checks behind it.
 func seal(body []byte) []byte {
-	return binary.BigEndian.AppendUint32(body, crc32.Checksum(body, castagnoli))
+	return frame.AppendChecksum(body, 0)
 }
 
 // small returns a summary with a bit of everything: items, many items, a

@@ -3,6 +3,8 @@ package sketch
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 )
 
@@ -65,24 +67,15 @@ func unmarshalAny(t *testing.T, data []byte) {
 	}
 }
 
+// fuzzSeedSummaries are the golden summaries, every shape the encoding
+// takes, in a fixed order.
 func fuzzSeedSummaries(f *testing.F) []*Summary {
-	empty, _ := NewSummary(DefaultConfig())
-	mid, _ := NewSummary(Config{Counters: 16, Width: 32, Depth: 3})
-	for i := range 3000 {
-		k := fmt.Appendf(nil, "KEY#%d", i%700)
-		mid.Add(k, uint64(1+i%13), int64(i/50), uint64(i%3))
+	shapes := goldenSummaries(f)
+	var out []*Summary
+	for _, name := range slices.Sorted(maps.Keys(shapes)) {
+		out = append(out, shapes[name])
 	}
-	long, _ := NewSummary(Config{Counters: 2, Width: 2, Depth: 1})
-	long.Add(bytes.Repeat([]byte("x"), MaxKeyLen), 9, -5, 0)
-	// Trimmed (encoding version 2, with a floor), then added to again.
-	trimmed, _ := NewSummary(Config{Counters: 16, Width: 32, Depth: 3})
-	for i := range 2000 {
-		trimmed.Add(fmt.Appendf(nil, "KEY#%d", i%300), uint64(1+i%11), int64(i/40), 0)
-		if i == 1000 {
-			trimmed.Trim(5)
-		}
-	}
-	return []*Summary{small(f), empty, mid, long, trimmed}
+	return out
 }
 
 // FuzzSummaryOracle reads a stream of records out of the fuzzer's bytes,

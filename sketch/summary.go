@@ -7,9 +7,11 @@ import (
 	"github.com/axiomhq/hyperloglog"
 )
 
-// hllPrecision gives 2^14 registers: about 0.8 % standard error, 16 KB
-// once dense, far less while sparse.
-const hllPrecision = 14
+// HLLPrecision is the precision of every HyperLogLog of distinct keys in
+// hotkeys: 2^14 registers, about 0.8 % standard error, 16 KB once dense,
+// far less while sparse. Sketches merge only at equal precisions, so
+// package history, which merges stored ones, reads it from here.
+const HLLPrecision = 14
 
 // sparseInserts is how many keys from outside the heavy-hitter table a
 // sparse HyperLogLog (one decoded from a small summary) takes before it is
@@ -84,7 +86,7 @@ func (s *Summary) init(cfg Config) error {
 }
 
 func newHLL() *hyperloglog.Sketch {
-	hll, err := hyperloglog.NewSketch(hllPrecision, true)
+	hll, err := hyperloglog.NewSketch(HLLPrecision, true)
 	if err != nil {
 		panic(err) // a constant precision within the library's range
 	}
@@ -165,7 +167,7 @@ func (s *Summary) Add(key []byte, weight uint64, tick int64, item uint64) {
 // densify turns the HyperLogLog dense: merging a dense sketch into a sparse
 // one is the library's way to convert it.
 func (s *Summary) densify() {
-	dense, err := hyperloglog.NewSketch(hllPrecision, false)
+	dense, err := hyperloglog.NewSketch(HLLPrecision, false)
 	if err == nil {
 		err = s.hll.Merge(dense)
 	}

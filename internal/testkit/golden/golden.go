@@ -1,27 +1,43 @@
 // Package golden compares a test's whole output with a file in testdata,
 // and reads the JSON-lines files that feed such tests.
 //
-// The golden files of the report vocabulary's move (issue 23) were written
-// by the build before it, so a test that passes shows the output is byte
-// for byte what it was. They are never rewritten by a flag: a change to one
-// is a change of behaviour, made by hand and said in its commit.
+// The golden files pin what other builds must read (encodings) and what
+// users see (the CLI's text and JSON, logs, EMF): a test that passes shows
+// the output is byte for byte what it was. `go test -update` rewrites them
+// from what the tests produce; run it only with the build whose output is
+// the reference, and say why in the commit: a changed golden file is a
+// change of behaviour.
 package golden
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"testing"
 )
 
-// Equal fails t unless got is exactly the contents of the file at path. It
-// names the first line that differs, with both versions of it.
+var update = flag.Bool("update", false, "rewrite golden files in testdata from what the tests produce (only ever with the build whose output is the reference)")
+
+// write writes got to path when -update is given.
+func write(t testing.TB, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Equal fails t unless got is exactly the contents of the text file at
+// path. It names the first line that differs, with both versions of it.
 func Equal(t testing.TB, path string, got []byte) {
 	t.Helper()
+	write(t, path, got)
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v (go test -update writes it)", err)
 	}
 	if bytes.Equal(got, want) {
 		return
@@ -42,6 +58,25 @@ func Equal(t testing.TB, path string, got []byte) {
 		}
 	}
 }
+
+// Check fails t unless got is the content of the binary file at path, and
+// returns that content, so that a test can go on to decode what an
+// earlier build wrote.
+func Check(t testing.TB, path string, got []byte) (want []byte) {
+	t.Helper()
+	write(t, path, got)
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s: %d bytes differ from the golden file's %d:\n got %x\nwant %x", path, len(got), len(want), head(got), head(want))
+	}
+	return want
+}
+
+// head is enough of an encoding to see where it starts to differ.
+func head(b []byte) []byte { return b[:min(len(b), 64)] }
 
 // Lines decodes the file at path, one JSON value of type T per line.
 func Lines[T any](t testing.TB, path string) []T {

@@ -1,0 +1,81 @@
+package detector
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/golden"
+	"github.com/hotkeys-dev/hotkeys/record"
+)
+
+// testIndexWindow is an index's window: its name, a put and a TTL delete
+// of an entry.
+func testIndexWindow(t testing.TB) *Window {
+	w, err := NewIndexWindow(DefaultConfig().Sketch, "Logs", "GSI1", t0, t0.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := withIndex(rec("Logs", "a", "", 1, t0), "GSI1", "OPS_LOG", 3, "", 0)
+	r.Indexes = append(r.Indexes, record.IndexWrite{Index: "GSI1", Exact: true, TTLWCU: 2,
+		Delete: record.IndexEntry{Key: record.Key{Type: record.String, Value: []byte("OPS_LOG")}}})
+	w.AddIndex(r, &r.Indexes[0])
+	w.AddIndex(r, &r.Indexes[1])
+	return w
+}
+
+// goldenWindow is a window and its encoding.
+type goldenWindow struct {
+	w   *Window
+	enc []byte
+}
+
+// goldenWindows returns a table's window (testWindow), an index's, and
+// both put through MarshalWithin a budget 40 bytes short of their size,
+// which trims the lightest keys of each.
+func goldenWindows(t testing.TB) map[string]goldenWindow {
+	out := map[string]goldenWindow{}
+	for name, w := range map[string]*Window{"window-table.bin": testWindow(t), "window-index.bin": testIndexWindow(t)} {
+		b, err := w.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = goldenWindow{w, b}
+	}
+	ws := []*Window{testWindow(t), testIndexWindow(t)}
+	encs, err := MarshalWithin(ws, len(out["window-table.bin"].enc)+len(out["window-index.bin"].enc)-40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ws[0].trimmed {
+		t.Fatal("MarshalWithin did not trim the table's window")
+	}
+	for i, b := range encs {
+		out[fmt.Sprintf("window-within-%d.bin", i)] = goldenWindow{ws[i], b}
+	}
+	return out
+}
+
+// TestEncodingGolden: window state encodes byte for byte as the files in
+// testdata, written by the build before the encoding moved onto package
+// internal/frame, so that a Lambda deploy reads the state the one before
+// it wrote; and those bytes decode to the window encoded.
+func TestEncodingGolden(t *testing.T) {
+	cfg := DefaultConfig()
+	for name, g := range goldenWindows(t) {
+		dec, err := UnmarshalWindow(golden.Check(t, filepath.Join("testdata", name), g.enc), cfg.Sketch)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if diff := cmp.Diff(g.w, dec, windowState, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: decoded (-encoded +decoded):\n%s", name, diff)
+		}
+		if diff := cmp.Diff(summaryView(g.w.summary), summaryView(dec.summary)); diff != "" {
+			t.Errorf("%s: decoded summary (-encoded +decoded):\n%s", name, diff)
+		}
+	}
+}
