@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
-	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/redact"
 )
 
@@ -24,7 +24,7 @@ func clientReport(t *testing.T, start time.Time) detector.Report {
 		t.Fatal(err)
 	}
 	for i := range 200 {
-		k := record.Key{Type: record.String, Value: []byte("alice@example.com")}
+		k := ddb.Key{Type: ddb.String, Value: []byte("alice@example.com")}
 		if i%4 != 0 {
 			k.Value = []byte("user#" + string(rune('a'+i%20)))
 		}

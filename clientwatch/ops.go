@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
 )
 
 // What each operation touches: its keys (from the input, or from the items
@@ -54,7 +56,7 @@ func (r *recorder) record(w *Watcher, params, result any, md middleware.Metadata
 		if o, _ := result.(*dynamodb.QueryOutput); o != nil {
 			pk := w.partitionKey(table)
 			for i, item := range o.Items {
-				r.addKey(table, pk, item, itemSize(item), i)
+				r.addKey(table, pk, item, uint64(sizeOf(item)), i)
 			}
 			r.capacity(o.ConsumedCapacity, table, true)
 		}
@@ -63,7 +65,7 @@ func (r *recorder) record(w *Watcher, params, result any, md middleware.Metadata
 		if o, _ := result.(*dynamodb.ScanOutput); o != nil {
 			pk := w.partitionKey(table)
 			for i, item := range o.Items {
-				r.addKey(table, pk, item, itemSize(item), i)
+				r.addKey(table, pk, item, uint64(sizeOf(item)), i)
 			}
 			r.capacity(o.ConsumedCapacity, table, true)
 		}
@@ -73,7 +75,7 @@ func (r *recorder) record(w *Watcher, params, result any, md middleware.Metadata
 			for t, items := range o.Responses {
 				pk := w.partitionKey(t)
 				for i, item := range items {
-					r.addKey(t, pk, item, readUnits(itemSize(item)), i)
+					r.addKey(t, pk, item, ddb.ReadUnits(sizeOf(item)), i)
 				}
 			}
 			r.capacities(o.ConsumedCapacity, true)
@@ -93,7 +95,7 @@ func (r *recorder) record(w *Watcher, params, result any, md middleware.Metadata
 			for i, wr := range reqs {
 				switch {
 				case wr.PutRequest != nil:
-					r.addKey(t, pk, wr.PutRequest.Item, writeUnits(itemSize(wr.PutRequest.Item)), i)
+					r.addKey(t, pk, wr.PutRequest.Item, ddb.WriteUnits(sizeOf(wr.PutRequest.Item)), i)
 				case wr.DeleteRequest != nil:
 					r.addKey(t, pk, wr.DeleteRequest.Key, 1, i)
 				}
@@ -111,7 +113,7 @@ func (r *recorder) record(w *Watcher, params, result any, md middleware.Metadata
 			t := aws.ToString(ti.Get.TableName)
 			weight := uint64(1)
 			if o != nil && i < len(o.Responses) {
-				weight = readUnits(itemSize(o.Responses[i].Item))
+				weight = ddb.ReadUnits(sizeOf(o.Responses[i].Item))
 			}
 			r.addKey(t, w.partitionKey(t), ti.Get.Key, weight, i)
 		}
@@ -123,7 +125,7 @@ func (r *recorder) record(w *Watcher, params, result any, md middleware.Metadata
 			switch {
 			case ti.Put != nil:
 				t := aws.ToString(ti.Put.TableName)
-				r.addKey(t, w.partitionKey(t), ti.Put.Item, writeUnits(itemSize(ti.Put.Item)), i)
+				r.addKey(t, w.partitionKey(t), ti.Put.Item, ddb.WriteUnits(sizeOf(ti.Put.Item)), i)
 			case ti.Update != nil:
 				t := aws.ToString(ti.Update.TableName)
 				r.addKey(t, w.partitionKey(t), ti.Update.Key, 1, i)

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 )
 
 // part is one key a call touched: its bytes in recorder.buf, the table,
@@ -21,7 +21,7 @@ import (
 type part struct {
 	table      string
 	start, end int
-	typ        record.KeyType
+	typ        ddb.KeyType
 	weight     uint64
 	idx        int
 	share      uint64 // apportioned units
@@ -46,8 +46,8 @@ type tableUnits struct {
 	rcuHalf, wcu uint64
 }
 
-func (r *recorder) key(p *part) record.Key {
-	return record.Key{Type: p.typ, Value: r.buf[p.start:p.end]}
+func (r *recorder) key(p *part) ddb.Key {
+	return ddb.Key{Type: p.typ, Value: r.buf[p.start:p.end]}
 }
 
 // addKey appends the partition key of item (or of a Key map) as a part.
@@ -63,7 +63,7 @@ func (r *recorder) addKey(table, pk string, item map[string]types.AttributeValue
 // addValue appends a partition key value as a part.
 func (r *recorder) addValue(table string, v types.AttributeValue, weight uint64, idx int) {
 	start := len(r.buf)
-	buf, typ, err := record.AppendAttributeValueKey(r.buf, v)
+	buf, typ, err := appendKey(r.buf, v)
 	if err != nil {
 		r.buf = r.buf[:start]
 		return
@@ -72,18 +72,15 @@ func (r *recorder) addValue(table string, v types.AttributeValue, weight uint64,
 	r.parts = append(r.parts, part{table: table, start: start, end: len(buf), typ: typ, weight: max(weight, 1), idx: idx})
 }
 
-func itemSize(item map[string]types.AttributeValue) uint64 {
-	n, err := record.AttributeValueItemSize(item)
+// sizeOf is an item's size, for apportioning: at least 1, and 1 for an
+// item DynamoDB could not have stored (it refused the call).
+func sizeOf(item map[string]types.AttributeValue) int {
+	n, err := itemSize(item)
 	if err != nil {
 		return 1
 	}
-	return uint64(max(n, 1))
+	return max(n, 1)
 }
-
-// readUnits and writeUnits are DynamoDB's per-item rounding: 4 KB read
-// units, 1 KB write units.
-func readUnits(size uint64) uint64  { return max((size+4095)/4096, 1) }
-func writeUnits(size uint64) uint64 { return max((size+1023)/1024, 1) }
 
 // capacity appends what cc says a call consumed on its table: the table's
 // own units when DynamoDB broke them down (INDEXES), else the total.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/record"
 )
 
@@ -15,10 +16,10 @@ import (
 func withIndex(r *record.Record, index, key string, wcu uint64, old string, oldWCU uint64) *record.Record {
 	iw := record.IndexWrite{Index: index, Exact: true, WCU: wcu + oldWCU}
 	if key != "" {
-		iw.Put = record.IndexEntry{Key: record.Key{Type: record.String, Value: []byte(key)}, WCU: wcu}
+		iw.Put = ddb.IndexEntry{Key: ddb.Key{Type: ddb.String, Value: []byte(key)}, WCU: wcu}
 	}
 	if old != "" {
-		iw.Delete = record.IndexEntry{Key: record.Key{Type: record.String, Value: []byte(old)}, WCU: oldWCU}
+		iw.Delete = ddb.IndexEntry{Key: ddb.Key{Type: ddb.String, Value: []byte(old)}, WCU: oldWCU}
 	}
 	r.Indexes = append(r.Indexes, iw)
 	return r
@@ -92,7 +93,7 @@ func TestIndexWindowEncodes(t *testing.T) {
 	}
 	r := withIndex(rec("Logs", "a", "", 1, t0), "GSI1", "OPS_LOG", 3, "", 0)
 	r.Indexes = append(r.Indexes, record.IndexWrite{Index: "GSI1", Exact: true, TTLWCU: 2,
-		Delete: record.IndexEntry{Key: record.Key{Type: record.String, Value: []byte("OPS_LOG")}}})
+		Delete: ddb.IndexEntry{Key: ddb.Key{Type: ddb.String, Value: []byte("OPS_LOG")}}})
 	w.AddIndex(r, &r.Indexes[0])
 	w.AddIndex(r, &r.Indexes[1])
 	b, err := w.MarshalBinary()

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
@@ -119,7 +119,7 @@ func (j judge) severity(share, peak float64) Severity {
 }
 
 func (j judge) physical(e sketch.Entry) KeyReport {
-	typ, value := record.KeyType(e.Key[0]), e.Key[1:]
+	typ, value := ddb.KeyType(e.Key[0]), e.Key[1:]
 	k := KeyReport{
 		Key:              j.display(typ, value),
 		Type:             string(rune(typ)),
@@ -138,7 +138,7 @@ func (j judge) physical(e sketch.Entry) KeyReport {
 // explain gives a physical key its pattern and, when flagged, its diagnosis.
 func (j judge) explain(k *KeyReport, e sketch.Entry) {
 	if j.index != "" {
-		k.Pattern = classifyIndexKey(string(e.Key[1:]), record.KeyType(e.Key[0]) == record.String)
+		k.Pattern = classifyIndexKey(string(e.Key[1:]), ddb.KeyType(e.Key[0]) == ddb.String)
 		if k.Severity != None {
 			k.Diagnosis = diagnoseIndex(j.index, k.Pattern, k, j.cfg.PartitionLimit)
 		}
@@ -146,7 +146,7 @@ func (j judge) explain(k *KeyReport, e sketch.Entry) {
 	}
 	k.Pattern = classify(keyShape{
 		text:      string(e.Key[1:]),
-		isString:  record.KeyType(e.Key[0]) == record.String,
+		isString:  ddb.KeyType(e.Key[0]) == ddb.String,
 		sortKeyed: e.Item != 0,
 		manyItems: e.ManyItems,
 	})
@@ -158,11 +158,11 @@ func (j judge) explain(k *KeyReport, e sketch.Entry) {
 // display renders a key for people and JSON: S as is, N as its canonical
 // decimal, B as standard base64; or, with redaction, a keyed hash of the
 // typed key, so the same key always gets the same stand-in.
-func (j judge) display(typ record.KeyType, value []byte) string {
+func (j judge) display(typ ddb.KeyType, value []byte) string {
 	if j.cfg.Redactor != nil {
 		return j.cfg.Redactor.Key(byte(typ), value)
 	}
-	if typ == record.Binary {
+	if typ == ddb.Binary {
 		return base64.StdEncoding.EncodeToString(value)
 	}
 	return string(value)
@@ -183,7 +183,7 @@ func (j judge) shardedKeys(entries []sketch.Entry, keys []KeyReport) []KeyReport
 	groups := map[string]*shardGroup{}
 	var order []string
 	for i, e := range entries {
-		if record.KeyType(e.Key[0]) != record.String {
+		if ddb.KeyType(e.Key[0]) != ddb.String {
 			continue
 		}
 		base, n, marked, ok := shardSuffix(string(e.Key[1:]))
@@ -263,7 +263,7 @@ func (j judge) logical(g *shardGroup, shards int, entries []sketch.Entry, keys [
 
 	k := KeyReport{
 		Key:             j.logicalName(g.base),
-		Type:            string(rune(record.String)),
+		Type:            string(rune(ddb.String)),
 		WCU:             upper,
 		WCULower:        lower,
 		WCUUpper:        upper,
@@ -307,7 +307,7 @@ func (j judge) logical(g *shardGroup, shards int, entries []sketch.Entry, keys [
 
 func (j judge) logicalName(base string) string {
 	if j.cfg.Redactor != nil {
-		base = j.cfg.Redactor.Key(byte(record.String), []byte(base))
+		base = j.cfg.Redactor.Key(byte(ddb.String), []byte(base))
 	}
 	return base + "#<shard>"
 }

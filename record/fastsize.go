@@ -1,8 +1,8 @@
 package record
 
 import (
-	"encoding/binary"
-	"math/bits"
+	"github.com/hotkeys-dev/hotkeys/ddb"
+	"github.com/hotkeys-dev/hotkeys/internal/jsonscan"
 )
 
 // sizeFast sizes the item object at i (an image) in one tight loop, for
@@ -17,14 +17,14 @@ import (
 // indexes need (see attrRef), each at its id, marked gen: only a decoder
 // with indexes passes them.
 func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, ok bool) {
-	b := d.data
+	b := d.scan.Bytes()
 	// The top-level attribute being read, when its name is tracked (only
 	// with slots): its id, or -1.
 	var top imgAttr
 	topID := -1
 	// stack[k] is '{' for a map (the item at 0, then M values) or '[' for
 	// an L value; nesting is bounded as in the general scanner.
-	var stack [maxNesting + 1]byte
+	var stack [ddb.MaxNesting + 1]byte
 	sp := 0
 	stack[0] = '{'
 	i++ // past the item's '{'
@@ -35,23 +35,23 @@ func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, o
 			if byteAt(b, i) != '"' {
 				return 0, 0, false
 			}
-			e := shortString(b, i)
+			e := jsonscan.ShortString(b, i)
 			if e < 0 {
-				e = plainString(b, i)
+				e = jsonscan.PlainString(b, i)
 			}
 			n := e - i - 2
 			plain := e >= 0
 			if e < 0 {
-				if e, n, _ = d.scanString(i); e < 0 {
-					d.syntax = nil
+				if e, n, _ = d.scan.ScanString(i); e < 0 {
+					d.scan.ClearErr()
 					return 0, 0, false
 				}
 			}
 			if sp > 0 {
-				size++ // per element of an M
+				size += ddb.ElementOverhead // per element of an M
 			} else if slots != nil {
 				if plain && n < 8 { // most names: shortString read 8 bytes past the quote
-					topID = d.ix.shortID(b, i, n)
+					topID = d.plan.shortID(b, i, n)
 				} else {
 					topID = d.attrID(i, e, plain)
 				}
@@ -65,7 +65,7 @@ func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, o
 			}
 			i = e + 1
 		} else {
-			size++ // per element of an L
+			size += ddb.ElementOverhead // per element of an L
 		}
 		// An attribute value: {"T":value}.
 		if i+6 >= len(b) || b[i] != '{' || b[i+1] != '"' {
@@ -110,14 +110,14 @@ func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, o
 				return 0, 0, false
 			}
 			str := uint8(strRaw)
-			if i = shortString(b, j); i >= 0 {
+			if i = jsonscan.ShortString(b, j); i >= 0 {
 				n = i - j - 2
-			} else if i = plainString(b, j); i >= 0 {
+			} else if i = jsonscan.PlainString(b, j); i >= 0 {
 				n = i - j - 2
 			} else {
-				var flags uint8
-				if i, n, flags = d.scanString(j); i < 0 {
-					d.syntax = nil
+				var flags jsonscan.Flags
+				if i, n, flags = d.scan.ScanString(j); i < 0 {
+					d.scan.ClearErr()
 					return 0, 0, false
 				}
 				if flags != 0 {
@@ -134,9 +134,9 @@ func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, o
 		case tagBOOL:
 			switch {
 			case at(b, j, "true"):
-				i, n = j+4, 1
+				i, n = j+4, ddb.BoolSize // NULL's value is true too
 			case at(b, j, "false"):
-				i, n = j+5, 1
+				i, n = j+5, ddb.BoolSize
 			default:
 				i = -1
 			}
@@ -147,10 +147,10 @@ func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, o
 			if tag == tagL {
 				open = '['
 			}
-			if byteAt(b, j) != open || sp >= maxNesting {
+			if byteAt(b, j) != open || sp >= ddb.MaxNesting {
 				return 0, 0, false
 			}
-			size += 3
+			size += ddb.ContainerOverhead
 			sp++
 			stack[sp] = open
 			i = j + 1
@@ -206,11 +206,11 @@ func byteAt(b []byte, i int) byte {
 
 // fastNumber sizes the plain N string at q, or returns -1.
 func fastNumber(b []byte, q int) (int, int) {
-	if end, size := plainDecimal(b, q); end >= 0 {
-		return end, size
-	}
 	if byteAt(b, q) != '"' {
 		return -1, 0
+	}
+	if n, size := ddb.PlainNumberSize(b[q+1:]); n >= 0 && byteAt(b, q+1+n) == '"' {
+		return q + 2 + n, size
 	}
 	j := q + 1
 	for j < len(b) && numChar[b[j]] {
@@ -219,110 +219,11 @@ func fastNumber(b []byte, q int) (int, int) {
 	if byteAt(b, j) != '"' {
 		return -1, 0
 	}
-	var num number
-	if parseNumberInto(b[q+1:j], &num) != nil {
+	num, err := ddb.ParseNumber(b[q+1 : j])
+	if err != nil {
 		return -1, 0
 	}
-	return j + 1, num.size()
-}
-
-// plainDecimal sizes, in one pass, the N string at q when it is what
-// numbers nearly always are: an optional '-', digits with at most one '.',
-// and an optional exponent, within DynamoDB's limits. For anything else (a
-// '+' sign, an error) it returns -1, and parseNumberInto decides. It
-// applies number.size's rule.
-func plainDecimal(b []byte, q int) (int, int) {
-	j := q + 1
-	neg := byteAt(b, j) == '-'
-	if neg {
-		j++
-	}
-	k, first, last, point := 0, -1, 0, -1 // k counts digits; point is the digits before '.'
-	for ; j < len(b); j++ {
-		if j+8 <= len(b) { // eight bytes at a time while they are digits
-			n, nz := digits8(binary.LittleEndian.Uint64(b[j:]))
-			if nz != 0 {
-				if first < 0 {
-					first = k + bits.TrailingZeros64(nz)>>3
-				}
-				last = k + (63-bits.LeadingZeros64(nz))>>3
-			}
-			k += n
-			if j += n; n == 8 {
-				j-- // the loop adds 1
-				continue
-			}
-		}
-		c := b[j]
-		if c-'0' <= 9 {
-			if c != '0' {
-				if first < 0 {
-					first = k
-				}
-				last = k
-			}
-			k++
-			continue
-		}
-		if c != '.' || point >= 0 {
-			break
-		}
-		point = k
-	}
-	if k == 0 || byteAt(b, q) != '"' {
-		return -1, 0
-	}
-	exp := 0
-	if c := byteAt(b, j); c == 'e' || c == 'E' {
-		j++
-		expNeg := false
-		if c := byteAt(b, j); c == '+' || c == '-' {
-			expNeg = c == '-'
-			j++
-		}
-		start := j
-		for ; j < len(b) && b[j]-'0' <= 9; j++ {
-			if exp = exp*10 + int(b[j]-'0'); exp > 999_999_999 {
-				return -1, 0 // parseNumberInto names the error
-			}
-		}
-		if j == start {
-			return -1, 0
-		}
-		if expNeg {
-			exp = -exp
-		}
-	}
-	if byteAt(b, j) != '"' {
-		return -1, 0
-	}
-	if first < 0 {
-		return j + 1, 1 // zero
-	}
-	if point < 0 {
-		point = k
-	}
-	n := number{neg: neg, first: first, last: last, point: point - first + exp}
-	if n.digits() > maxNumberDigits || n.point-1 < minNumberExp || n.point-1 > maxNumberExp {
-		return -1, 0
-	}
-	return j + 1, n.size()
-}
-
-// digits8 looks at 8 bytes of a number, in memory order: n is how many
-// lead the word as decimal digits, and nz has the high bit of each of those
-// that is not '0'. As in special, a borrow or carry only comes from a byte
-// that is itself not a digit, so the bits below the first non-digit are
-// exact.
-func digits8(v uint64) (n int, nz uint64) {
-	x := v ^ (lsb * '0') // digits become 0-9
-	notDigit := ((x + lsb*0x76) | x) & msb
-	n = bits.TrailingZeros64(notDigit) >> 3
-	nz = ((x&^msb + lsb*0x7f) | x) & msb // x&^msb + 0x7f cannot carry out of a byte
-	if n < 8 {
-		nz &= 1<<(8*n) - 1
-	}
-	return n, nz
+	return j + 1, num.Size()
 }
 
 // fastBinary sizes the plain B string at q, or returns -1.
@@ -363,11 +264,11 @@ func (d *Decoder) fastSet(b []byte, q, tag int) (int, int) {
 			if byteAt(b, i) != '"' {
 				return -1, 0
 			}
-			e := plainString(b, i)
+			e := jsonscan.PlainString(b, i)
 			if e >= 0 {
 				n = e - i - 2
-			} else if e, n, _ = d.scanString(i); e < 0 {
-				d.syntax = nil
+			} else if e, n, _ = d.scan.ScanString(i); e < 0 {
+				d.scan.ClearErr()
 				return -1, 0
 			}
 			i = e

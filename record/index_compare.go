@@ -1,8 +1,6 @@
 package record
 
-import (
-	"slices"
-)
+import "slices"
 
 // Whether an attribute changed between a record's images.
 
@@ -20,7 +18,8 @@ func (d *Decoder) sameAttr(id int) bool {
 // they are spelled differently, by their canonical hashes (numbers in
 // canonical form, strings and binaries decoded, sets and maps unordered).
 func (d *Decoder) sameValue(a, b *imgAttr) bool {
-	ra, rb := d.data[a.valStart:a.valEnd], d.data[b.valStart:b.valEnd]
+	data := d.scan.Bytes()
+	ra, rb := data[a.valStart:a.valEnd], data[b.valStart:b.valEnd]
 	if string(ra) == string(rb) {
 		return true
 	}
@@ -45,18 +44,18 @@ func (d *Decoder) anyAttrChanged() bool {
 	if d.rs.newSize != d.rs.oldSize {
 		return true
 	}
-	in, io := d.is.image[sideNew], d.is.image[sideOld]
-	if string(d.data[in[0]:in[1]]) == string(d.data[io[0]:io[1]]) {
+	in, io := d.images.spans[sideNew], d.images.spans[sideOld]
+	if data := d.scan.Bytes(); string(data[in[0]:in[1]]) == string(data[io[0]:io[1]]) {
 		return false
 	}
 	// Spelled differently: compare attribute by attribute.
 	var lists [2][]attrRef
 	for s, im := range [2][2]int{in, io} {
-		lists[s] = d.is.sorted[s][:0]
+		lists[s] = d.images.sorted[s][:0]
 		if end, _ := d.walkAttrs(im[0], &lists[s], true); end < 0 {
 			return true
 		}
-		d.is.sorted[s] = lists[s]
+		d.images.sorted[s] = lists[s]
 	}
 	an, ao := lists[sideNew], lists[sideOld]
 	if len(an) != len(ao) {

@@ -3,19 +3,15 @@ package record
 import (
 	"encoding/base64"
 	"fmt"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
+	"github.com/hotkeys-dev/hotkeys/internal/jsonscan"
 )
 
-// Item sizes by DynamoDB's rules (awsdocs CapacityUnitCalculations, and
-// DynamoDB Local's LocalDBUtils.getItemSizeBytes, which is the oracle):
-// an item is the sum over its attributes of the UTF-8 length of the name
-// plus the size of the value; S is its UTF-8 length, N see number.go, B
-// its decoded length, BOOL and NULL 1, a set the sum of its elements, and
-// L and M 3 bytes plus 1 per element plus the elements (for M, names too).
-// Values are measured while they are scanned; nothing is built.
-
-// maxNesting bounds the recursion over L and M. DynamoDB allows 32 levels;
-// twice that leaves room for any real item.
-const maxNesting = 64
+// Item sizes of DynamoDB JSON, by ddb's item-size rule, with the general
+// scanner: any whitespace, escapes, and every error named. Values are
+// measured while they are scanned; nothing is built. (fastsize.go sizes
+// the compact JSON Lambda writes, nearly every image, in one tight loop.)
 
 // Type tags of DynamoDB JSON attribute values.
 const (
@@ -56,12 +52,12 @@ func (d *Decoder) bad(cause error, i int) {
 // wrongType flags a value whose JSON type does not fit its tag and skips it.
 func (d *Decoder) wrongType(i int) (int, int) {
 	d.bad(ErrAttributeValue, i)
-	return d.skipValue(i), 0
+	return d.scan.SkipValue(i), 0
 }
 
 // readTag reads the type tag, the key of an attribute-value object, at q.
 func (d *Decoder) readTag(q int) (int, int) {
-	b := d.data
+	b := d.scan.Bytes()
 	if q+3 < len(b) {
 		c := b[q+1]
 		if b[q+2] == '"' {
@@ -89,7 +85,7 @@ func (d *Decoder) readTag(q int) (int, int) {
 			}
 		}
 	}
-	end, s := d.stringBytes(q)
+	end, s := d.scan.StringBytes(q)
 	switch string(s) {
 	case "S":
 		return end, tagS
@@ -117,24 +113,24 @@ func (d *Decoder) readTag(q int) (int, int) {
 
 // sizeAV measures the attribute value object {"TAG": value} at i.
 func (d *Decoder) sizeAV(i, depth int) (int, int) {
-	if d.peek(i) != '{' {
+	if d.scan.Peek(i) != '{' {
 		return d.wrongType(i)
 	}
-	b := d.data
-	i = skipWS(b, i+1)
-	switch d.peek(i) {
+	b := d.scan.Bytes()
+	i = jsonscan.SkipWS(b, i+1)
+	switch d.scan.Peek(i) {
 	case '"':
 	case '}':
 		d.bad(ErrAttributeValue, i)
 		return i + 1, 0
 	default:
-		return d.unexpected(i, "a string key"), 0
+		return d.scan.Unexpected(i, "a string key"), 0
 	}
 	i, tag := d.readTag(i)
 	if i < 0 {
 		return i, 0
 	}
-	if i = d.expect(i, ':', "':'"); i < 0 {
+	if i = d.scan.Expect(i, ':', "':'"); i < 0 {
 		return i, 0
 	}
 	i, size := d.sizeTagged(i, tag, depth)
@@ -146,133 +142,115 @@ func (d *Decoder) sizeAV(i, depth int) (int, int) {
 
 // closeAV ends an attribute-value object after its one value.
 func (d *Decoder) closeAV(i int) int {
-	i = skipWS(d.data, i)
-	switch d.peek(i) {
+	i = jsonscan.SkipWS(d.scan.Bytes(), i)
+	switch d.scan.Peek(i) {
 	case '}':
 		return i + 1
 	case ',':
 		d.bad(ErrAttributeValue, i) // two type tags
-		return d.skipMembers(i)
+		return d.scan.SkipMembers(i)
 	}
-	return d.unexpected(i, "',' or '}'")
-}
-
-// skipMembers validates the rest of an object from the ',' at i.
-func (d *Decoder) skipMembers(i int) int {
-	b := d.data
-	for d.peek(i) == ',' {
-		if i = d.objectKey(skipWS(b, i+1)); i < 0 {
-			return i
-		}
-		if i = d.skipValue(i); i < 0 {
-			return i
-		}
-		i = skipWS(b, i)
-	}
-	if d.peek(i) != '}' {
-		return d.unexpected(i, "',' or '}'")
-	}
-	return i + 1
+	return d.scan.Unexpected(i, "',' or '}'")
 }
 
 // sizeTagged measures the value at i of an attribute value tagged tag.
 func (d *Decoder) sizeTagged(i, tag, depth int) (int, int) {
 	switch tag {
 	case tagS:
-		if d.peek(i) != '"' {
+		if d.scan.Peek(i) != '"' {
 			return d.wrongType(i)
 		}
-		if end := plainString(d.data, i); end >= 0 {
+		if end := jsonscan.PlainString(d.scan.Bytes(), i); end >= 0 {
 			return end, end - i - 2
 		}
-		end, n, _ := d.scanString(i)
+		end, n, _ := d.scan.ScanString(i)
 		return end, n
 	case tagN:
 		return d.sizeNumber(i)
 	case tagB:
 		return d.sizeBinary(i)
 	case tagBOOL, tagNULL:
-		switch d.peek(i) {
+		switch d.scan.Peek(i) {
 		case 't':
-			return d.literal(i, "true"), 1
+			return d.scan.Literal(i, "true"), ddb.BoolSize // NULL's value is true too
 		case 'f':
-			return d.literal(i, "false"), 1
+			return d.scan.Literal(i, "false"), ddb.BoolSize
 		}
 		return d.wrongType(i)
 	case tagSS, tagNS, tagBS:
 		return d.sizeSet(i, tag)
 	case tagL, tagM:
-		if depth >= maxNesting {
+		if depth >= ddb.MaxNesting {
 			d.bad(ErrTooDeep, i)
-			return d.skipValue(i), 0
+			return d.scan.SkipValue(i), 0
 		}
 		if tag == tagL {
 			return d.sizeList(i, depth+1)
 		}
-		if d.peek(i) != '{' {
+		if d.scan.Peek(i) != '{' {
 			return d.wrongType(i)
 		}
 		end, size, count := d.sizeMembers(i, depth+1)
-		return end, 3 + count + size
+		return end, ddb.ContainerSize(count, size)
 	}
 	d.bad(ErrAttributeValue, i) // unknown tag
-	return d.skipValue(i), 0
+	return d.scan.SkipValue(i), 0
 }
 
 // sizeNumber measures the N value (a JSON string) at i.
 func (d *Decoder) sizeNumber(i int) (int, int) {
-	if d.peek(i) != '"' {
+	if d.scan.Peek(i) != '"' {
 		return d.wrongType(i)
 	}
-	b := d.data
+	b := d.scan.Bytes()
 	j := i + 1
 	for j < len(b) && numChar[b[j]] {
 		j++
 	}
-	var num number
+	var num ddb.Decimal
 	var err error
 	end := j + 1
-	if d.peek(j) == '"' {
-		err = parseNumberInto(b[i+1:j], &num)
+	if d.scan.Peek(j) == '"' {
+		num, err = ddb.ParseNumber(b[i+1 : j])
 	} else { // escapes or junk: take the slow road
 		var s []byte
-		if end, s = d.stringBytes(i); end < 0 {
+		if end, s = d.scan.StringBytes(i); end < 0 {
 			return end, 0
 		}
-		err = parseNumberInto(s, &num)
+		num, err = ddb.ParseNumber(s)
 	}
 	if err != nil {
 		d.bad(err, i)
 		return end, 0
 	}
-	return end, num.size()
+	return end, num.Size()
 }
 
 // sizeBinary measures the B value (a base64 JSON string) at i: its decoded
 // length, from the length and the padding.
 func (d *Decoder) sizeBinary(i int) (int, int) {
-	if d.peek(i) != '"' {
+	if d.scan.Peek(i) != '"' {
 		return d.wrongType(i)
 	}
-	b := d.data
+	b := d.scan.Bytes()
 	j := i + 1
 	for j < len(b) && b64Char[b[j]] {
 		j++
 	}
 	n := j - i - 1
 	pad := 0
-	for pad < 3 && d.peek(j) == '=' {
+	for pad < 3 && d.scan.Peek(j) == '=' {
 		j++
 		pad++
 	}
-	if d.peek(j) == '"' {
+	if d.scan.Peek(j) == '"' {
 		if (n+pad)%4 != 0 || pad > 2 {
 			d.bad(ErrBase64, i)
 			return j + 1, 0
 		}
 		return j + 1, (n+pad)/4*3 - pad
 	}
-	end, s := d.stringBytes(i)
+	end, s := d.scan.StringBytes(i)
 	if end < 0 {
 		return end, 0
 	}
@@ -297,12 +275,12 @@ func (d *Decoder) decodeBase64(s []byte) ([]byte, bool) {
 
 // sizeSet measures an SS, NS or BS value at i.
 func (d *Decoder) sizeSet(i, tag int) (int, int) {
-	if d.peek(i) != '[' {
+	if d.scan.Peek(i) != '[' {
 		return d.wrongType(i)
 	}
-	b := d.data
-	i = skipWS(b, i+1)
-	if d.peek(i) == ']' {
+	b := d.scan.Bytes()
+	i = jsonscan.SkipWS(b, i+1)
+	if d.scan.Peek(i) == ']' {
 		return i + 1, 0
 	}
 	total := 0
@@ -310,10 +288,10 @@ func (d *Decoder) sizeSet(i, tag int) (int, int) {
 		var n int
 		switch tag {
 		case tagSS:
-			if d.peek(i) != '"' {
+			if d.scan.Peek(i) != '"' {
 				i, n = d.wrongType(i)
 			} else {
-				i, n, _ = d.scanString(i)
+				i, n, _ = d.scan.ScanString(i)
 			}
 		case tagNS:
 			i, n = d.sizeNumber(i)
@@ -324,66 +302,66 @@ func (d *Decoder) sizeSet(i, tag int) (int, int) {
 			return i, 0
 		}
 		total += n
-		i = skipWS(b, i)
-		switch d.peek(i) {
+		i = jsonscan.SkipWS(b, i)
+		switch d.scan.Peek(i) {
 		case ',':
-			i = skipWS(b, i+1)
+			i = jsonscan.SkipWS(b, i+1)
 			continue
 		case ']':
 			return i + 1, total
 		}
-		return d.unexpected(i, "',' or ']'"), 0
+		return d.scan.Unexpected(i, "',' or ']'"), 0
 	}
 }
 
-// sizeList measures an L value at i: 3 + 1 per element + the elements.
+// sizeList measures an L value at i (see ddb.ContainerSize).
 func (d *Decoder) sizeList(i, depth int) (int, int) {
-	if d.peek(i) != '[' {
+	if d.scan.Peek(i) != '[' {
 		return d.wrongType(i)
 	}
-	b := d.data
-	i = skipWS(b, i+1)
-	if d.peek(i) == ']' {
+	b := d.scan.Bytes()
+	i = jsonscan.SkipWS(b, i+1)
+	if d.scan.Peek(i) == ']' {
 		return i + 1, 3
 	}
-	total := 3
+	total := ddb.ContainerOverhead
 	for {
 		var n int
 		if i, n = d.sizeAV(i, depth); i < 0 {
 			return i, 0
 		}
-		total += 1 + n
-		i = skipWS(b, i)
-		switch d.peek(i) {
+		total += ddb.ElementOverhead + n
+		i = jsonscan.SkipWS(b, i)
+		switch d.scan.Peek(i) {
 		case ',':
-			i = skipWS(b, i+1)
+			i = jsonscan.SkipWS(b, i+1)
 			continue
 		case ']':
 			return i + 1, total
 		}
-		return d.unexpected(i, "',' or ']'"), 0
+		return d.scan.Unexpected(i, "',' or ']'"), 0
 	}
 }
 
 // sizeMembers measures the object of attributes at i (an item, or the
 // value of an M): the sum of name lengths and value sizes, and the count.
 func (d *Decoder) sizeMembers(i, depth int) (end, size, count int) {
-	b := d.data
-	i = skipWS(b, i+1)
-	if d.peek(i) == '}' {
+	b := d.scan.Bytes()
+	i = jsonscan.SkipWS(b, i+1)
+	if d.scan.Peek(i) == '}' {
 		return i + 1, 0, 0
 	}
 	for {
-		if d.peek(i) != '"' {
-			return d.unexpected(i, "a string key"), 0, 0
+		if d.scan.Peek(i) != '"' {
+			return d.scan.Unexpected(i, "a string key"), 0, 0
 		}
 		var n, v int
-		if e := plainString(b, i); e >= 0 {
+		if e := jsonscan.PlainString(b, i); e >= 0 {
 			i, n = e, e-i-2
-		} else if i, n, _ = d.scanString(i); i < 0 {
+		} else if i, n, _ = d.scan.ScanString(i); i < 0 {
 			return i, 0, 0
 		}
-		if i = d.expect(i, ':', "':'"); i < 0 {
+		if i = d.scan.Expect(i, ':', "':'"); i < 0 {
 			return i, 0, 0
 		}
 		if i, v = d.sizeAV(i, depth); i < 0 {
@@ -391,15 +369,15 @@ func (d *Decoder) sizeMembers(i, depth int) (end, size, count int) {
 		}
 		size += n + v
 		count++
-		i = skipWS(b, i)
-		switch d.peek(i) {
+		i = jsonscan.SkipWS(b, i)
+		switch d.scan.Peek(i) {
 		case ',':
-			i = skipWS(b, i+1)
+			i = jsonscan.SkipWS(b, i+1)
 			continue
 		case '}':
 			return i + 1, size, count
 		}
-		return d.unexpected(i, "',' or '}'"), 0, 0
+		return d.scan.Unexpected(i, "',' or '}'"), 0, 0
 	}
 }
 
@@ -416,27 +394,28 @@ func (d *Decoder) item(i int) (int, int) {
 // as a stream record's NewImage: {"id":{"S":"a"},"n":{"N":"1.5"}} is
 // 2+1 + 1+3 = 7. It is the rule Decode applies to every image.
 func ItemSize(itemJSON []byte) (int, error) {
-	d := Decoder{data: itemJSON, where: "item"}
-	i := skipWS(itemJSON, 0)
+	d := Decoder{where: "item"}
+	d.scan.Reset(itemJSON)
+	i := jsonscan.SkipWS(itemJSON, 0)
 	var size int
-	switch d.peek(i) {
+	switch d.scan.Peek(i) {
 	case '{':
 		if i, size = d.item(i); i >= 0 {
-			if i = skipWS(itemJSON, i); i < len(itemJSON) {
-				d.fail(i, "data after the item")
+			if i = jsonscan.SkipWS(itemJSON, i); i < len(itemJSON) {
+				d.scan.Fail(i, "data after the item")
 			}
 		}
 	default:
-		if i = d.skipValue(i); i >= 0 {
-			if i = skipWS(itemJSON, i); i < len(itemJSON) {
-				d.fail(i, "data after the item")
+		if i = d.scan.SkipValue(i); i >= 0 {
+			if i = jsonscan.SkipWS(itemJSON, i); i < len(itemJSON) {
+				d.scan.Fail(i, "data after the item")
 			} else {
 				return 0, fmt.Errorf("%w: an item is a JSON object", ErrAttributeValue)
 			}
 		}
 	}
-	if d.syntax != nil {
-		return 0, d.syntax
+	if d.scan.Err() != nil {
+		return 0, d.syntaxError()
 	}
 	if d.rs.err != nil {
 		return 0, d.rs.err

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/hotkeys-dev/hotkeys/record"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
 )
@@ -88,7 +88,7 @@ func TestClientTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 100 {
-		k := record.Key{Type: record.String, Value: []byte("PROFILE#celebrity")}
+		k := ddb.Key{Type: ddb.String, Value: []byte("PROFILE#celebrity")}
 		w.AddRequest(k, start, 3*time.Millisecond, true, true)
 		w.AddCapacity(k, start, 80, 0, false)
 		w.AddThrottle(k, start, []string{"TableReadKeyRangeThroughputExceeded"})

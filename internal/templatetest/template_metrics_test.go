@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/alert"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/cfn"
-	"github.com/hotkeys-dev/hotkeys/record"
 )
 
 // publishedMetric is a metric as it leaves the alert package.
@@ -61,7 +61,7 @@ func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	celebrity := record.Key{Type: record.String, Value: []byte("PROFILE#celebrity")}
+	celebrity := ddb.Key{Type: ddb.String, Value: []byte("PROFILE#celebrity")}
 	for range 300 {
 		cw.AddRequest(celebrity, start, 5*time.Millisecond, true, true)
 		cw.AddCapacity(celebrity, start, 20, 0, false)
