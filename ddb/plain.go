@@ -5,18 +5,18 @@ import (
 	"math/bits"
 )
 
-// PlainNumberSize sizes, in one pass, the number at the start of b when it
-// has the shape numbers nearly always have: an optional '-', digits with
-// at most one '.', and an optional exponent, within DynamoDB's limits. It
-// returns the number's length n and its size by Decimal.Size; n < 0 for
-// anything else (a '+' sign, an error), and then ParseNumber decides. The
-// number ends at the first byte that cannot continue it, b[n], which the
-// caller checks (a JSON string's closing quote, say).
+// PlainNumberSize sizes, in one pass, the number that starts at b[i] when
+// it has the shape numbers nearly always have: an optional '-', digits
+// with at most one '.', and an optional exponent, within DynamoDB's
+// limits. It returns the number's end and its size by Decimal.Size; end
+// < 0 for anything else (a '+' sign, an error), and then ParseNumber
+// decides. The number ends at the first byte that cannot continue it,
+// b[end], which the caller checks (a JSON string's closing quote, say).
 //
 // It reads digits eight at a time, which is why it is not ParseNumber:
 // the stream decoder sizes every number of every image with it.
-func PlainNumberSize(b []byte) (n, size int) {
-	j := 0
+func PlainNumberSize(b []byte, i int) (end, size int) {
+	j := i
 	neg := j < len(b) && b[j] == '-'
 	if neg {
 		j++

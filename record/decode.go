@@ -32,6 +32,7 @@ type Decoder struct {
 	envErrs   []Malformed
 	queue     [][]pending // blocks of queueBlock
 	queued    int         // records in the queue
+	single    pending     // the record outside an event, delivered at once
 	queueing  bool        // decoding an event's Records
 	queuedErr error       // the AmbiguousKeyError that stopped them
 
@@ -186,7 +187,7 @@ func (d *Decoder) notRecord(i int) int {
 		}
 		m := &Malformed{Offset: int64(i), Err: fmt.Errorf("%w: a JSON %s at byte %d", ErrNotRecord, kind, i)}
 		if d.queueing {
-			d.enqueue(pending{bad: m})
+			*d.nextPending() = pending{bad: m}
 		} else {
 			d.malformed(m)
 		}

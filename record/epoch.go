@@ -25,8 +25,7 @@ func (d *Decoder) creationTime(i int) int {
 		d.bad(ErrFieldType, i)
 		return d.scan.SkipValue(i)
 	}
-	b := d.scan.Bytes()
-	if sec, nsec, end, ok := plainEpoch(b, i); ok {
+	if sec, nsec, end, ok := plainEpoch(d.scan.Bytes(), i); ok {
 		d.rs.time = time.Unix(sec, nsec).UTC()
 		return end
 	}
@@ -34,7 +33,7 @@ func (d *Decoder) creationTime(i int) int {
 	if end < 0 {
 		return end
 	}
-	t, ok := parseEpoch(b[i:end])
+	t, ok := parseEpoch(d.scan.Bytes()[i:end])
 	if !ok {
 		d.where = "dynamodb.ApproximateCreationDateTime"
 		d.bad(ErrFieldType, i)
@@ -53,8 +52,7 @@ func (d *Decoder) sizeBytes(i int) int {
 		d.bad(ErrFieldType, i)
 		return d.scan.SkipValue(i)
 	}
-	b := d.scan.Bytes()
-	if n, end, ok := plainUint(b, i); ok {
+	if n, end, ok := plainUint(d.scan.Bytes(), i); ok {
 		d.rs.sizeBytes = n
 		return end
 	}
@@ -63,6 +61,7 @@ func (d *Decoder) sizeBytes(i int) int {
 		return end
 	}
 	// A valid JSON number: an integer unless it has '.', 'e' or 'E'.
+	b := d.scan.Bytes()
 	var n int64
 	neg := b[i] == '-'
 	for _, c := range b[i:end] {

@@ -16,11 +16,12 @@ import (
 // slots, when not nil, receives the top-level attributes whose names the
 // indexes need (see attrRef), each at its id, marked gen: only a decoder
 // with indexes passes them.
+//
+// One step, kept whole: a call per step (name, tag, value) costs about 3 %
+// more instructions per batch (cachegrind), the decoder's hottest loop.
 func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, ok bool) {
 	b := d.scan.Bytes()
-	// The top-level attribute being read, when its name is tracked (only
-	// with slots): its id, or -1.
-	var top imgAttr
+	var top imgAttr // the top-level attribute being read, when slots track its name (topID >= 0)
 	topID := -1
 	// stack[k] is '{' for a map (the item at 0, then M values) or '[' for
 	// an L value; nesting is bounded as in the general scanner.
@@ -30,8 +31,10 @@ func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, o
 	i++ // past the item's '{'
 	empty := byteAt(b, i) == '}'
 	for !empty {
-		// At a member of a map or an element of a list.
-		if stack[sp] == '{' {
+		// A member of a map, from its name, or an element of a list.
+		if stack[sp] == '[' {
+			size += ddb.ElementOverhead
+		} else {
 			if byteAt(b, i) != '"' {
 				return 0, 0, false
 			}
@@ -39,18 +42,20 @@ func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, o
 			if e < 0 {
 				e = jsonscan.PlainString(b, i)
 			}
-			n := e - i - 2
-			plain := e >= 0
-			if e < 0 {
+			n, plain := e-i-2, e >= 0
+			if !plain {
 				if e, n, _ = d.scan.ScanString(i); e < 0 {
 					d.scan.ClearErr()
 					return 0, 0, false
 				}
 			}
+			if byteAt(b, e) != ':' {
+				return 0, 0, false
+			}
 			if sp > 0 {
-				size += ddb.ElementOverhead // per element of an M
+				size += ddb.ElementOverhead // a member of an M; not an attribute of the item
 			} else if slots != nil {
-				if plain && n < 8 { // most names: shortString read 8 bytes past the quote
+				if plain && n < 8 { // most names: ShortString read 8 bytes past the quote
 					topID = d.plan.shortID(b, i, n)
 				} else {
 					topID = d.attrID(i, e, plain)
@@ -60,88 +65,25 @@ func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, o
 				}
 			}
 			size += n
-			if byteAt(b, e) != ':' {
-				return 0, 0, false
-			}
 			i = e + 1
-		} else {
-			size += ddb.ElementOverhead // per element of an L
 		}
-		// An attribute value: {"T":value}.
+		// Its value, {"T":value}: a scalar, or a container to step into.
 		if i+6 >= len(b) || b[i] != '{' || b[i+1] != '"' {
 			return 0, 0, false
 		}
 		tag, j := tagUnknown, 0
 		switch {
 		case b[i+3] == '"' && b[i+4] == ':':
-			j = i + 5
-			switch b[i+2] {
-			case 'S':
-				tag = tagS
-			case 'N':
-				tag = tagN
-			case 'B':
-				tag = tagB
-			case 'M':
-				tag = tagM
-			case 'L':
-				tag = tagL
-			}
+			tag, j = int(oneLetterTags[b[i+2]]), i+5
 		case b[i+3] == 'S' && b[i+4] == '"' && b[i+5] == ':':
-			j = i + 6
-			switch b[i+2] {
-			case 'S':
-				tag = tagSS
-			case 'N':
-				tag = tagNS
-			case 'B':
-				tag = tagBS
-			}
+			tag, j = int(setTags[b[i+2]]), i+6
 		case at(b, i+2, `BOOL":`), at(b, i+2, `NULL":`):
-			j, tag = i+8, tagBOOL
+			tag, j = tagBOOL, i+8 // BOOL and NULL size alike
 		}
 		if sp == 0 && topID >= 0 {
 			top.typ = tagKeyType(tag)
 		}
-		var n int
 		switch tag {
-		case tagS:
-			if byteAt(b, j) != '"' {
-				return 0, 0, false
-			}
-			str := uint8(strRaw)
-			if i = jsonscan.ShortString(b, j); i >= 0 {
-				n = i - j - 2
-			} else if i = jsonscan.PlainString(b, j); i >= 0 {
-				n = i - j - 2
-			} else {
-				var flags jsonscan.Flags
-				if i, n, flags = d.scan.ScanString(j); i < 0 {
-					d.scan.ClearErr()
-					return 0, 0, false
-				}
-				if flags != 0 {
-					str = strCoded
-				}
-			}
-			if sp == 0 {
-				top.str = str
-			}
-		case tagN:
-			i, n = fastNumber(b, j)
-		case tagB:
-			i, n = fastBinary(b, j)
-		case tagBOOL:
-			switch {
-			case at(b, j, "true"):
-				i, n = j+4, ddb.BoolSize // NULL's value is true too
-			case at(b, j, "false"):
-				i, n = j+5, ddb.BoolSize
-			default:
-				i = -1
-			}
-		case tagSS, tagNS, tagBS:
-			i, n = d.fastSet(b, j, tag)
 		case tagM, tagL:
 			open := byte('{')
 			if tag == tagL {
@@ -158,13 +100,35 @@ func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, o
 				continue // on to its first member or element
 			}
 			empty = true // close it below
+		case tagS:
+			str, n := uint8(strRaw), 0
+			if byteAt(b, j) != '"' {
+				return 0, 0, false
+			}
+			if i = jsonscan.ShortString(b, j); i >= 0 {
+				n = i - j - 2
+			} else if i = jsonscan.PlainString(b, j); i >= 0 {
+				n = i - j - 2
+			} else if i, n, str = d.fastString(j); i < 0 {
+				return 0, 0, false
+			}
+			if sp == 0 {
+				top.str = str
+			}
+			size += n
+		case tagN:
+			var n int
+			if i, n = fastNumber(b, j); i < 0 {
+				return 0, 0, false
+			}
+			size += n
 		default:
-			return 0, 0, false
+			var n int
+			if i, n = d.fastScalar(b, j, tag); i < 0 {
+				return 0, 0, false
+			}
+			size += n
 		}
-		if i < 0 {
-			return 0, 0, false
-		}
-		size += n
 		// Close the attribute value's '}', then any containers that end.
 		for {
 			if !empty {
@@ -184,7 +148,7 @@ func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, o
 				i++
 				break
 			}
-			if !(stack[sp] == '{' && c == '}') && !(stack[sp] == '[' && c == ']') {
+			if c != stack[sp]+2 { // '{' + 2 is '}', '[' + 2 is ']'
 				return 0, 0, false
 			}
 			i++
@@ -197,6 +161,54 @@ func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, o
 	return i + 1, 0, true // {}
 }
 
+// oneLetterTags and setTags map the letter of a compact tag (S, N, B, M,
+// L; SS, NS, BS) to the tag, for sizeFast; tagUnknown for any other byte.
+var oneLetterTags, setTags [256]uint8
+
+func init() {
+	for c, tag := range map[byte]int{'S': tagS, 'N': tagN, 'B': tagB, 'M': tagM, 'L': tagL} {
+		oneLetterTags[c] = uint8(tag)
+	}
+	for c, tag := range map[byte]int{'S': tagSS, 'N': tagNS, 'B': tagBS} {
+		setTags[c] = uint8(tag)
+	}
+}
+
+// fastString sizes the S string at j that is not plain, and says whether
+// its bytes are its value as they stand (strRaw) or need decoding
+// (strCoded); end < 0 when it is not a valid string.
+func (d *Decoder) fastString(j int) (end, n int, str uint8) {
+	end, n, flags := d.scan.ScanString(j)
+	if end < 0 {
+		d.scan.ClearErr()
+		return -1, 0, 0
+	}
+	if flags != 0 {
+		return end, n, strCoded
+	}
+	return end, n, strRaw
+}
+
+// fastScalar sizes the compact B, BOOL, NULL or set value at j of an
+// attribute value tagged tag, and returns its end (-1 when it is not one)
+// and size.
+func (d *Decoder) fastScalar(b []byte, j, tag int) (end, n int) {
+	switch tag {
+	case tagB:
+		return fastBinary(b, j)
+	case tagBOOL:
+		switch {
+		case at(b, j, "true"):
+			return j + 4, ddb.BoolSize // NULL's value is true too
+		case at(b, j, "false"):
+			return j + 5, ddb.BoolSize
+		}
+	case tagSS, tagNS, tagBS:
+		return d.fastSet(b, j, tag)
+	}
+	return -1, 0
+}
+
 func byteAt(b []byte, i int) byte {
 	if i < len(b) {
 		return b[i]
@@ -206,11 +218,11 @@ func byteAt(b []byte, i int) byte {
 
 // fastNumber sizes the plain N string at q, or returns -1.
 func fastNumber(b []byte, q int) (int, int) {
+	if end, size := ddb.PlainNumberSize(b, q+1); end >= 0 && byteAt(b, end) == '"' && byteAt(b, q) == '"' {
+		return end + 1, size
+	}
 	if byteAt(b, q) != '"' {
 		return -1, 0
-	}
-	if n, size := ddb.PlainNumberSize(b[q+1:]); n >= 0 && byteAt(b, q+1+n) == '"' {
-		return q + 2 + n, size
 	}
 	j := q + 1
 	for j < len(b) && numChar[b[j]] {

@@ -51,67 +51,67 @@ func (d *Decoder) resetRecord() {
 	d.where = "record"
 }
 
-// recordMember decodes a member of a stream record.
+// recordMember decodes a member of a stream record. The compact spellings
+// Lambda writes are read here; any other goes to a function of its own.
 func (d *Decoder) recordMember(id, i int) int {
+	b := d.scan.Bytes()
 	switch id {
 	case fEventName:
+		if len(b)-i >= 8 { // compact `"INSERT"` and the others are 8 bytes
+			w := binary.LittleEndian.Uint64(b[i:])
+			for e, word := range eventNameWords {
+				if w == word && e != 0 {
+					d.rs.haveName, d.rs.eventName = true, EventName(e)
+					return i + 8
+				}
+			}
+		}
 		return d.eventName(i)
 	case fEventID:
 		end, sp := d.copyString(i, "eventID")
 		d.rs.eventID = sp
 		return end
 	case fEventSourceARN:
+		if end, ok := d.lastARN.match(b, i); ok {
+			d.rs.table = d.lastARN.value
+			return end
+		}
 		return d.eventSourceARN(i)
 	case fDynamodb:
-		end, ok := d.fieldObject(i, "dynamodb")
-		if !ok {
-			return end
+		if d.scan.Peek(i) == '{' {
+			d.rs.haveDynamo = true
+			return d.members(i, kindDynamo)
 		}
-		d.rs.haveDynamo = true
-		return d.members(i, kindDynamo)
+		return d.notObject(i, "dynamodb")
 	case fUserIdentity:
-		end, ok := d.fieldObject(i, "userIdentity")
-		if !ok {
-			return end
+		if d.scan.Peek(i) == '{' {
+			return d.members(i, kindIdentity)
 		}
-		return d.members(i, kindIdentity)
+		return d.notObject(i, "userIdentity")
 	}
 	// eventVersion, eventSource, awsRegion: plain strings, skipped.
 	if d.scan.Peek(i) == '"' {
-		if end := jsonscan.PlainString(d.scan.Bytes(), i); end >= 0 {
+		if end := jsonscan.PlainString(b, i); end >= 0 {
 			return end
 		}
 	}
 	return d.scan.SkipValue(i)
 }
 
-// fieldObject reports whether the value at i, of field, is an object to
-// decode (ok); if not, it skips it and returns its end, flagging the record
-// malformed unless it is null.
-func (d *Decoder) fieldObject(i int, field string) (end int, ok bool) {
-	switch d.scan.Peek(i) {
-	case '{':
-		return 0, true
-	case 'n':
-		return d.scan.Literal(i, "null"), false
+// notObject skips the value at i of field, which is not an object, and
+// flags the record malformed unless it is null.
+func (d *Decoder) notObject(i int, field string) int {
+	if d.scan.Peek(i) == 'n' {
+		return d.scan.Literal(i, "null")
 	}
 	d.where = field
 	d.bad(ErrFieldType, i)
-	return d.scan.SkipValue(i), false
+	return d.scan.SkipValue(i)
 }
 
-// eventName decodes the record's eventName at i.
+// eventName decodes the record's eventName at i, spelled otherwise than
+// Lambda does.
 func (d *Decoder) eventName(i int) int {
-	b := d.scan.Bytes()
-	if len(b)-i >= 8 { // compact `"INSERT"` and the others are 8 bytes
-		w := binary.LittleEndian.Uint64(b[i:])
-		for e, word := range eventNameWords {
-			if w == word && e != 0 {
-				d.rs.haveName, d.rs.eventName = true, EventName(e)
-				return i + 8
-			}
-		}
-	}
 	if d.scan.Peek(i) != '"' {
 		end, _ := d.copyString(i, "eventName")
 		return end
@@ -142,13 +142,10 @@ func init() {
 	}
 }
 
-// eventSourceARN decodes the record's eventSourceARN at i into its table.
+// eventSourceARN decodes the record's eventSourceARN at i, other than the
+// last record's, into its table.
 func (d *Decoder) eventSourceARN(i int) int {
 	b := d.scan.Bytes()
-	if end, ok := d.lastARN.match(b, i); ok {
-		d.rs.table = d.lastARN.value
-		return end
-	}
 	if d.scan.Peek(i) != '"' {
 		end, _ := d.copyString(i, "eventSourceARN")
 		return end
@@ -215,6 +212,10 @@ func (d *Decoder) dynamoMember(id, i int) int {
 	case fSizeBytes:
 		return d.sizeBytes(i)
 	case fStreamViewType:
+		if end, ok := d.lastView.match(d.scan.Bytes(), i); ok {
+			d.rs.viewType = d.lastView.value
+			return end
+		}
 		return d.streamViewType(i)
 	}
 	return d.scan.SkipValue(i)
@@ -245,13 +246,10 @@ func (d *Decoder) image(i, side int) (int, int) {
 	return d.scan.SkipValue(i), -1
 }
 
-// streamViewType decodes dynamodb.StreamViewType at i.
+// streamViewType decodes dynamodb.StreamViewType at i, other than the
+// last record's.
 func (d *Decoder) streamViewType(i int) int {
 	b := d.scan.Bytes()
-	if end, ok := d.lastView.match(b, i); ok {
-		d.rs.viewType = d.lastView.value
-		return end
-	}
 	if d.scan.Peek(i) != '"' {
 		end, _ := d.copyString(i, "dynamodb.StreamViewType")
 		return end

@@ -37,17 +37,16 @@ func (d *Decoder) finishRecord(offset int) error {
 			SequenceNumber: string(d.bytesOf(rs.seq)),
 		}
 		if d.queueing {
-			d.enqueue(pending{bad: m})
+			*d.nextPending() = pending{bad: m}
 		} else {
 			d.malformed(m)
 		}
 		return nil
 	}
-	p := d.pending(pk, sk)
-	if d.queueing {
-		d.enqueue(p)
-	} else {
-		d.deliver(&p, "")
+	p := d.nextPending()
+	d.fill(p, pk, sk)
+	if !d.queueing {
+		d.deliver(p, "")
 	}
 	return nil
 }
@@ -129,29 +128,23 @@ type keyRef struct {
 	typ   ddb.KeyType
 }
 
-// pending makes the current record, with key attributes pk and sk (-1:
-// none), a pending record, charged to the indexes.
-func (d *Decoder) pending(pk, sk int) pending {
+// fill makes p the current record, with key attributes pk and sk (-1:
+// none), charged to the indexes. It writes p in place, a field at a time:
+// a pending record is too large to build and copy.
+func (d *Decoder) fill(p *pending, pk, sk int) {
 	rs := &d.rs
-	p := pending{
-		table:     rs.table,
-		view:      rs.viewType,
-		eventName: rs.eventName,
-		ttl:       rs.ttlDelete(),
-		pk:        d.keyAt(pk),
-		sk:        d.keyAt(sk),
-		eventID:   d.copyQueued(rs.eventID),
-		seq:       d.copyQueued(rs.seq),
-		time:      rs.time,
-		keysSize:  int32(rs.keysSize),
-		newSize:   int32(rs.newSize),
-		oldSize:   int32(rs.oldSize),
-		sizeBytes: rs.sizeBytes,
-	}
+	p.bad = nil
+	p.table, p.view = rs.table, rs.viewType
+	p.eventName, p.ttl = rs.eventName, rs.ttlDelete()
+	p.pk, p.sk = d.keyAt(pk), d.keyAt(sk)
+	p.eventID, p.seq = d.copyQueued(rs.eventID), d.copyQueued(rs.seq)
+	p.time = rs.time
+	p.keysSize, p.newSize, p.oldSize = int32(rs.keysSize), int32(rs.newSize), int32(rs.oldSize)
+	p.sizeBytes = rs.sizeBytes
+	p.firstWrite, p.writes = 0, 0
 	if d.plan != nil {
 		p.firstWrite, p.writes = d.chargeIndexes()
 	}
-	return p
 }
 
 // keyAt returns key attribute k of the current record; k < 0 is none.
@@ -180,14 +173,19 @@ func (d *Decoder) copyQueued(v span) span {
 // queue grows by blocks, so it never copies and never makes garbage.
 const queueBlock = 1024
 
-// enqueue appends p to the queue of the event being decoded.
-func (d *Decoder) enqueue(p pending) {
+// nextPending returns where the next checked record goes: the next slot of
+// the queue of the event being decoded, or, outside an event, the one
+// record delivered at once.
+func (d *Decoder) nextPending() *pending {
+	if !d.queueing {
+		return &d.single
+	}
 	b := d.queued / queueBlock
 	if b == len(d.queue) {
 		d.queue = append(d.queue, make([]pending, queueBlock))
 	}
-	d.queue[b][d.queued%queueBlock] = p
 	d.queued++
+	return &d.queue[b][(d.queued-1)%queueBlock]
 }
 
 // deliver hands a checked record to the visitor as a Record.

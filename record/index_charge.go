@@ -41,7 +41,19 @@ func (d *Decoder) chargeIndexes() (first, n int32) {
 		if c.Exact && c.WCU() == 0 && c.Expired == 0 {
 			continue // the index's blank write: not listed
 		}
-		d.writes = append(d.writes, d.packWrite(x, def, c))
+		// Packed, with the canonical key values of the entries written only.
+		w := packedWrite{index: int32(x), delWCU: uint32(c.Delete), putWCU: uint32(c.Put), ttlWCU: uint32(c.Expired), exact: c.Exact}
+		if c.Delete > 0 || c.Expired > 0 {
+			k := d.indexKey(sideOld, def.pk)
+			k.value = d.copyQueued(k.value)
+			w.del = k.pack()
+		}
+		if c.Put > 0 {
+			k := d.indexKey(sideNew, def.pk)
+			k.value = d.copyQueued(k.value)
+			w.put = k.pack()
+		}
+		d.writes = append(d.writes, w)
 	}
 	return first, int32(len(d.writes)) - first
 }
@@ -146,23 +158,6 @@ func (k keyRef) pack() packedKey {
 }
 
 func (k packedKey) span() span { return span{k.start, k.start + int(k.n), k.payload} }
-
-// packWrite packs charge c to index x, with the canonical key values of
-// the entries it wrote only.
-func (d *Decoder) packWrite(x int, def *compiledIndex, c ddb.IndexCharge) packedWrite {
-	w := packedWrite{index: int32(x), delWCU: uint32(c.Delete), putWCU: uint32(c.Put), ttlWCU: uint32(c.Expired), exact: c.Exact}
-	if c.Delete > 0 || c.Expired > 0 {
-		k := d.indexKey(sideOld, def.pk)
-		k.value = d.copyQueued(k.value)
-		w.del = k.pack()
-	}
-	if c.Put > 0 {
-		k := d.indexKey(sideNew, def.pk)
-		k.value = d.copyQueued(k.value)
-		w.put = k.pack()
-	}
-	return w
-}
 
 // indexKey returns the canonical value of attribute id in image side as an
 // index key, or typ 0 when the image lacks it or it is not S, N or B.

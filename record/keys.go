@@ -61,10 +61,15 @@ func (d *Decoder) keys(i int) int {
 			}
 		}
 		d.rs.nkeys++
-		var closed bool
-		if i, closed = d.scan.Next(i, '}'); closed || i < 0 {
-			return i
+		i = jsonscan.SkipWS(b, i)
+		switch d.scan.Peek(i) {
+		case ',':
+			i = jsonscan.SkipWS(b, i+1)
+			continue
+		case '}':
+			return i + 1
 		}
+		return d.scan.Unexpected(i, "',' or '}'")
 	}
 }
 
@@ -103,8 +108,8 @@ func (d *Decoder) compactKeyValue(i int, ka *keyAttr) (end, size int, ok bool) {
 		if byteAt(b, j) != '"' || byteAt(b, j+1) != '}' {
 			return 0, 0, false
 		}
-		n, size := ddb.PlainNumberSize(b[q+1:])
-		if q+1+n != j {
+		end, size := ddb.PlainNumberSize(b, q+1)
+		if end != j {
 			return 0, 0, false // beyond DynamoDB's limits: keyValue names the error
 		}
 		ka.typ, ka.value = ddb.Number, span{q + 1, j, true}
