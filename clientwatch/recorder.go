@@ -151,15 +151,35 @@ func (r *recorder) tableName(name []byte, fallbackTable string) string {
 	return string(name)
 }
 
-// charge sorts the call's parts by table and key, merges repeats, and
-// charges each table's units to its keys: exactly when one key, split by
-// weight when several, to nobody when none.
+// charge charges the call to its keys: every part a request, each table's
+// units to its keys (exactly when one key, split by weight when several,
+// to nobody when none), every throttled attempt, and the writes refused by
+// their condition.
 func (r *recorder) charge(w *Watcher, attempts []retryResult, callErr error, start, end time.Time, firstTable string) {
+	r.mergeParts()
+	single := len(r.parts) == 1
+	latency := end.Sub(start)
+	for i := range r.parts {
+		p := &r.parts[i]
+		w.window(p.table, end).AddRequest(r.key(p), end, latency, single, i == 0 || p.table != r.parts[i-1].table)
+	}
+	r.chargeUnits(w, end)
+	if len(r.parts) == 0 && len(r.caps) == 0 && firstTable != "" {
+		w.window(firstTable, end).AddUnattributed(0, 0)
+	}
+	r.chargeThrottles(w, attempts, end, firstTable)
+	if callErr != nil {
+		r.chargeConditionFailures(w, callErr, end)
+	}
+}
+
+// mergeParts sorts the call's parts by table and key, and merges repeated
+// keys of a table, keeping the first index.
+func (r *recorder) mergeParts() {
 	buf := r.buf
 	slices.SortStableFunc(r.parts, func(a, b part) int {
 		return cmp.Or(cmp.Compare(a.table, b.table), bytes.Compare(buf[a.start:a.end], buf[b.start:b.end]), cmp.Compare(a.typ, b.typ))
 	})
-	// Merge repeated keys of a table, keeping the first index.
 	merged := r.parts[:0]
 	for _, p := range r.parts {
 		if n := len(merged); n > 0 && merged[n-1].table == p.table && merged[n-1].typ == p.typ &&
@@ -170,13 +190,11 @@ func (r *recorder) charge(w *Watcher, attempts []retryResult, callErr error, sta
 		merged = append(merged, p)
 	}
 	r.parts = merged
-	single := len(r.parts) == 1
+}
 
-	latency := end.Sub(start)
-	for i := range r.parts {
-		p := &r.parts[i]
-		w.window(p.table, end).AddRequest(r.key(p), end, latency, single, i == 0 || p.table != r.parts[i-1].table)
-	}
+// chargeUnits charges each table's units to its parts: exactly when one
+// key, split by weight when several, to nobody when none.
+func (r *recorder) chargeUnits(w *Watcher, end time.Time) {
 	for _, c := range r.caps {
 		lo, hi := r.tableParts(c.table)
 		cw := w.window(c.table, end)
@@ -197,11 +215,11 @@ func (r *recorder) charge(w *Watcher, attempts []retryResult, callErr error, sta
 			}
 		}
 	}
-	if len(r.parts) == 0 && len(r.caps) == 0 && firstTable != "" {
-		w.window(firstTable, end).AddUnattributed(0, 0)
-	}
+}
 
-	// Every throttled attempt, retried or final.
+// chargeThrottles charges every throttled attempt, retried or final, to
+// the call's keys (or, with none, to its table).
+func (r *recorder) chargeThrottles(w *Watcher, attempts []retryResult, end time.Time, firstTable string) {
 	for _, a := range attempts {
 		if a.Err == nil {
 			continue
@@ -225,12 +243,11 @@ func (r *recorder) charge(w *Watcher, attempts []retryResult, callErr error, sta
 			w.window(p.table, end).AddThrottle(r.key(p), end, names)
 		}
 	}
+}
 
-	// Writes refused by their condition: DynamoDB charged them, no stream
-	// will show them.
-	if callErr == nil {
-		return
-	}
+// chargeConditionFailures charges the writes refused by their condition:
+// DynamoDB charged them, and no stream will show them.
+func (r *recorder) chargeConditionFailures(w *Watcher, callErr error, end time.Time) {
 	var ccf *types.ConditionalCheckFailedException
 	var tce *types.TransactionCanceledException
 	switch {
