@@ -154,52 +154,13 @@ func (d *Decoder) top(i int) (int, error) {
 			if err != nil || i < 0 || d.vErr != nil {
 				return i, err
 			}
-			i = jsonscan.SkipWS(b, i)
-			switch d.scan.Peek(i) {
-			case ',':
-				i = jsonscan.SkipWS(b, i+1)
-				continue
-			case ']':
-				return i + 1, nil
+			var closed bool
+			if i, closed = d.scan.Next(i, ']'); closed || i < 0 {
+				return i, nil
 			}
-			return d.scan.Unexpected(i, "',' or ']'"), nil
 		}
 	}
 	return d.notRecord(i), nil
-}
-
-// notRecord skips a value at i that cannot be a record and reports it.
-func (d *Decoder) notRecord(i int) int {
-	end := d.scan.SkipValue(i)
-	if end >= 0 && (d.v.Malformed != nil || d.queueing) {
-		kind := "value"
-		switch d.scan.Bytes()[i] {
-		case '[':
-			kind = "array"
-		case '"':
-			kind = "string"
-		case 't', 'f':
-			kind = "boolean"
-		case 'n':
-			kind = "null"
-		default:
-			kind = "number"
-		}
-		m := &Malformed{Offset: int64(i), Err: fmt.Errorf("%w: a JSON %s at byte %d", ErrNotRecord, kind, i)}
-		if d.queueing {
-			*d.nextPending() = pending{bad: m}
-		} else {
-			d.malformed(m)
-		}
-	}
-	return end
-}
-
-// malformed hands m to the visitor, unless a visitor func has failed.
-func (d *Decoder) malformed(m *Malformed) {
-	if d.vErr == nil && d.v.Malformed != nil {
-		d.vErr = d.v.Malformed(m)
-	}
 }
 
 // object decodes a top-level object at i, which is either an event or a
@@ -230,7 +191,7 @@ func (d *Decoder) object(i int) (int, error) {
 func (d *Decoder) records(i int) int {
 	b := d.scan.Bytes()
 	d.queueing = true // queued records keep their bytes in scratch until delivered
-	// Records hold about an eighth of their bytes there (see hold): size it
+	// Records hold about an eighth of their bytes there (copyQueued): size it
 	// once rather than grow it by copies, a cold process's peak memory. The
 	// rest of the payload may be many events (a replay file), so no more
 	// than a Lambda payload's worth.
@@ -290,7 +251,7 @@ func (d *Decoder) members(i, kind int) int {
 			return d.scan.Unexpected(i, "a string key")
 		}
 		var id, j int
-		if len(b)-i >= 32 && lits[guess].is((*[32]byte)(b[i:])) { // nearly always
+		if len(b)-i >= 32 && lits[guess].starts((*[32]byte)(b[i:])) { // nearly always
 			id, j = guess, i+len(lits[guess].s)
 		} else {
 			id, j = matchField(b, i, kind)
@@ -337,4 +298,38 @@ func (d *Decoder) member(kind, id, i int) int {
 		return d.dynamoMember(id, i)
 	}
 	return d.identityMember(id, i)
+}
+
+// notRecord skips a value at i that cannot be a record and reports it.
+func (d *Decoder) notRecord(i int) int {
+	end := d.scan.SkipValue(i)
+	if end >= 0 && (d.v.Malformed != nil || d.queueing) {
+		kind := "value"
+		switch d.scan.Bytes()[i] {
+		case '[':
+			kind = "array"
+		case '"':
+			kind = "string"
+		case 't', 'f':
+			kind = "boolean"
+		case 'n':
+			kind = "null"
+		default:
+			kind = "number"
+		}
+		m := &Malformed{Offset: int64(i), Err: fmt.Errorf("%w: a JSON %s at byte %d", ErrNotRecord, kind, i)}
+		if d.queueing {
+			*d.nextPending() = pending{bad: m}
+		} else {
+			d.malformed(m)
+		}
+	}
+	return end
+}
+
+// malformed hands m to the visitor, unless a visitor func has failed.
+func (d *Decoder) malformed(m *Malformed) {
+	if d.vErr == nil && d.v.Malformed != nil {
+		d.vErr = d.v.Malformed(m)
+	}
 }

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"time"
@@ -82,24 +83,6 @@ func (d *Decoder) sizeBytes(i int) int {
 	return end
 }
 
-// plainUint reads the JSON number at i in one pass when it is what Lambda
-// writes for times and sizes: at most 18 digits, no leading zero, no sign,
-// fraction or exponent. ok is false for anything else, which the general
-// path then reads or rejects.
-func plainUint(b []byte, i int) (v int64, end int, ok bool) {
-	j := i
-	for ; j < len(b) && b[j]-'0' <= 9; j++ {
-		v = v*10 + int64(b[j]-'0')
-	}
-	if n := j - i; n == 0 || n > 18 || (n > 1 && b[i] == '0') {
-		return 0, -1, false
-	}
-	if j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
-		return v, j, false
-	}
-	return v, j, true
-}
-
 // plainEpoch reads epoch seconds at i in one pass when they are plainUint
 // seconds with an optional fraction of digits; ok is false otherwise.
 func plainEpoch(b []byte, i int) (sec, nsec int64, end int, ok bool) {
@@ -122,9 +105,27 @@ func plainEpoch(b []byte, i int) (sec, nsec int64, end int, ok bool) {
 	return sec, nsec, j, true
 }
 
+// plainUint reads the JSON number at i in one pass when it is what Lambda
+// writes for times and sizes: at most 18 digits, no leading zero, no sign,
+// fraction or exponent. ok is false for anything else, which the general
+// path then reads or rejects.
+func plainUint(b []byte, i int) (v int64, end int, ok bool) {
+	j := i
+	for ; j < len(b) && b[j]-'0' <= 9; j++ {
+		v = v*10 + int64(b[j]-'0')
+	}
+	if n := j - i; n == 0 || n > 18 || (n > 1 && b[i] == '0') {
+		return 0, -1, false
+	}
+	if j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E') {
+		return v, j, false
+	}
+	return v, j, true
+}
+
 // parseEpoch converts a valid JSON number of epoch seconds to a UTC time.
 func parseEpoch(b []byte) (time.Time, bool) {
-	if hasExponent(b) {
+	if bytes.ContainsAny(b, "eE") {
 		f, err := strconv.ParseFloat(string(b), 64)
 		if err != nil || math.Abs(f) >= 1<<62 {
 			return time.Time{}, false
@@ -152,13 +153,4 @@ func parseEpoch(b []byte) (time.Time, bool) {
 		sec, nsec = -sec, -nsec
 	}
 	return time.Unix(sec, nsec).UTC(), true
-}
-
-func hasExponent(b []byte) bool {
-	for _, c := range b {
-		if c == 'e' || c == 'E' {
-			return true
-		}
-	}
-	return false
 }

@@ -161,19 +161,6 @@ func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, o
 	return i + 1, 0, true // {}
 }
 
-// oneLetterTags and setTags map the letter of a compact tag (S, N, B, M,
-// L; SS, NS, BS) to the tag, for sizeFast; tagUnknown for any other byte.
-var oneLetterTags, setTags [256]uint8
-
-func init() {
-	for c, tag := range map[byte]int{'S': tagS, 'N': tagN, 'B': tagB, 'M': tagM, 'L': tagL} {
-		oneLetterTags[c] = uint8(tag)
-	}
-	for c, tag := range map[byte]int{'S': tagSS, 'N': tagNS, 'B': tagBS} {
-		setTags[c] = uint8(tag)
-	}
-}
-
 // fastString sizes the S string at j that is not plain, and says whether
 // its bytes are its value as they stand (strRaw) or need decoding
 // (strCoded); end < 0 when it is not a valid string.
@@ -207,56 +194,6 @@ func (d *Decoder) fastScalar(b []byte, j, tag int) (end, n int) {
 		return d.fastSet(b, j, tag)
 	}
 	return -1, 0
-}
-
-func byteAt(b []byte, i int) byte {
-	if i < len(b) {
-		return b[i]
-	}
-	return 0
-}
-
-// fastNumber sizes the plain N string at q, or returns -1.
-func fastNumber(b []byte, q int) (int, int) {
-	if end, size := ddb.PlainNumberSize(b, q+1); end >= 0 && byteAt(b, end) == '"' && byteAt(b, q) == '"' {
-		return end + 1, size
-	}
-	if byteAt(b, q) != '"' {
-		return -1, 0
-	}
-	j := q + 1
-	for j < len(b) && numChar[b[j]] {
-		j++
-	}
-	if byteAt(b, j) != '"' {
-		return -1, 0
-	}
-	num, err := ddb.ParseNumber(b[q+1 : j])
-	if err != nil {
-		return -1, 0
-	}
-	return j + 1, num.Size()
-}
-
-// fastBinary sizes the plain B string at q, or returns -1.
-func fastBinary(b []byte, q int) (int, int) {
-	if byteAt(b, q) != '"' {
-		return -1, 0
-	}
-	j := q + 1
-	for j < len(b) && b64Char[b[j]] {
-		j++
-	}
-	n := j - q - 1
-	pad := 0
-	for pad < 3 && byteAt(b, j) == '=' {
-		j++
-		pad++
-	}
-	if byteAt(b, j) != '"' || (n+pad)%4 != 0 || pad > 2 {
-		return -1, 0
-	}
-	return j + 1, (n+pad)/4*3 - pad
 }
 
 // fastSet sizes the compact SS, NS or BS array at q, or returns -1.
@@ -302,4 +239,54 @@ func (d *Decoder) fastSet(b []byte, q, tag int) (int, int) {
 			return -1, 0
 		}
 	}
+}
+
+// fastNumber sizes the plain N string at q, or returns -1.
+func fastNumber(b []byte, q int) (int, int) {
+	if end, size := ddb.PlainNumberSize(b, q+1); end >= 0 && byteAt(b, end) == '"' && byteAt(b, q) == '"' {
+		return end + 1, size
+	}
+	if byteAt(b, q) != '"' {
+		return -1, 0
+	}
+	j := q + 1
+	for j < len(b) && numChar[b[j]] {
+		j++
+	}
+	if byteAt(b, j) != '"' {
+		return -1, 0
+	}
+	num, err := ddb.ParseNumber(b[q+1 : j])
+	if err != nil {
+		return -1, 0
+	}
+	return j + 1, num.Size()
+}
+
+// fastBinary sizes the plain B string at q, or returns -1.
+func fastBinary(b []byte, q int) (int, int) {
+	if byteAt(b, q) != '"' {
+		return -1, 0
+	}
+	j := q + 1
+	for j < len(b) && b64Char[b[j]] {
+		j++
+	}
+	n := j - q - 1
+	pad := 0
+	for pad < 3 && byteAt(b, j) == '=' {
+		j++
+		pad++
+	}
+	if byteAt(b, j) != '"' || (n+pad)%4 != 0 || pad > 2 {
+		return -1, 0
+	}
+	return j + 1, (n+pad)/4*3 - pad
+}
+
+func byteAt(b []byte, i int) byte {
+	if i < len(b) {
+		return b[i]
+	}
+	return 0
 }

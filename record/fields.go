@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding/binary"
+	"fmt"
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/internal/jsonscan"
@@ -306,4 +307,11 @@ func (d *Decoder) stringSpan(q int) (int, span) {
 	start := len(d.scratch)
 	d.scratch = jsonscan.AppendString(d.scratch, b, q, end)
 	return end, span{start, len(d.scratch), false}
+}
+
+// bad records the first reason why the current record is malformed.
+func (d *Decoder) bad(cause error, i int) {
+	if d.rs.err == nil {
+		d.rs.err = fmt.Errorf("%w (%s, byte %d)", cause, d.where, i)
+	}
 }

@@ -132,33 +132,6 @@ func (d *Decoder) inIndex(side int, def *compiledIndex) bool {
 	return b.gen == gen && b.typ != 0
 }
 
-// packedWrite is an IndexWrite of a queued record, packed in offsets; only
-// a write that touched the index (see Record.Indexes) has one, so that a
-// batch's results stay small enough to stay in cache. Units fit in 32
-// bits: finishRecord rejects items over 2^31 bytes, so an entry is under
-// 2^32 bytes.
-type packedWrite struct {
-	del, put       packedKey
-	delWCU, putWCU uint32
-	ttlWCU         uint32
-	index          int32 // in the plan
-	exact          bool
-}
-
-// packedKey is a keyRef in 16 bytes.
-type packedKey struct {
-	start   int
-	n       uint32 // attribute values are under 2^31 bytes (finishRecord)
-	typ     ddb.KeyType
-	payload bool
-}
-
-func (k keyRef) pack() packedKey {
-	return packedKey{start: k.value.start, n: uint32(k.value.end - k.value.start), typ: k.typ, payload: k.value.payload}
-}
-
-func (k packedKey) span() span { return span{k.start, k.start + int(k.n), k.payload} }
-
 // indexKey returns the canonical value of attribute id in image side as an
 // index key, or typ 0 when the image lacks it or it is not S, N or B.
 func (d *Decoder) indexKey(side, id int) keyRef {
@@ -218,3 +191,30 @@ func (d *Decoder) deliverIndexes(r *Record, first, n int32) {
 		}
 	}
 }
+
+// packedWrite is an IndexWrite of a queued record, packed in offsets; only
+// a write that touched the index (see Record.Indexes) has one, so that a
+// batch's results stay small enough to stay in cache. Units fit in 32
+// bits: finishRecord rejects items over 2^31 bytes, so an entry is under
+// 2^32 bytes.
+type packedWrite struct {
+	del, put       packedKey
+	delWCU, putWCU uint32
+	ttlWCU         uint32
+	index          int32 // in the plan
+	exact          bool
+}
+
+// packedKey is a keyRef in 16 bytes.
+type packedKey struct {
+	start   int
+	n       uint32 // attribute values are under 2^31 bytes (finishRecord)
+	typ     ddb.KeyType
+	payload bool
+}
+
+func (k keyRef) pack() packedKey {
+	return packedKey{start: k.value.start, n: uint32(k.value.end - k.value.start), typ: k.typ, payload: k.value.payload}
+}
+
+func (k packedKey) span() span { return span{k.start, k.start + int(k.n), k.payload} }

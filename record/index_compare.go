@@ -1,6 +1,9 @@
 package record
 
-import "slices"
+import (
+	"bytes"
+	"slices"
+)
 
 // Whether an attribute changed between a record's images.
 
@@ -12,29 +15,6 @@ func (d *Decoder) sameAttr(id int) bool {
 		return an == ao
 	}
 	return d.sameValue(an, ao)
-}
-
-// sameValue compares two attribute values: as raw JSON first, then, if
-// they are spelled differently, by their canonical hashes (numbers in
-// canonical form, strings and binaries decoded, sets and maps unordered).
-func (d *Decoder) sameValue(a, b *imgAttr) bool {
-	data := d.scan.Bytes()
-	ra, rb := data[a.valStart:a.valEnd], data[b.valStart:b.valEnd]
-	if string(ra) == string(rb) {
-		return true
-	}
-	if a.size != b.size { // the names are the same: the values differ in size
-		return false
-	}
-	if a.str == strRaw && b.str == strRaw {
-		return false // compact strings with nothing to decode, spelled differently
-	}
-	if plainScalar(ra) && plainScalar(rb) {
-		return false // spelled one way only, and spelled differently
-	}
-	ha, oka := d.canonHash(a.valStart)
-	hb, okb := d.canonHash(b.valStart)
-	return oka && okb && ha == hb
 }
 
 // anyAttrChanged reports whether the images differ in any attribute.
@@ -76,7 +56,7 @@ func (d *Decoder) anyAttrChanged() bool {
 		return false
 	}
 	byName := func(x, y attrRef) int {
-		return bytesCompare(d.attrName(&x, 0), d.attrName(&y, 1))
+		return bytes.Compare(d.attrName(&x, 0), d.attrName(&y, 1))
 	}
 	slices.SortFunc(an, byName)
 	slices.SortFunc(ao, byName)
@@ -87,14 +67,28 @@ func (d *Decoder) anyAttrChanged() bool {
 	}
 	return false
 }
-func bytesCompare(a, b []byte) int {
-	switch {
-	case string(a) < string(b):
-		return -1
-	case string(a) > string(b):
-		return 1
+
+// sameValue compares two attribute values: as raw JSON first, then, if
+// they are spelled differently, by their canonical hashes (numbers in
+// canonical form, strings and binaries decoded, sets and maps unordered).
+func (d *Decoder) sameValue(a, b *imgAttr) bool {
+	data := d.scan.Bytes()
+	ra, rb := data[a.valStart:a.valEnd], data[b.valStart:b.valEnd]
+	if string(ra) == string(rb) {
+		return true
 	}
-	return 0
+	if a.size != b.size { // the names are the same: the values differ in size
+		return false
+	}
+	if a.str == strRaw && b.str == strRaw {
+		return false // compact strings with nothing to decode, spelled differently
+	}
+	if plainScalar(ra) && plainScalar(rb) {
+		return false // spelled one way only, and spelled differently
+	}
+	ha, oka := d.canonHash(a.valStart)
+	hb, okb := d.canonHash(b.valStart)
+	return oka && okb && ha == hb
 }
 
 // plainScalar reports whether raw is an attribute value with a single

@@ -168,18 +168,12 @@ func (d *Decoder) hashElems(i int, open, close byte, each func(int) int) int {
 	if d.scan.Peek(i) == close {
 		return i + 1
 	}
-	for {
+	for closed := false; ; {
 		if i = each(i); i < 0 {
 			return i
 		}
-		i = jsonscan.SkipWS(b, i)
-		switch d.scan.Peek(i) {
-		case ',':
-			i = jsonscan.SkipWS(b, i+1)
-		case close:
-			return i + 1
-		default:
-			return -1
+		if i, closed = d.scan.Next(i, close); closed || i < 0 {
+			return i
 		}
 	}
 }

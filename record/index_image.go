@@ -100,17 +100,6 @@ func (d *Decoder) attr(side, id int) *imgAttr {
 	return nil
 }
 
-// attrID returns the indexPlan id of the attribute name whose JSON string
-// is b[q:end], plain when it holds no escape; -1 when no index needs it.
-func (d *Decoder) attrID(q, end int, plain bool) int {
-	b := d.scan.Bytes()
-	if plain {
-		return d.plan.lookup(b[q+1 : end-1])
-	}
-	d.images.names[0] = jsonscan.AppendString(d.images.names[0][:0], b, q, end)
-	return d.plan.lookup(d.images.names[0])
-}
-
 // walkAttrs sizes the item at i with the general scanner and lists its
 // top-level attributes in attrs: all of them, or only those the indexes
 // need.
@@ -158,6 +147,17 @@ func (d *Decoder) walkAttrs(i int, attrs *[]attrRef, all bool) (int, int) {
 			return i, size
 		}
 	}
+}
+
+// attrID returns the indexPlan id of the attribute name whose JSON string
+// is b[q:end], plain when it holds no escape; -1 when no index needs it.
+func (d *Decoder) attrID(q, end int, plain bool) int {
+	b := d.scan.Bytes()
+	if plain {
+		return d.plan.lookup(b[q+1 : end-1])
+	}
+	d.images.names[0] = jsonscan.AppendString(d.images.names[0][:0], b, q, end)
+	return d.plan.lookup(d.images.names[0])
 }
 
 // valueKeyType returns the type of the attribute value object at i if it

@@ -42,31 +42,31 @@ func newIndexPlan(defs []ddb.Index) (*indexPlan, error) {
 	}
 	p := &indexPlan{defs: slices.Clone(defs), long: map[string]int{}, seed: maphash.MakeSeed()}
 	seen := map[string]bool{}
-	for _, ix := range defs {
-		if err := ix.Validate(); err != nil {
+	for _, def := range defs {
+		if err := def.Validate(); err != nil {
 			return nil, err
 		}
-		if seen[ix.Name] {
-			return nil, fmt.Errorf("%w: two indexes named %q", ddb.ErrIndex, ix.Name)
+		if seen[def.Name] {
+			return nil, fmt.Errorf("%w: two indexes named %q", ddb.ErrIndex, def.Name)
 		}
-		seen[ix.Name] = true
-		p.indexes = append(p.indexes, p.compile(ix))
+		seen[def.Name] = true
+		p.indexes = append(p.indexes, p.compile(def))
 	}
 	return p, nil
 }
 
-// compile gives the attributes of index ix their ids.
-func (p *indexPlan) compile(ix ddb.Index) compiledIndex {
-	c := compiledIndex{pk: p.id(ix.PartitionKey), sk: -1, all: ix.Projection == ddb.ProjectAll}
+// compile gives the attributes of index def their ids.
+func (p *indexPlan) compile(def ddb.Index) compiledIndex {
+	c := compiledIndex{pk: p.id(def.PartitionKey), sk: -1, all: def.Projection == ddb.ProjectAll}
 	c.entry = append(c.entry, c.pk)
-	if ix.SortKey != "" {
-		c.sk = p.id(ix.SortKey)
+	if def.SortKey != "" {
+		c.sk = p.id(def.SortKey)
 		if c.sk != c.pk {
 			c.entry = append(c.entry, c.sk)
 		}
 	}
-	if ix.Projection == ddb.ProjectInclude {
-		for _, a := range ix.NonKeyAttributes {
+	if def.Projection == ddb.ProjectInclude {
+		for _, a := range def.NonKeyAttributes {
 			k := p.id(a)
 			c.included = append(c.included, k)
 			if !slices.Contains(c.entry, k) {
@@ -95,6 +95,26 @@ func (p *indexPlan) id(name string) int {
 		p.long[name] = k
 	}
 	return k
+}
+
+// keyID returns the plan id + 1 of the name of key attribute k, or 0 when
+// no index needs it, and keeps a name of up to 8 bytes with it in
+// d.keyNames, where keys finds it again without a lookup.
+func (d *Decoder) keyID(k int, name []byte) int32 {
+	id := int32(d.plan.lookup(name) + 1)
+	if n := len(name); n <= 8 && cap(name) >= 8 {
+		d.keyNames[k&1] = keyName{word: binary.LittleEndian.Uint64(name[:8]) & wordMasks[n], n: n, id: id}
+	}
+	return id
+}
+
+// keyName is a key attribute's name of up to 8 bytes, as a word, its
+// length and its keyID, as last seen. The zero value is the empty name,
+// which no index needs.
+type keyName struct {
+	word uint64
+	n    int
+	id   int32
 }
 
 // lookup returns the id of an attribute name, or -1.
@@ -156,24 +176,4 @@ var wordMasks = [9]uint64{0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffff, 0
 type nameWord struct {
 	word uint64
 	id   int
-}
-
-// keyID returns the plan id + 1 of the name of key attribute k, or 0 when
-// no index needs it, and keeps a name of up to 8 bytes with it in
-// d.keyNames, where keys finds it again without a lookup.
-func (d *Decoder) keyID(k int, name []byte) int32 {
-	id := int32(d.plan.lookup(name) + 1)
-	if n := len(name); n <= 8 && cap(name) >= 8 {
-		d.keyNames[k&1] = keyName{word: binary.LittleEndian.Uint64(name[:8]) & wordMasks[n], n: n, id: id}
-	}
-	return id
-}
-
-// keyName is a key attribute's name of up to 8 bytes, as a word, its
-// length and its keyID, as last seen. The zero value is the empty name,
-// which no index needs.
-type keyName struct {
-	word uint64
-	n    int
-	id   int32
 }

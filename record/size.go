@@ -28,12 +28,28 @@ const (
 	tagM
 )
 
+// tagNames spells each type tag.
+var tagNames = [tagM + 1]string{tagS: "S", tagN: "N", tagB: "B", tagBOOL: "BOOL", tagNULL: "NULL",
+	tagSS: "SS", tagNS: "NS", tagBS: "BS", tagL: "L", tagM: "M"}
+
+// oneLetterTags and setTags map the letter of a compact tag (S, N, B, M,
+// L; SS, NS, BS) to the tag; tagUnknown for any other byte.
+var oneLetterTags, setTags [256]uint8
+
 var (
 	numChar [256]bool // bytes that may appear in an N value
 	b64Char [256]bool // the standard base64 alphabet, without padding
 )
 
 func init() {
+	for tag, name := range tagNames {
+		switch len(name) {
+		case 1:
+			oneLetterTags[name[0]] = uint8(tag)
+		case 2:
+			setTags[name[0]] = uint8(tag)
+		}
+	}
 	for _, c := range []byte("0123456789+-.eE") {
 		numChar[c] = true
 	}
@@ -42,73 +58,79 @@ func init() {
 	}
 }
 
-// bad records the first reason why the current record is malformed.
-func (d *Decoder) bad(cause error, i int) {
-	if d.rs.err == nil {
-		d.rs.err = fmt.Errorf("%w (%s, byte %d)", cause, d.where, i)
+// ItemSize returns the size in bytes of one item in DynamoDB JSON, such
+// as a stream record's NewImage: {"id":{"S":"a"},"n":{"N":"1.5"}} is
+// 2+1 + 1+3 = 7. It is the rule Decode applies to every image.
+func ItemSize(itemJSON []byte) (int, error) {
+	d := Decoder{where: "item"}
+	d.scan.Reset(itemJSON)
+	i := jsonscan.SkipWS(itemJSON, 0)
+	var size int
+	switch d.scan.Peek(i) {
+	case '{':
+		if i, size = d.item(i); i >= 0 {
+			if i = jsonscan.SkipWS(itemJSON, i); i < len(itemJSON) {
+				d.scan.Fail(i, "data after the item")
+			}
+		}
+	default:
+		if i = d.scan.SkipValue(i); i >= 0 {
+			if i = jsonscan.SkipWS(itemJSON, i); i < len(itemJSON) {
+				d.scan.Fail(i, "data after the item")
+			} else {
+				return 0, fmt.Errorf("%w: an item is a JSON object", ErrAttributeValue)
+			}
+		}
 	}
+	if d.scan.Err() != nil {
+		return 0, d.syntaxError()
+	}
+	if d.rs.err != nil {
+		return 0, d.rs.err
+	}
+	return size, nil
 }
 
-// wrongType flags a value whose JSON type does not fit its tag and skips it.
-func (d *Decoder) wrongType(i int) (int, int) {
-	d.bad(ErrAttributeValue, i)
-	return d.scan.SkipValue(i), 0
+// item sizes the item object at i: fast if it can, else in full.
+func (d *Decoder) item(i int) (int, int) {
+	if end, size, ok := d.sizeFast(i, nil, 0); ok {
+		return end, size
+	}
+	end, size, _ := d.sizeMembers(i, 0)
+	return end, size
 }
 
-// readTag reads the type tag, the key of an attribute-value object, at q.
-func (d *Decoder) readTag(q int) (int, int) {
+// sizeMembers measures the object of attributes at i (an item, or the
+// value of an M): the sum of name lengths and value sizes, and the count.
+func (d *Decoder) sizeMembers(i, depth int) (end, size, count int) {
 	b := d.scan.Bytes()
-	if q+3 < len(b) {
-		c := b[q+1]
-		if b[q+2] == '"' {
-			switch c {
-			case 'S':
-				return q + 3, tagS
-			case 'N':
-				return q + 3, tagN
-			case 'M':
-				return q + 3, tagM
-			case 'L':
-				return q + 3, tagL
-			case 'B':
-				return q + 3, tagB
-			}
+	i = jsonscan.SkipWS(b, i+1)
+	if d.scan.Peek(i) == '}' {
+		return i + 1, 0, 0
+	}
+	for {
+		if d.scan.Peek(i) != '"' {
+			return d.scan.Unexpected(i, "a string key"), 0, 0
 		}
-		if b[q+3] == '"' && b[q+2] == 'S' {
-			switch c {
-			case 'S':
-				return q + 4, tagSS
-			case 'N':
-				return q + 4, tagNS
-			case 'B':
-				return q + 4, tagBS
-			}
+		var n, v int
+		if e := jsonscan.PlainString(b, i); e >= 0 {
+			i, n = e, e-i-2
+		} else if i, n, _ = d.scan.ScanString(i); i < 0 {
+			return i, 0, 0
+		}
+		if i = d.scan.Expect(i, ':', "':'"); i < 0 {
+			return i, 0, 0
+		}
+		if i, v = d.sizeAV(i, depth); i < 0 {
+			return i, 0, 0
+		}
+		size += n + v
+		count++
+		var closed bool
+		if i, closed = d.scan.Next(i, '}'); closed || i < 0 {
+			return i, size, count
 		}
 	}
-	end, s := d.scan.StringBytes(q)
-	switch string(s) {
-	case "S":
-		return end, tagS
-	case "N":
-		return end, tagN
-	case "B":
-		return end, tagB
-	case "BOOL":
-		return end, tagBOOL
-	case "NULL":
-		return end, tagNULL
-	case "SS":
-		return end, tagSS
-	case "NS":
-		return end, tagNS
-	case "BS":
-		return end, tagBS
-	case "L":
-		return end, tagL
-	case "M":
-		return end, tagM
-	}
-	return end, tagUnknown
 }
 
 // sizeAV measures the attribute value object {"TAG": value} at i.
@@ -138,6 +160,25 @@ func (d *Decoder) sizeAV(i, depth int) (int, int) {
 		return i, 0
 	}
 	return d.closeAV(i), size
+}
+
+// readTag reads the type tag, the key of an attribute-value object, at q.
+func (d *Decoder) readTag(q int) (int, int) {
+	if b := d.scan.Bytes(); q+3 < len(b) { // compact, as nearly always
+		if tag := oneLetterTags[b[q+1]]; tag != tagUnknown && b[q+2] == '"' {
+			return q + 3, int(tag)
+		}
+		if tag := setTags[b[q+1]]; tag != tagUnknown && b[q+2] == 'S' && b[q+3] == '"' {
+			return q + 4, int(tag)
+		}
+	}
+	end, s := d.scan.StringBytes(q)
+	for tag, name := range tagNames {
+		if name != "" && string(s) == name {
+			return end, tag
+		}
+	}
+	return end, tagUnknown
 }
 
 // closeAV ends an attribute-value object after its one value.
@@ -195,6 +236,41 @@ func (d *Decoder) sizeTagged(i, tag, depth int) (int, int) {
 	}
 	d.bad(ErrAttributeValue, i) // unknown tag
 	return d.scan.SkipValue(i), 0
+}
+
+// sizeSet measures an SS, NS or BS value at i.
+func (d *Decoder) sizeSet(i, tag int) (int, int) {
+	if d.scan.Peek(i) != '[' {
+		return d.wrongType(i)
+	}
+	b := d.scan.Bytes()
+	i = jsonscan.SkipWS(b, i+1)
+	if d.scan.Peek(i) == ']' {
+		return i + 1, 0
+	}
+	total := 0
+	for closed := false; ; {
+		var n int
+		switch tag {
+		case tagSS:
+			if d.scan.Peek(i) != '"' {
+				i, n = d.wrongType(i)
+			} else {
+				i, n, _ = d.scan.ScanString(i)
+			}
+		case tagNS:
+			i, n = d.sizeNumber(i)
+		default:
+			i, n = d.sizeBinary(i)
+		}
+		if i < 0 {
+			return i, 0
+		}
+		total += n
+		if i, closed = d.scan.Next(i, ']'); closed || i < 0 {
+			return i, total
+		}
+	}
 }
 
 // sizeNumber measures the N value (a JSON string) at i.
@@ -273,47 +349,6 @@ func (d *Decoder) decodeBase64(s []byte) ([]byte, bool) {
 	return d.b64[:n], err == nil
 }
 
-// sizeSet measures an SS, NS or BS value at i.
-func (d *Decoder) sizeSet(i, tag int) (int, int) {
-	if d.scan.Peek(i) != '[' {
-		return d.wrongType(i)
-	}
-	b := d.scan.Bytes()
-	i = jsonscan.SkipWS(b, i+1)
-	if d.scan.Peek(i) == ']' {
-		return i + 1, 0
-	}
-	total := 0
-	for {
-		var n int
-		switch tag {
-		case tagSS:
-			if d.scan.Peek(i) != '"' {
-				i, n = d.wrongType(i)
-			} else {
-				i, n, _ = d.scan.ScanString(i)
-			}
-		case tagNS:
-			i, n = d.sizeNumber(i)
-		default:
-			i, n = d.sizeBinary(i)
-		}
-		if i < 0 {
-			return i, 0
-		}
-		total += n
-		i = jsonscan.SkipWS(b, i)
-		switch d.scan.Peek(i) {
-		case ',':
-			i = jsonscan.SkipWS(b, i+1)
-			continue
-		case ']':
-			return i + 1, total
-		}
-		return d.scan.Unexpected(i, "',' or ']'"), 0
-	}
-}
-
 // sizeList measures an L value at i (see ddb.ContainerSize).
 func (d *Decoder) sizeList(i, depth int) (int, int) {
 	if d.scan.Peek(i) != '[' {
@@ -322,103 +357,23 @@ func (d *Decoder) sizeList(i, depth int) (int, int) {
 	b := d.scan.Bytes()
 	i = jsonscan.SkipWS(b, i+1)
 	if d.scan.Peek(i) == ']' {
-		return i + 1, 3
+		return i + 1, ddb.ContainerOverhead
 	}
 	total := ddb.ContainerOverhead
-	for {
+	for closed := false; ; {
 		var n int
 		if i, n = d.sizeAV(i, depth); i < 0 {
 			return i, 0
 		}
 		total += ddb.ElementOverhead + n
-		i = jsonscan.SkipWS(b, i)
-		switch d.scan.Peek(i) {
-		case ',':
-			i = jsonscan.SkipWS(b, i+1)
-			continue
-		case ']':
-			return i + 1, total
+		if i, closed = d.scan.Next(i, ']'); closed || i < 0 {
+			return i, total
 		}
-		return d.scan.Unexpected(i, "',' or ']'"), 0
 	}
 }
 
-// sizeMembers measures the object of attributes at i (an item, or the
-// value of an M): the sum of name lengths and value sizes, and the count.
-func (d *Decoder) sizeMembers(i, depth int) (end, size, count int) {
-	b := d.scan.Bytes()
-	i = jsonscan.SkipWS(b, i+1)
-	if d.scan.Peek(i) == '}' {
-		return i + 1, 0, 0
-	}
-	for {
-		if d.scan.Peek(i) != '"' {
-			return d.scan.Unexpected(i, "a string key"), 0, 0
-		}
-		var n, v int
-		if e := jsonscan.PlainString(b, i); e >= 0 {
-			i, n = e, e-i-2
-		} else if i, n, _ = d.scan.ScanString(i); i < 0 {
-			return i, 0, 0
-		}
-		if i = d.scan.Expect(i, ':', "':'"); i < 0 {
-			return i, 0, 0
-		}
-		if i, v = d.sizeAV(i, depth); i < 0 {
-			return i, 0, 0
-		}
-		size += n + v
-		count++
-		i = jsonscan.SkipWS(b, i)
-		switch d.scan.Peek(i) {
-		case ',':
-			i = jsonscan.SkipWS(b, i+1)
-			continue
-		case '}':
-			return i + 1, size, count
-		}
-		return d.scan.Unexpected(i, "',' or '}'"), 0, 0
-	}
-}
-
-// item sizes the item object at i: fast if it can, else in full.
-func (d *Decoder) item(i int) (int, int) {
-	if end, size, ok := d.sizeFast(i, nil, 0); ok {
-		return end, size
-	}
-	end, size, _ := d.sizeMembers(i, 0)
-	return end, size
-}
-
-// ItemSize returns the size in bytes of one item in DynamoDB JSON, such
-// as a stream record's NewImage: {"id":{"S":"a"},"n":{"N":"1.5"}} is
-// 2+1 + 1+3 = 7. It is the rule Decode applies to every image.
-func ItemSize(itemJSON []byte) (int, error) {
-	d := Decoder{where: "item"}
-	d.scan.Reset(itemJSON)
-	i := jsonscan.SkipWS(itemJSON, 0)
-	var size int
-	switch d.scan.Peek(i) {
-	case '{':
-		if i, size = d.item(i); i >= 0 {
-			if i = jsonscan.SkipWS(itemJSON, i); i < len(itemJSON) {
-				d.scan.Fail(i, "data after the item")
-			}
-		}
-	default:
-		if i = d.scan.SkipValue(i); i >= 0 {
-			if i = jsonscan.SkipWS(itemJSON, i); i < len(itemJSON) {
-				d.scan.Fail(i, "data after the item")
-			} else {
-				return 0, fmt.Errorf("%w: an item is a JSON object", ErrAttributeValue)
-			}
-		}
-	}
-	if d.scan.Err() != nil {
-		return 0, d.syntaxError()
-	}
-	if d.rs.err != nil {
-		return 0, d.rs.err
-	}
-	return size, nil
+// wrongType flags a value whose JSON type does not fit its tag and skips it.
+func (d *Decoder) wrongType(i int) (int, int) {
+	d.bad(ErrAttributeValue, i)
+	return d.scan.SkipValue(i), 0
 }

@@ -48,148 +48,6 @@ func (s *Scanner) Err() *SyntaxError { return s.err }
 // will read the same bytes another way.
 func (s *Scanner) ClearErr() { s.err = nil }
 
-// Peek returns the byte at i, or 0 past either end of the data.
-func (s *Scanner) Peek(i int) byte {
-	if i >= 0 && i < len(s.data) {
-		return s.data[i]
-	}
-	return 0
-}
-
-// Fail records a syntax error at byte i (unless one is recorded already)
-// and returns -1.
-func (s *Scanner) Fail(i int, msg string) int {
-	if s.err == nil {
-		s.err = &SyntaxError{Offset: int64(i), Msg: msg}
-	}
-	return -1
-}
-
-// Unexpected reports the byte at i as a syntax error, saying what was
-// wanted, and returns -1.
-func (s *Scanner) Unexpected(i int, want string) int {
-	if i >= len(s.data) {
-		return s.Fail(i, "unexpected end of input, expected "+want)
-	}
-	return s.Fail(i, fmt.Sprintf("invalid character %q, expected %s", s.data[i], want))
-}
-
-// Expect skips whitespace, requires byte c and returns the position after
-// it and the whitespace that follows.
-func (s *Scanner) Expect(i int, c byte, want string) int {
-	i = SkipWS(s.data, i)
-	if s.Peek(i) != c {
-		return s.Unexpected(i, want)
-	}
-	return SkipWS(s.data, i+1)
-}
-
-// Next reads what follows a value that ended at i in a container that
-// closer closes: a comma (it returns the next value's start) or closer (it
-// returns the position after it, and closed).
-func (s *Scanner) Next(i int, closer byte) (_ int, closed bool) {
-	j := SkipWS(s.data, i)
-	switch s.Peek(j) {
-	case ',':
-		return SkipWS(s.data, j+1), false
-	case closer:
-		return j + 1, true
-	}
-	return s.Unexpected(j, "',' or '"+string(closer)+"'"), false
-}
-
-// SkipWS returns the position of the first byte at or after i that is not
-// JSON whitespace.
-func SkipWS(b []byte, i int) int {
-	if i < len(b) && b[i] > ' ' {
-		return i
-	}
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\n', '\r', '\t':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// IsDigit reports whether c is a decimal digit.
-func IsDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// SkipNumber validates a JSON number token at i and returns its end.
-func (s *Scanner) SkipNumber(i int) int {
-	b := s.data
-	start := i
-	if s.Peek(i) == '-' {
-		i++
-	}
-	switch c := s.Peek(i); {
-	case c == '0':
-		i++
-	case '1' <= c && c <= '9':
-		for i < len(b) && IsDigit(b[i]) {
-			i++
-		}
-	default:
-		return s.Fail(start, "invalid number")
-	}
-	if s.Peek(i) == '.' {
-		i++
-		if !IsDigit(s.Peek(i)) {
-			return s.Fail(start, "invalid number")
-		}
-		for i < len(b) && IsDigit(b[i]) {
-			i++
-		}
-	}
-	if c := s.Peek(i); c == 'e' || c == 'E' {
-		i++
-		if c := s.Peek(i); c == '+' || c == '-' {
-			i++
-		}
-		if !IsDigit(s.Peek(i)) {
-			return s.Fail(start, "invalid number")
-		}
-		for i < len(b) && IsDigit(b[i]) {
-			i++
-		}
-	}
-	return i
-}
-
-// Literal checks that the bytes at i spell word (true, false or null) and
-// returns the end.
-func (s *Scanner) Literal(i int, word string) int {
-	if len(s.data)-i < len(word) || string(s.data[i:i+len(word)]) != word {
-		return s.Fail(i, "invalid literal, expected "+word)
-	}
-	return i + len(word)
-}
-
-// SkipScalar validates one string, number, true, false or null at i and
-// returns its end.
-func (s *Scanner) SkipScalar(i int) int {
-	switch c := s.Peek(i); {
-	case c == '"':
-		if end := PlainString(s.data, i); end >= 0 {
-			return end
-		}
-		end, _, _ := s.ScanString(i)
-		return end
-	case c == 't':
-		return s.Literal(i, "true")
-	case c == 'f':
-		return s.Literal(i, "false")
-	case c == 'n':
-		return s.Literal(i, "null")
-	case c == '-' || IsDigit(c):
-		return s.SkipNumber(i)
-	}
-	return s.Unexpected(i, "a JSON value")
-}
-
 // SkipValue validates any JSON value at i (whitespace already skipped) and
 // returns its end. Containers are walked with an explicit stack, so no
 // nesting depth can exhaust the goroutine stack.
@@ -295,3 +153,145 @@ func (s *Scanner) SkipMembers(i int) int {
 	}
 	return i + 1
 }
+
+// SkipScalar validates one string, number, true, false or null at i and
+// returns its end.
+func (s *Scanner) SkipScalar(i int) int {
+	switch c := s.Peek(i); {
+	case c == '"':
+		if end := PlainString(s.data, i); end >= 0 {
+			return end
+		}
+		end, _, _ := s.ScanString(i)
+		return end
+	case c == 't':
+		return s.Literal(i, "true")
+	case c == 'f':
+		return s.Literal(i, "false")
+	case c == 'n':
+		return s.Literal(i, "null")
+	case c == '-' || IsDigit(c):
+		return s.SkipNumber(i)
+	}
+	return s.Unexpected(i, "a JSON value")
+}
+
+// SkipNumber validates a JSON number token at i and returns its end.
+func (s *Scanner) SkipNumber(i int) int {
+	b := s.data
+	start := i
+	if s.Peek(i) == '-' {
+		i++
+	}
+	switch c := s.Peek(i); {
+	case c == '0':
+		i++
+	case '1' <= c && c <= '9':
+		for i < len(b) && IsDigit(b[i]) {
+			i++
+		}
+	default:
+		return s.Fail(start, "invalid number")
+	}
+	if s.Peek(i) == '.' {
+		i++
+		if !IsDigit(s.Peek(i)) {
+			return s.Fail(start, "invalid number")
+		}
+		for i < len(b) && IsDigit(b[i]) {
+			i++
+		}
+	}
+	if c := s.Peek(i); c == 'e' || c == 'E' {
+		i++
+		if c := s.Peek(i); c == '+' || c == '-' {
+			i++
+		}
+		if !IsDigit(s.Peek(i)) {
+			return s.Fail(start, "invalid number")
+		}
+		for i < len(b) && IsDigit(b[i]) {
+			i++
+		}
+	}
+	return i
+}
+
+// Literal checks that the bytes at i spell word (true, false or null) and
+// returns the end.
+func (s *Scanner) Literal(i int, word string) int {
+	if len(s.data)-i < len(word) || string(s.data[i:i+len(word)]) != word {
+		return s.Fail(i, "invalid literal, expected "+word)
+	}
+	return i + len(word)
+}
+
+// Expect skips whitespace, requires byte c and returns the position after
+// it and the whitespace that follows.
+func (s *Scanner) Expect(i int, c byte, want string) int {
+	i = SkipWS(s.data, i)
+	if s.Peek(i) != c {
+		return s.Unexpected(i, want)
+	}
+	return SkipWS(s.data, i+1)
+}
+
+// Next reads what follows a value that ended at i in a container that
+// closer closes: a comma (it returns the next value's start) or closer (it
+// returns the position after it, and closed).
+func (s *Scanner) Next(i int, closer byte) (_ int, closed bool) {
+	j := SkipWS(s.data, i)
+	switch s.Peek(j) {
+	case ',':
+		return SkipWS(s.data, j+1), false
+	case closer:
+		return j + 1, true
+	}
+	return s.Unexpected(j, "',' or '"+string(closer)+"'"), false
+}
+
+// Unexpected reports the byte at i as a syntax error, saying what was
+// wanted, and returns -1.
+func (s *Scanner) Unexpected(i int, want string) int {
+	if i >= len(s.data) {
+		return s.Fail(i, "unexpected end of input, expected "+want)
+	}
+	return s.Fail(i, fmt.Sprintf("invalid character %q, expected %s", s.data[i], want))
+}
+
+// Fail records a syntax error at byte i (unless one is recorded already)
+// and returns -1.
+func (s *Scanner) Fail(i int, msg string) int {
+	if s.err == nil {
+		s.err = &SyntaxError{Offset: int64(i), Msg: msg}
+	}
+	return -1
+}
+
+// Peek returns the byte at i, or 0 past either end of the data.
+func (s *Scanner) Peek(i int) byte {
+	if i >= 0 && i < len(s.data) {
+		return s.data[i]
+	}
+	return 0
+}
+
+// SkipWS returns the position of the first byte at or after i that is not
+// JSON whitespace.
+func SkipWS(b []byte, i int) int {
+	if i < len(b) && b[i] > ' ' {
+		return i
+	}
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\n', '\r', '\t':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// IsDigit reports whether c is a decimal digit.
+func IsDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -10,20 +10,31 @@ import (
 // backslash, control character or non-ASCII byte. Most strings of a
 // DynamoDB payload are plain to their closing quote.
 
+// Flags says what a string holds besides plain text.
+type Flags uint8
+
+// String flags.
 const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
+	Escaped Flags = 1 << iota // a backslash escape
+	Invalid                   // bytes that are not UTF-8; they decode as U+FFFD
 )
 
-// plainRunEnds has the high bit set in the first byte of v (in memory
-// order) that ends a plain run inside a JSON string: '"', '\\', a control
-// character or a non-ASCII byte. It is Mycroft's zero-byte test (Hacker's
-// Delight, 6-1) on v^'"' and v^'\\', with its borrow trick for bytes below
-// 0x20, all at once. Bits above that byte may be spurious: a borrow only
-// comes from a lower byte that itself ends the run, and a false bit only
-// marks a byte that is non-ASCII; so the lowest set bit is exact.
-func plainRunEnds(v uint64) uint64 {
-	return (((v ^ (lsb * '"')) - lsb) | ((v ^ (lsb * '\\')) - lsb) | (v - lsb*0x20) | v) & msb
+// StringBytes scans the string at q and returns its decoded bytes: the
+// data itself when it holds nothing to decode, else a copy in the
+// scanner's scratch, valid until the next call.
+func (s *Scanner) StringBytes(q int) (end int, str []byte) {
+	if end = PlainString(s.data, q); end >= 0 {
+		return end, s.data[q+1 : end-1]
+	}
+	end, _, flags := s.ScanString(q)
+	if end < 0 {
+		return end, nil
+	}
+	if flags == 0 {
+		return end, s.data[q+1 : end-1]
+	}
+	s.tmp = AppendString(s.tmp[:0], s.data, q, end)
+	return end, s.tmp
 }
 
 // PlainString returns the end of the string whose quote is at q when the
@@ -75,15 +86,6 @@ func plainLong(b []byte, i int) int {
 	return -1
 }
 
-// Flags says what a string holds besides plain text.
-type Flags uint8
-
-// String flags.
-const (
-	Escaped Flags = 1 << iota // a backslash escape
-	Invalid                   // bytes that are not UTF-8; they decode as U+FFFD
-)
-
 // ScanString validates the JSON string whose opening quote is at q. It
 // returns the position after the closing quote, the length in bytes of the
 // UTF-8 string it decodes to, and what it holds besides plain text.
@@ -129,75 +131,6 @@ func (s *Scanner) ScanString(q int) (end, n int, flags Flags) {
 			i += size
 		}
 	}
-}
-
-// StringBytes scans the string at q and returns its decoded bytes: the
-// data itself when it holds nothing to decode, else a copy in the
-// scanner's scratch, valid until the next call.
-func (s *Scanner) StringBytes(q int) (end int, str []byte) {
-	if end = PlainString(s.data, q); end >= 0 {
-		return end, s.data[q+1 : end-1]
-	}
-	end, _, flags := s.ScanString(q)
-	if end < 0 {
-		return end, nil
-	}
-	if flags == 0 {
-		return end, s.data[q+1 : end-1]
-	}
-	s.tmp = AppendString(s.tmp[:0], s.data, q, end)
-	return end, s.tmp
-}
-
-// escape measures the escape sequence at b[i] == '\\': how many input bytes
-// it spans (0 if it is invalid) and how many UTF-8 bytes it decodes to.
-func escape(b []byte, i int) (in, out int) {
-	if i+1 >= len(b) {
-		return 0, 0
-	}
-	switch b[i+1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return 2, 1
-	case 'u':
-		r := hex4(b, i+2)
-		switch {
-		case r < 0:
-			return 0, 0
-		case r >= 0xD800 && r < 0xDC00: // high surrogate: a pair only if a low one follows
-			if i+7 < len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
-				if r2 := hex4(b, i+8); r2 >= 0xDC00 && r2 < 0xE000 {
-					return 12, 4
-				}
-			}
-			return 6, 3
-		case r >= 0xDC00 && r < 0xE000:
-			return 6, 3
-		}
-		return 6, utf8.RuneLen(rune(r))
-	}
-	return 0, 0
-}
-
-// hex4 parses four hex digits at b[i:], or returns -1.
-func hex4(b []byte, i int) int {
-	if i+4 > len(b) {
-		return -1
-	}
-	r := 0
-	for _, c := range b[i : i+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return -1
-		}
-		r = r<<4 | int(c)
-	}
-	return r
 }
 
 // AppendString appends the decoded UTF-8 bytes of the valid JSON string (as
@@ -254,4 +187,71 @@ func appendEscape(dst, b []byte, i int) ([]byte, int) {
 		dst = append(dst, c)
 	}
 	return dst, i + in
+}
+
+// escape measures the escape sequence at b[i] == '\\': how many input bytes
+// it spans (0 if it is invalid) and how many UTF-8 bytes it decodes to.
+func escape(b []byte, i int) (in, out int) {
+	if i+1 >= len(b) {
+		return 0, 0
+	}
+	switch b[i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2, 1
+	case 'u':
+		r := hex4(b, i+2)
+		switch {
+		case r < 0:
+			return 0, 0
+		case r >= 0xD800 && r < 0xDC00: // high surrogate: a pair only if a low one follows
+			if i+7 < len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
+				if r2 := hex4(b, i+8); r2 >= 0xDC00 && r2 < 0xE000 {
+					return 12, 4
+				}
+			}
+			return 6, 3
+		case r >= 0xDC00 && r < 0xE000:
+			return 6, 3
+		}
+		return 6, utf8.RuneLen(rune(r))
+	}
+	return 0, 0
+}
+
+// hex4 parses four hex digits at b[i:], or returns -1.
+func hex4(b []byte, i int) int {
+	if i+4 > len(b) {
+		return -1
+	}
+	r := 0
+	for _, c := range b[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r<<4 | int(c)
+	}
+	return r
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// plainRunEnds has the high bit set in the first byte of v (in memory
+// order) that ends a plain run inside a JSON string: '"', '\\', a control
+// character or a non-ASCII byte. It is Mycroft's zero-byte test (Hacker's
+// Delight, 6-1) on v^'"' and v^'\\', with its borrow trick for bytes below
+// 0x20, all at once. Bits above that byte may be spurious: a borrow only
+// comes from a lower byte that itself ends the run, and a false bit only
+// marks a byte that is non-ASCII; so the lowest set bit is exact.
+func plainRunEnds(v uint64) uint64 {
+	return (((v ^ (lsb * '"')) - lsb) | ((v ^ (lsb * '\\')) - lsb) | (v - lsb*0x20) | v) & msb
 }
