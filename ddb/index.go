@@ -52,32 +52,32 @@ type Index struct {
 	NonKeyAttributes []string // the attributes INCLUDE projects
 }
 
-// Validate checks that ix could be a DynamoDB index.
-func (ix Index) Validate() error {
-	if ix.Name == "" {
+// Validate checks that def could be a DynamoDB index.
+func (def Index) Validate() error {
+	if def.Name == "" {
 		return fmt.Errorf("%w: an index has no name", ErrIndex)
 	}
-	if ix.PartitionKey == "" {
-		return fmt.Errorf("%w: index %q has no partition key", ErrIndex, ix.Name)
+	if def.PartitionKey == "" {
+		return fmt.Errorf("%w: index %q has no partition key", ErrIndex, def.Name)
 	}
-	for _, n := range []string{ix.Name, ix.PartitionKey, ix.SortKey} {
+	for _, n := range []string{def.Name, def.PartitionKey, def.SortKey} {
 		if len(n) > MaxKeyNameBytes || !utf8.ValidString(n) {
-			return fmt.Errorf("%w: index %q: name %.40q is not UTF-8 of at most %d bytes", ErrIndex, ix.Name, n, MaxKeyNameBytes)
+			return fmt.Errorf("%w: index %q: name %.40q is not UTF-8 of at most %d bytes", ErrIndex, def.Name, n, MaxKeyNameBytes)
 		}
 	}
-	switch ix.Projection {
+	switch def.Projection {
 	case ProjectAll, ProjectKeysOnly:
-		if len(ix.NonKeyAttributes) > 0 {
-			return fmt.Errorf("%w: index %q: NonKeyAttributes need projection INCLUDE, not %s", ErrIndex, ix.Name, ix.Projection)
+		if len(def.NonKeyAttributes) > 0 {
+			return fmt.Errorf("%w: index %q: NonKeyAttributes need projection INCLUDE, not %s", ErrIndex, def.Name, def.Projection)
 		}
 	case ProjectInclude:
-		for _, a := range ix.NonKeyAttributes {
+		for _, a := range def.NonKeyAttributes {
 			if a == "" || !utf8.ValidString(a) {
-				return fmt.Errorf("%w: index %q: a NonKeyAttribute %q is empty or not UTF-8", ErrIndex, ix.Name, a)
+				return fmt.Errorf("%w: index %q: a NonKeyAttribute %q is empty or not UTF-8", ErrIndex, def.Name, a)
 			}
 		}
 	default:
-		return fmt.Errorf("%w: index %q: projection %v", ErrIndex, ix.Name, ix.Projection)
+		return fmt.Errorf("%w: index %q: projection %v", ErrIndex, def.Name, def.Projection)
 	}
 	return nil
 }

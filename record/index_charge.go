@@ -28,8 +28,8 @@ func (d *Decoder) chargeIndexes() (first, n int32) {
 		need = known[sideNew] && known[sideOld]
 	}
 	allChanged := -1 // whether any attribute changed: unknown yet
-	for x := range d.plan.indexes {
-		def := &d.plan.indexes[x]
+	for k := range d.plan.indexes {
+		def := &d.plan.indexes[k]
 		f := ddb.IndexFacts{Kind: kind}
 		f.New = ddb.IndexSide{Known: known[sideNew], In: known[sideNew] && d.inIndex(sideNew, def)}
 		f.Old = ddb.IndexSide{Known: known[sideOld], In: known[sideOld] && d.inIndex(sideOld, def)}
@@ -42,7 +42,7 @@ func (d *Decoder) chargeIndexes() (first, n int32) {
 			continue // the index's blank write: not listed
 		}
 		// Packed, with the canonical key values of the entries written only.
-		w := packedWrite{index: int32(x), delWCU: uint32(c.Delete), putWCU: uint32(c.Put), ttlWCU: uint32(c.Expired), exact: c.Exact}
+		w := packedWrite{index: int32(k), delWCU: uint32(c.Delete), putWCU: uint32(c.Put), ttlWCU: uint32(c.Expired), exact: c.Exact}
 		if c.Delete > 0 || c.Expired > 0 {
 			k := d.indexKey(sideOld, def.pk)
 			k.value = d.copyQueued(k.value)
