@@ -54,14 +54,3 @@ func TestIndexChargeWCU(t *testing.T) {
 		t.Errorf("WCU() = %d, want 3: a delete and a put, and no TTL delete", got)
 	}
 }
-
-func TestParseProjection(t *testing.T) {
-	for _, p := range []Projection{ProjectAll, ProjectKeysOnly, ProjectInclude} {
-		if got, err := ParseProjection(p.String()); err != nil || got != p {
-			t.Errorf("ParseProjection(%q) = %v, %v", p.String(), got, err)
-		}
-	}
-	if _, err := ParseProjection("all"); err == nil {
-		t.Error(`ParseProjection("all") accepted a lower-case type`)
-	}
-}
