@@ -154,9 +154,12 @@ func parse[T string | []byte](s T, n *numberText) error {
 	}
 	exp := 0
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		var err error
-		if exp, i, err = exponent(s, i+1); err != nil {
-			return err
+		exp, i = exponent(s, i+1)
+		switch {
+		case !isDigit(s[i-1]): // an exponent without digits
+			return errNumberSyntax
+		case exp == maxExponent || exp == -maxExponent:
+			return errNumberRange
 		}
 	}
 	if i != len(s) {
@@ -193,28 +196,26 @@ func digits[T string | []byte](s T, i, k int, n *numberText) (int, int) {
 }
 
 // exponent reads the exponent at s[i:], just after its 'e': an optional
-// sign and digits. It returns the exponent and its end.
-func exponent[T string | []byte](s T, i int) (exp, end int, err error) {
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
+// sign and digits. It returns the exponent and its end; the caller checks
+// that it has digits. BigDecimal keeps the scale in an int; far before
+// that, any non-zero number is out of DynamoDB's range, so the exponent
+// stops growing at ±maxExponent.
+func exponent[T string | []byte](s T, i int) (exp, end int) {
+	neg := i < len(s) && s[i] == '-'
+	if neg || i < len(s) && s[i] == '+' {
 		i++
 	}
-	if i == len(s) {
-		return 0, i, errNumberSyntax
-	}
 	for ; i < len(s) && isDigit(s[i]); i++ {
-		// BigDecimal keeps the scale in an int; far before that, any
-		// non-zero number is out of DynamoDB's range.
-		if exp = exp*10 + int(s[i]-'0'); exp > 999_999_999 {
-			return 0, i, errNumberRange
-		}
+		exp = min(exp*10+int(s[i]-'0'), maxExponent)
 	}
 	if neg {
 		exp = -exp
 	}
-	return exp, i, nil
+	return exp, i
 }
+
+// maxExponent is where exponent stops counting.
+const maxExponent = 1_000_000_000
 
 // appendCanonical appends the canonical form of n, parsed from s.
 func appendCanonical[T string | []byte](dst []byte, s T, n *numberText) []byte {
