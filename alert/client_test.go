@@ -11,9 +11,9 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
-	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/redact"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
@@ -27,7 +27,7 @@ func clientReport(t testing.TB, start time.Time) report.ClientReport {
 		t.Fatal(err)
 	}
 	for i := range 200 {
-		k := record.Key{Type: record.String, Value: []byte("alice@example.com")}
+		k := ddb.Key{Type: ddb.String, Value: []byte("alice@example.com")}
 		if i%4 != 0 {
 			k.Value = []byte("user#" + string(rune('a'+i%20)))
 		}

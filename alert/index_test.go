@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/redact"
@@ -177,7 +178,7 @@ func TestIndexKeysRedacted(t *testing.T) {
 	dcfg.Redactor = h
 	start := recentStart()
 	raw := "alice@example.com"
-	key := record.Key{Type: record.String, Value: []byte(raw)}
+	key := ddb.Key{Type: ddb.String, Value: []byte(raw)}
 
 	// The same key, hot in the table and in index GSI1.
 	tw, err := detector.NewWindow(dcfg.Sketch, "Users", start, start.Add(time.Minute))
@@ -192,10 +193,10 @@ func TestIndexKeysRedacted(t *testing.T) {
 		at := start.Add(time.Duration(i%6) * time.Second) // 500 WCU/s: a warning
 		r := record.Record{Table: "Users", PartitionKey: key, WCU: 5, WCUExact: true, Time: at}
 		tw.Add(&r)
-		iw.AddIndex(&r, &record.IndexWrite{Index: "GSI1", WCU: 5, Exact: true, Put: record.IndexEntry{Key: key, WCU: 5}})
+		iw.AddIndex(&r, &record.IndexWrite{Index: "GSI1", WCU: 5, Exact: true, Put: ddb.IndexEntry{Key: key, WCU: 5}})
 	}
 	reports := []report.Report{tw.Report(dcfg), iw.Report(dcfg)}
-	stand := h.Key(byte(record.String), []byte(raw))
+	stand := h.Key(byte(ddb.String), []byte(raw))
 	for _, r := range reports {
 		if len(r.HotKeys) != 1 || r.HotKeys[0].Key != stand {
 			t.Fatalf("window %q: hot keys %+v, want the one key, hashed to %s", r.Index, r.HotKeys, stand)

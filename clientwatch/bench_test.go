@@ -17,8 +17,8 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/hotkeys-dev/hotkeys/clientwatch"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
-	"github.com/hotkeys-dev/hotkeys/record"
 )
 
 // instantServer answers every GetItem at once with a small item, and with
@@ -325,7 +325,7 @@ func BenchmarkRecord(b *testing.B) {
 	b.ReportAllocs()
 	start := cpuTime()
 	for i := 0; b.Loop(); i++ {
-		k := record.Key{Type: record.String, Value: keys[i%len(keys)]}
+		k := ddb.Key{Type: ddb.String, Value: keys[i%len(keys)]}
 		cw.AddRequest(k, t0, 1e6, true, true)
 		cw.AddCapacity(k, t0, 1, 0, false)
 	}

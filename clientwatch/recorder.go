@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 )
 
 // part is one key a call touched: its bytes in recorder.buf, the table,
@@ -21,7 +21,7 @@ import (
 type part struct {
 	table      string
 	start, end int
-	typ        record.KeyType
+	typ        ddb.KeyType
 	weight     uint64
 	idx        int
 	share      uint64 // apportioned units
@@ -46,8 +46,8 @@ type tableUnits struct {
 	rcuHalf, wcu uint64
 }
 
-func (r *recorder) key(p *part) record.Key {
-	return record.Key{Type: p.typ, Value: r.buf[p.start:p.end]}
+func (r *recorder) key(p *part) ddb.Key {
+	return ddb.Key{Type: p.typ, Value: r.buf[p.start:p.end]}
 }
 
 // addKey appends the partition key of item (or of a Key map) as a part.
@@ -63,7 +63,7 @@ func (r *recorder) addKey(table, pk string, item map[string]types.AttributeValue
 // addValue appends a partition key value as a part.
 func (r *recorder) addValue(table string, v types.AttributeValue, weight uint64, idx int) {
 	start := len(r.buf)
-	buf, typ, err := record.AppendAttributeValueKey(r.buf, v)
+	buf, typ, err := appendKey(r.buf, v)
 	if err != nil {
 		r.buf = r.buf[:start]
 		return
@@ -72,18 +72,15 @@ func (r *recorder) addValue(table string, v types.AttributeValue, weight uint64,
 	r.parts = append(r.parts, part{table: table, start: start, end: len(buf), typ: typ, weight: max(weight, 1), idx: idx})
 }
 
-func itemSize(item map[string]types.AttributeValue) uint64 {
-	n, err := record.AttributeValueItemSize(item)
+// sizeOf is an item's size, for apportioning: at least 1, and 1 for an
+// item DynamoDB could not have stored (it refused the call).
+func sizeOf(item map[string]types.AttributeValue) int {
+	n, err := itemSize(item)
 	if err != nil {
 		return 1
 	}
-	return uint64(max(n, 1))
+	return max(n, 1)
 }
-
-// readUnits and writeUnits are DynamoDB's per-item rounding: 4 KB read
-// units, 1 KB write units.
-func readUnits(size uint64) uint64  { return max((size+4095)/4096, 1) }
-func writeUnits(size uint64) uint64 { return max((size+1023)/1024, 1) }
 
 // capacity appends what cc says a call consumed on its table: the table's
 // own units when DynamoDB broke them down (INDEXES), else the total.
@@ -154,15 +151,35 @@ func (r *recorder) tableName(name []byte, fallbackTable string) string {
 	return string(name)
 }
 
-// charge sorts the call's parts by table and key, merges repeats, and
-// charges each table's units to its keys: exactly when one key, split by
-// weight when several, to nobody when none.
+// charge charges the call to its keys: every part a request, each table's
+// units to its keys (exactly when one key, split by weight when several,
+// to nobody when none), every throttled attempt, and the writes refused by
+// their condition.
 func (r *recorder) charge(w *Watcher, attempts []retryResult, callErr error, start, end time.Time, firstTable string) {
+	r.mergeParts()
+	single := len(r.parts) == 1
+	latency := end.Sub(start)
+	for i := range r.parts {
+		p := &r.parts[i]
+		w.window(p.table, end).AddRequest(r.key(p), end, latency, single, i == 0 || p.table != r.parts[i-1].table)
+	}
+	r.chargeUnits(w, end)
+	if len(r.parts) == 0 && len(r.caps) == 0 && firstTable != "" {
+		w.window(firstTable, end).AddUnattributed(0, 0)
+	}
+	r.chargeThrottles(w, attempts, end, firstTable)
+	if callErr != nil {
+		r.chargeConditionFailures(w, callErr, end)
+	}
+}
+
+// mergeParts sorts the call's parts by table and key, and merges repeated
+// keys of a table, keeping the first index.
+func (r *recorder) mergeParts() {
 	buf := r.buf
 	slices.SortStableFunc(r.parts, func(a, b part) int {
 		return cmp.Or(cmp.Compare(a.table, b.table), bytes.Compare(buf[a.start:a.end], buf[b.start:b.end]), cmp.Compare(a.typ, b.typ))
 	})
-	// Merge repeated keys of a table, keeping the first index.
 	merged := r.parts[:0]
 	for _, p := range r.parts {
 		if n := len(merged); n > 0 && merged[n-1].table == p.table && merged[n-1].typ == p.typ &&
@@ -173,13 +190,11 @@ func (r *recorder) charge(w *Watcher, attempts []retryResult, callErr error, sta
 		merged = append(merged, p)
 	}
 	r.parts = merged
-	single := len(r.parts) == 1
+}
 
-	latency := end.Sub(start)
-	for i := range r.parts {
-		p := &r.parts[i]
-		w.window(p.table, end).AddRequest(r.key(p), end, latency, single, i == 0 || p.table != r.parts[i-1].table)
-	}
+// chargeUnits charges each table's units to its parts: exactly when one
+// key, split by weight when several, to nobody when none.
+func (r *recorder) chargeUnits(w *Watcher, end time.Time) {
 	for _, c := range r.caps {
 		lo, hi := r.tableParts(c.table)
 		cw := w.window(c.table, end)
@@ -200,11 +215,11 @@ func (r *recorder) charge(w *Watcher, attempts []retryResult, callErr error, sta
 			}
 		}
 	}
-	if len(r.parts) == 0 && len(r.caps) == 0 && firstTable != "" {
-		w.window(firstTable, end).AddUnattributed(0, 0)
-	}
+}
 
-	// Every throttled attempt, retried or final.
+// chargeThrottles charges every throttled attempt, retried or final, to
+// the call's keys (or, with none, to its table).
+func (r *recorder) chargeThrottles(w *Watcher, attempts []retryResult, end time.Time, firstTable string) {
 	for _, a := range attempts {
 		if a.Err == nil {
 			continue
@@ -228,12 +243,11 @@ func (r *recorder) charge(w *Watcher, attempts []retryResult, callErr error, sta
 			w.window(p.table, end).AddThrottle(r.key(p), end, names)
 		}
 	}
+}
 
-	// Writes refused by their condition: DynamoDB charged them, no stream
-	// will show them.
-	if callErr == nil {
-		return
-	}
+// chargeConditionFailures charges the writes refused by their condition:
+// DynamoDB charged them, and no stream will show them.
+func (r *recorder) chargeConditionFailures(w *Watcher, callErr error, end time.Time) {
 	var ccf *types.ConditionalCheckFailedException
 	var tce *types.TransactionCanceledException
 	switch {

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
-	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/internal/jsonscan"
 )
 
 // When the caller did not ask for ConsumedCapacity, the middleware asks for
@@ -22,9 +22,9 @@ import (
 // is taken out of the response body instead, by a Deserialize-step
 // middleware that sits just inside the SDK's OperationDeserializer: it
 // reads the body into a pooled buffer, reads the top-level ConsumedCapacity
-// member with record's zero-allocation scanner, and hands the SDK the body
-// without it, which is byte for byte what DynamoDB sends a caller who did
-// not ask. It sits outside the middlewares that check the body's CRC32
+// member with the zero-allocation scanner of internal/jsonscan, and hands
+// the SDK the body without it, which is byte for byte what DynamoDB sends
+// a caller who did not ask. It sits outside the middlewares that check the body's CRC32
 // (X-Amz-Crc32, over the bytes on the wire) and decompress gzip, so the
 // checksum is computed on the body as sent, and the scanner sees JSON.
 // Error responses, and bodies the scanner cannot read, pass through as they
@@ -71,7 +71,7 @@ type wireState struct {
 
 	// One scanner per level: the body, a ConsumedCapacity object, its
 	// Table object.
-	sc, sc1, sc2 record.ObjectScanner
+	sc, sc1, sc2 jsonscan.Scanner
 }
 
 var wireStates = sync.Pool{New: func() any { return new(wireState) }}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
@@ -77,7 +77,7 @@ func (w *ClientWindow) Start() time.Time { return time.Unix(w.start, 0).UTC() }
 // End returns the instant just after the window.
 func (w *ClientWindow) End() time.Time { return time.Unix(w.end, 0).UTC() }
 
-func (w *ClientWindow) typed(k record.Key) []byte {
+func (w *ClientWindow) typed(k ddb.Key) []byte {
 	w.keyBuf = append(w.keyBuf[:0], byte(k.Type))
 	w.keyBuf = append(w.keyBuf, k.Value...)
 	return w.keyBuf
@@ -87,7 +87,7 @@ func (w *ClientWindow) typed(k record.Key) []byte {
 // when withLatency (the call touched k alone), its latency as the caller
 // saw it. A call on several keys is counted once per key, and once in the
 // window's Requests when first is true.
-func (w *ClientWindow) AddRequest(k record.Key, t time.Time, latency time.Duration, withLatency, first bool) {
+func (w *ClientWindow) AddRequest(k ddb.Key, t time.Time, latency time.Duration, withLatency, first bool) {
 	if first {
 		w.requests++
 	}
@@ -112,7 +112,7 @@ func (w *ClientWindow) AddUnattributed(rcuHalf, wcu uint64) {
 // capacity consumed at time t. apportioned says the figures are the key's
 // share of a multi-key request, split by item sizes, rather than reported
 // for the key alone.
-func (w *ClientWindow) AddCapacity(k record.Key, t time.Time, rcuHalf, wcu uint64, apportioned bool) {
+func (w *ClientWindow) AddCapacity(k ddb.Key, t time.Time, rcuHalf, wcu uint64, apportioned bool) {
 	key := w.typed(k)
 	tick := t.Unix()
 	w.rcuHalf += rcuHalf
@@ -132,7 +132,7 @@ func (w *ClientWindow) AddCapacity(k record.Key, t time.Time, rcuHalf, wcu uint6
 
 // AddThrottle counts one throttled attempt on key k, with DynamoDB's
 // ThrottlingReasons for it (none from older endpoints).
-func (w *ClientWindow) AddThrottle(k record.Key, t time.Time, reasons []string) {
+func (w *ClientWindow) AddThrottle(k ddb.Key, t time.Time, reasons []string) {
 	key := w.typed(k)
 	w.throttled++
 	w.throttles.Add(key, 1, t.Unix(), 0)
@@ -158,7 +158,7 @@ func (w *ClientWindow) AddUnattributedThrottle() { w.throttled++ }
 
 // AddConditionalCheckFailed counts a write on key k refused by its
 // condition: DynamoDB still charges it, and hides it from streams.
-func (w *ClientWindow) AddConditionalCheckFailed(k record.Key, t time.Time) {
+func (w *ClientWindow) AddConditionalCheckFailed(k ddb.Key, t time.Time) {
 	w.conditionalFailed++
 	w.conditional.Add(w.typed(k), 1, t.Unix(), 0)
 }
@@ -339,7 +339,7 @@ func (w *ClientWindow) judgeKey(j judge, k *report.ClientKeyReport, key []byte) 
 	}
 	k.RecommendedShards = recommendedShards(k.PeakWCUPerSecond, cfg.PartitionLimit)
 	if writeSev != report.None {
-		k.Pattern = classify(keyShape{text: string(key[1:]), isString: record.KeyType(key[0]) == record.String, sortKeyed: true, manyItems: true})
+		k.Pattern = classify(keyShape{text: string(key[1:]), isString: ddb.KeyType(key[0]) == ddb.String, sortKeyed: true, manyItems: true})
 	}
 	k.Diagnosis = diagnoseClient(k, cfg)
 }

@@ -8,12 +8,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/redact"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
-func skey(s string) record.Key { return record.Key{Type: record.String, Value: []byte(s)} }
+func skey(s string) ddb.Key { return ddb.Key{Type: ddb.String, Value: []byte(s)} }
 
 func newClientWindow(t *testing.T) *ClientWindow {
 	t.Helper()

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/redact"
 	"github.com/hotkeys-dev/hotkeys/report"
@@ -25,11 +26,11 @@ var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 func rec(table, pk, sk string, wcu uint64, at time.Time) *record.Record {
 	r := &record.Record{
 		Table: table, EventName: record.Insert, Time: at, WCU: wcu, WCUExact: true,
-		PartitionKey:   record.Key{Type: record.String, Value: []byte(pk)},
+		PartitionKey:   ddb.Key{Type: ddb.String, Value: []byte(pk)},
 		SequenceNumber: []byte("1"),
 	}
 	if sk != "" {
-		r.SortKey = record.Key{Type: record.String, Value: []byte(sk)}
+		r.SortKey = ddb.Key{Type: ddb.String, Value: []byte(sk)}
 	}
 	return r
 }
@@ -441,7 +442,7 @@ func TestRedactionCoversEveryKey(t *testing.T) {
 		}
 	}
 	// The stand-in is redact's, of the S key: the one implementation.
-	if want := h.Key(byte(record.String), []byte(secret)); rep2.HotKeys[0].Key != want {
+	if want := h.Key(byte(ddb.String), []byte(secret)); rep2.HotKeys[0].Key != want {
 		t.Errorf("redacted key %q, want the stable hash %q", rep2.HotKeys[0].Key, want)
 	}
 }

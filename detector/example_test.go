@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/record"
 )
@@ -20,8 +21,8 @@ func Example() {
 	add := func(pk, sk string, at time.Time) {
 		err := d.Add(&record.Record{
 			Table: "Orders", EventName: record.Modify, Time: at, WCU: 1, WCUExact: true,
-			PartitionKey: record.Key{Type: record.String, Value: []byte(pk)},
-			SortKey:      record.Key{Type: record.String, Value: []byte(sk)},
+			PartitionKey: ddb.Key{Type: ddb.String, Value: []byte(pk)},
+			SortKey:      ddb.Key{Type: ddb.String, Value: []byte(sk)},
 		})
 		if err != nil {
 			panic(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/golden"
 	"github.com/hotkeys-dev/hotkeys/record"
 )
@@ -22,7 +23,7 @@ func testIndexWindow(t testing.TB) *Window {
 	}
 	r := withIndex(rec("Logs", "a", "", 1, t0), "GSI1", "OPS_LOG", 3, "", 0)
 	r.Indexes = append(r.Indexes, record.IndexWrite{Index: "GSI1", Exact: true, TTLWCU: 2,
-		Delete: record.IndexEntry{Key: record.Key{Type: record.String, Value: []byte("OPS_LOG")}}})
+		Delete: ddb.IndexEntry{Key: ddb.Key{Type: ddb.String, Value: []byte("OPS_LOG")}}})
 	w.AddIndex(r, &r.Indexes[0])
 	w.AddIndex(r, &r.Indexes[1])
 	return w

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
@@ -17,10 +18,10 @@ import (
 func withIndex(r *record.Record, index, key string, wcu uint64, old string, oldWCU uint64) *record.Record {
 	iw := record.IndexWrite{Index: index, Exact: true, WCU: wcu + oldWCU}
 	if key != "" {
-		iw.Put = record.IndexEntry{Key: record.Key{Type: record.String, Value: []byte(key)}, WCU: wcu}
+		iw.Put = ddb.IndexEntry{Key: ddb.Key{Type: ddb.String, Value: []byte(key)}, WCU: wcu}
 	}
 	if old != "" {
-		iw.Delete = record.IndexEntry{Key: record.Key{Type: record.String, Value: []byte(old)}, WCU: oldWCU}
+		iw.Delete = ddb.IndexEntry{Key: ddb.Key{Type: ddb.String, Value: []byte(old)}, WCU: oldWCU}
 	}
 	r.Indexes = append(r.Indexes, iw)
 	return r

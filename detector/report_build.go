@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
@@ -136,7 +136,7 @@ func (j judge) physical(e sketch.Entry) report.KeyReport {
 // figures are a key's write figures from its typed bytes and its entry
 // (bounds and peak) in the window's writes.
 func (j judge) figures(key []byte, e sketch.Entry) report.KeyFigures {
-	typ := record.KeyType(key[0])
+	typ := ddb.KeyType(key[0])
 	return report.KeyFigures{
 		Key:              j.display(typ, key[1:]),
 		Type:             string(rune(typ)),
@@ -152,7 +152,7 @@ func (j judge) figures(key []byte, e sketch.Entry) report.KeyFigures {
 // explain gives a physical key its pattern and, when flagged, its diagnosis.
 func (j judge) explain(k *report.KeyReport, e sketch.Entry) {
 	if j.index != "" {
-		k.Pattern = classifyIndexKey(string(e.Key[1:]), record.KeyType(e.Key[0]) == record.String)
+		k.Pattern = classifyIndexKey(string(e.Key[1:]), ddb.KeyType(e.Key[0]) == ddb.String)
 		if k.Severity != report.None {
 			k.Diagnosis = diagnoseIndex(j.index, k.Pattern, &k.KeyFigures, j.cfg.PartitionLimit)
 		}
@@ -160,7 +160,7 @@ func (j judge) explain(k *report.KeyReport, e sketch.Entry) {
 	}
 	k.Pattern = classify(keyShape{
 		text:      string(e.Key[1:]),
-		isString:  record.KeyType(e.Key[0]) == record.String,
+		isString:  ddb.KeyType(e.Key[0]) == ddb.String,
 		sortKeyed: e.Item != 0,
 		manyItems: e.ManyItems,
 	})
@@ -172,11 +172,11 @@ func (j judge) explain(k *report.KeyReport, e sketch.Entry) {
 // display renders a key for people and JSON: S as is, N as its canonical
 // decimal, B as standard base64; or, with redaction, a keyed hash of the
 // typed key, so the same key always gets the same stand-in.
-func (j judge) display(typ record.KeyType, value []byte) string {
+func (j judge) display(typ ddb.KeyType, value []byte) string {
 	if j.cfg.Redactor != nil {
 		return j.cfg.Redactor.Key(byte(typ), value)
 	}
-	if typ == record.Binary {
+	if typ == ddb.Binary {
 		return base64.StdEncoding.EncodeToString(value)
 	}
 	return string(value)
@@ -197,7 +197,7 @@ func (j judge) shardedKeys(entries []sketch.Entry, keys []report.KeyReport) []re
 	groups := map[string]*shardGroup{}
 	var order []string
 	for i, e := range entries {
-		if record.KeyType(e.Key[0]) != record.String {
+		if ddb.KeyType(e.Key[0]) != ddb.String {
 			continue
 		}
 		base, n, marked, ok := shardSuffix(string(e.Key[1:]))
@@ -303,7 +303,7 @@ func (j judge) combine(g *shardGroup, entries []sketch.Entry, keys []report.KeyR
 	k = report.KeyReport{
 		KeyFigures: report.KeyFigures{
 			Key:             j.logicalName(g.base),
-			Type:            string(rune(record.String)),
+			Type:            string(rune(ddb.String)),
 			WCU:             upper,
 			WCULower:        lower,
 			WCUUpper:        upper,
@@ -340,7 +340,7 @@ func unevenness(g *shardGroup, shards int, keys []report.KeyReport, total uint64
 
 func (j judge) logicalName(base string) string {
 	if j.cfg.Redactor != nil {
-		base = j.cfg.Redactor.Key(byte(record.String), []byte(base))
+		base = j.cfg.Redactor.Key(byte(ddb.String), []byte(base))
 	}
 	return base + "#<shard>"
 }

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/golden"
-	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/redact"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
@@ -22,7 +22,7 @@ func goldenClientReports(t *testing.T) []report.ClientReport {
 	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	cfg := detector.DefaultConfig()
 	cfg.Top = 6
-	key := func(t record.KeyType, v string) record.Key { return record.Key{Type: t, Value: []byte(v)} }
+	key := func(t ddb.KeyType, v string) ddb.Key { return ddb.Key{Type: t, Value: []byte(v)} }
 	window := func(table string, start time.Time) *detector.ClientWindow {
 		w, err := detector.NewClientWindow(cfg.Sketch, table, start, start.Add(time.Minute))
 		if err != nil {
@@ -32,18 +32,18 @@ func goldenClientReports(t *testing.T) []report.ClientReport {
 	}
 
 	w := window("Users", t0)
-	celeb := key(record.String, "PROFILE#celebrity")
+	celeb := key(ddb.String, "PROFILE#celebrity")
 	for i := range 100 {
 		w.AddRequest(celeb, t0.Add(time.Second), time.Duration(1+i%3)*time.Millisecond, true, true)
 		w.AddCapacity(celeb, t0.Add(time.Second), 60, 0, false)
 	}
-	counter := key(record.String, "DATE#2026-11-22")
+	counter := key(ddb.String, "DATE#2026-11-22")
 	for range 50 {
 		w.AddRequest(counter, t0.Add(2*time.Second), 2*time.Millisecond, true, true)
 		w.AddCapacity(counter, t0.Add(2*time.Second), 0, 20, false)
 	}
 	w.AddConditionalCheckFailed(counter, t0.Add(2*time.Second))
-	hot := key(record.String, "USER#7")
+	hot := key(ddb.String, "USER#7")
 	for i := range 4 {
 		w.AddRequest(hot, t0.Add(3*time.Second), 30*time.Millisecond, true, true)
 		w.AddCapacity(hot, t0.Add(3*time.Second), 1, 1, false)
@@ -54,19 +54,19 @@ func goldenClientReports(t *testing.T) []report.ClientReport {
 		}
 	}
 	w.AddThrottle(hot, t0.Add(3*time.Second), []string{"TableReadKeyRangeThroughputExceeded", "TableWriteKeyRangeThroughputExceeded"})
-	for i, k := range []record.Key{key(record.String, "ORDER#1"), key(record.String, "ORDER#2"), key(record.Number, "42"), key(record.Binary, "\x00\x01\x02")} {
+	for i, k := range []ddb.Key{key(ddb.String, "ORDER#1"), key(ddb.String, "ORDER#2"), key(ddb.Number, "42"), key(ddb.Binary, "\x00\x01\x02")} {
 		w.AddRequest(k, t0.Add(4*time.Second), 0, false, i == 0)
 		w.AddCapacity(k, t0.Add(4*time.Second), uint64(3+i), uint64(2+i), true)
 	}
 	for i := range 30 {
 		for _, name := range []string{"a", "b", "c", "d", "e"} {
-			w.AddRequest(key(record.String, "LAT#"+name), t0.Add(5*time.Second), time.Millisecond, true, true)
+			w.AddRequest(key(ddb.String, "LAT#"+name), t0.Add(5*time.Second), time.Millisecond, true, true)
 		}
 		d := time.Millisecond
 		if i == 29 {
 			d = 80 * time.Millisecond
 		}
-		w.AddRequest(key(record.String, "LAT#slow"), t0.Add(5*time.Second), d, true, true)
+		w.AddRequest(key(ddb.String, "LAT#slow"), t0.Add(5*time.Second), d, true, true)
 	}
 	w.AddUnattributed(10, 3)
 	w.AddUnattributedThrottle()

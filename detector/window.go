@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
@@ -102,7 +103,7 @@ func (w *Window) AddIndex(r *record.Record, iw *record.IndexWrite) {
 }
 
 // addEntry counts one write of an index entry under its index key.
-func (w *Window) addEntry(e *record.IndexEntry, tick int64) {
+func (w *Window) addEntry(e *ddb.IndexEntry, tick int64) {
 	w.keyBuf = appendTypedKey(w.keyBuf[:0], e.Key)
 	w.summary.Add(w.keyBuf, e.WCU, tick, 0)
 }
@@ -225,7 +226,7 @@ func (w *Window) Merge(other *Window) error {
 
 // appendTypedKey writes a key as the sketch sees it: the type byte, then
 // the canonical value, so "1" the string and 1 the number stay apart.
-func appendTypedKey(dst []byte, k record.Key) []byte {
+func appendTypedKey(dst []byte, k ddb.Key) []byte {
 	dst = append(dst, byte(k.Type))
 	return append(dst, k.Value...)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/report"
@@ -172,7 +173,7 @@ func bracketTruth(t *testing.T, seed uint64) {
 			}
 			w := uint64(1 + rng.IntN(5))
 			r := record.Record{Table: "T", Shard: fmt.Sprint("s", rng.IntN(3)), Time: t0.Add(time.Duration(sec) * time.Second),
-				PartitionKey: record.Key{Type: record.String, Value: []byte(k)}, WCU: w, WCUExact: true}
+				PartitionKey: ddb.Key{Type: ddb.String, Value: []byte(k)}, WCU: w, WCUExact: true}
 			if err := det.Add(&r); err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/redact"
@@ -121,7 +122,7 @@ func TestRedaction(t *testing.T) {
 		add := func(k string, n int) {
 			for range n {
 				r := record.Record{Table: "People", Shard: "shardId-1", Time: t0.Add(time.Duration(sec) * time.Second),
-					PartitionKey: record.Key{Type: record.String, Value: []byte(k)}, WCU: 1, WCUExact: true}
+					PartitionKey: ddb.Key{Type: ddb.String, Value: []byte(k)}, WCU: 1, WCUExact: true}
 				if err := det.Add(&r); err != nil {
 					t.Fatal(err)
 				}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/report"
@@ -51,7 +52,7 @@ func newStream(t testing.TB, seed uint64, shards, minutes int) *stream {
 			}
 			add := func(k string, wcu uint64, sec int) {
 				r := record.Record{Table: "Orders", Shard: shard, Time: start.Add(time.Duration(sec) * time.Second),
-					PartitionKey: record.Key{Type: record.String, Value: []byte(k)}, WCU: wcu, WCUExact: true}
+					PartitionKey: ddb.Key{Type: ddb.String, Value: []byte(k)}, WCU: wcu, WCUExact: true}
 				w.Add(&r)
 				if st.truth[k] == nil {
 					st.truth[k] = map[int64]uint64{}

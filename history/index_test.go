@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/record"
 )
@@ -26,18 +27,18 @@ func indexSummaries(t testing.TB, shards int) []*Summary {
 		if err != nil {
 			t.Fatal(err)
 		}
-		key := func(s string) record.Key { return record.Key{Type: record.String, Value: []byte(s)} }
+		key := func(s string) ddb.Key { return ddb.Key{Type: ddb.String, Value: []byte(s)} }
 		for sec := range 60 {
 			r := record.Record{Table: "Orders", Time: t0.Add(time.Duration(sec) * time.Second)}
 			for range 30 {
-				iw := record.IndexWrite{Index: "GSI1", WCU: 2, Exact: true, Put: record.IndexEntry{Key: key("OPS_LOG"), WCU: 2}}
+				iw := record.IndexWrite{Index: "GSI1", WCU: 2, Exact: true, Put: ddb.IndexEntry{Key: key("OPS_LOG"), WCU: 2}}
 				w.AddIndex(&r, &iw)
 			}
 			move := record.IndexWrite{Index: "GSI1", WCU: 2, Exact: true,
-				Delete: record.IndexEntry{Key: key("STATUS#NEW"), WCU: 1}, Put: record.IndexEntry{Key: key("STATUS#ACTIVE"), WCU: 1}}
+				Delete: ddb.IndexEntry{Key: key("STATUS#NEW"), WCU: 1}, Put: ddb.IndexEntry{Key: key("STATUS#ACTIVE"), WCU: 1}}
 			w.AddIndex(&r, &move)
 		}
-		ttl := record.IndexWrite{Index: "GSI1", Exact: true, TTLWCU: 3, Delete: record.IndexEntry{Key: key(fmt.Sprintf("EXPIRED#%d", sh))}}
+		ttl := record.IndexWrite{Index: "GSI1", Exact: true, TTLWCU: 3, Delete: ddb.IndexEntry{Key: key(fmt.Sprintf("EXPIRED#%d", sh))}}
 		w.AddIndex(&record.Record{Table: "Orders", Time: t0}, &ttl)
 		hll, err := w.AppendDistinct(nil)
 		if err != nil {

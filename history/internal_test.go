@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/record"
 )
@@ -20,7 +21,7 @@ func TestFromReportInternalErrors(t *testing.T) {
 	}
 	for sec := range 60 {
 		w.Add(&record.Record{Table: "Orders", Shard: "s", Time: t0.Add(time.Duration(sec) * time.Second),
-			PartitionKey: record.Key{Type: record.String, Value: []byte("K")}, WCU: 2, WCUExact: true})
+			PartitionKey: ddb.Key{Type: ddb.String, Value: []byte("K")}, WCU: 2, WCUExact: true})
 	}
 	w.AddMalformed(3)
 	w.AddInternal(5)

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
@@ -40,10 +41,10 @@ func summaries(t *testing.T) []*history.Summary {
 		for sec := range 60 {
 			for i := range 10 {
 				r := record.Record{Table: "Orders", Shard: "shardId-0", Time: t0.Add(time.Duration(sec) * time.Second),
-					PartitionKey: record.Key{Type: record.String, Value: fmt.Appendf(nil, "USER#%d", (sec*7+i)%97)}, WCU: 1 + uint64(i%3), WCUExact: true}
+					PartitionKey: ddb.Key{Type: ddb.String, Value: fmt.Appendf(nil, "USER#%d", (sec*7+i)%97)}, WCU: 1 + uint64(i%3), WCUExact: true}
 				w.Add(&r)
 				iw.AddIndex(&r, &record.IndexWrite{Index: "GSI1", WCU: 1, Exact: true,
-					Put: record.IndexEntry{Key: record.Key{Type: record.String, Value: fmt.Appendf(nil, "DAY#%d", i)}, WCU: 1}})
+					Put: ddb.IndexEntry{Key: ddb.Key{Type: ddb.String, Value: fmt.Appendf(nil, "DAY#%d", i)}, WCU: 1}})
 			}
 		}
 		w.AddInternal(internal)

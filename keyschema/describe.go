@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 )
 
 // ErrDescribeTableJSON is wrapped by ParseDescribeTable's errors.
@@ -146,7 +146,7 @@ func decodeStrict(data []byte, v any) error {
 	return nil
 }
 
-func indexFromJSON(name string, keys []keyElementJSON) (ix record.Index) {
+func indexFromJSON(name string, keys []keyElementJSON) (ix ddb.Index) {
 	ix.Name = name
 	for _, k := range keys {
 		switch k.KeyType {

@@ -14,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
 	"github.com/hotkeys-dev/hotkeys/record"
@@ -23,10 +25,10 @@ var ordersSchema = keyschema.Schema{
 	Table: "Orders", PartitionKey: "PK", SortKey: "SK", PartitionKeyType: "S",
 	StreamARN:      "arn:aws:dynamodb:eu-west-1:123456789012:table/Orders/stream/2026-06-22T09:14:03.417",
 	StreamViewType: "NEW_AND_OLD_IMAGES",
-	Indexes: []record.Index{
-		{Name: "GSI1", PartitionKey: "GSI1PK", SortKey: "SK", Projection: record.ProjectAll},
-		{Name: "byStatus", PartitionKey: "status", Projection: record.ProjectKeysOnly},
-		{Name: "recent", PartitionKey: "status", SortKey: "updatedAt", Projection: record.ProjectInclude, NonKeyAttributes: []string{"total", "customer"}},
+	Indexes: []ddb.Index{
+		{Name: "GSI1", PartitionKey: "GSI1PK", SortKey: "SK", Projection: ddb.ProjectAll},
+		{Name: "byStatus", PartitionKey: "status", Projection: ddb.ProjectKeysOnly},
+		{Name: "recent", PartitionKey: "status", SortKey: "updatedAt", Projection: ddb.ProjectInclude, NonKeyAttributes: []string{"total", "customer"}},
 	},
 }
 
@@ -71,7 +73,7 @@ func TestParseDescribeTableErrors(t *testing.T) {
 		{`{"Table":{"TableName":"t","KeySchema":[{"AttributeName":"pk","KeyType":"RANGE"}]}}`, keyschema.ErrNoKeySchema, "no HASH attribute"},
 		{`{"Table":{"TableName":"t","KeySchema":[{"AttributeName":"pk","KeyType":"PRIMARY"}]}}`, keyschema.ErrDescribeTableJSON, `"PRIMARY" is not HASH or RANGE`},
 		{`{"Table":{"TableName":"t","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"GlobalSecondaryIndexes":[{"IndexName":"g","KeySchema":[{"AttributeName":"a","KeyType":"HASH"}]}]}}`,
-			keyschema.ErrBadIndex, `index "g": record: invalid index definition: projection type "" is not ALL`},
+			keyschema.ErrBadIndex, `index "g": ddb: invalid index definition: projection type "" is not ALL`},
 		{`{"Table":{"TableName":"t","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"GlobalSecondaryIndexes":[{"IndexName":"g","KeySchema":[{"AttributeName":"a","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}}]}}`,
 			keyschema.ErrBadIndex, `index "g" has no partition key`},
 		{`{"Table":{"TableName":"t","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"GlobalSecondaryIndexes":[{"IndexName":"g","KeySchema":[{"AttributeName":"a","KeyType":"HASH"}],"Projection":{"ProjectionType":"ALL"}},{"IndexName":"g","KeySchema":[{"AttributeName":"b","KeyType":"HASH"}],"Projection":{"ProjectionType":"ALL"}}]}}`,
@@ -114,7 +116,7 @@ func FuzzParseDescribeTable(f *testing.F) {
 // TestLookupIndexes: DescribeTable on DynamoDB Local gives the indexes the
 // table was created with.
 func TestLookupIndexes(t *testing.T) {
-	ddb, _ := dynamodblocal.Clients(t)
+	client, _ := dynamodblocal.Clients(t)
 	spec := dynamodblocal.TableSpec{HashKey: "PK", RangeKey: "SK",
 		IndexAttributes: []types.AttributeDefinition{
 			{AttributeName: aws.String("GSI1PK"), AttributeType: types.ScalarAttributeTypeS},
@@ -130,8 +132,8 @@ func TestLookupIndexes(t *testing.T) {
 				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"total", "customer"}}},
 		},
 	}
-	name, arn := dynamodblocal.CreateTable(t, ddb, spec)
-	got, err := keyschema.Lookup(context.Background(), ddb, name)
+	name, arn := dynamodblocal.CreateTable(t, client, spec)
+	got, err := keyschema.Lookup(context.Background(), client, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +146,7 @@ func TestLookupIndexes(t *testing.T) {
 		t.Error("Equal says the schemas differ")
 	}
 	other := want
-	other.Indexes = append([]record.Index{}, want.Indexes...)
+	other.Indexes = append([]ddb.Index{}, want.Indexes...)
 	other.Indexes[2].NonKeyAttributes = []string{"total"}
 	if got.Equal(other) {
 		t.Error("Equal misses a change of projected attributes")
@@ -262,7 +264,7 @@ func TestRefreshingCacheSeesUpdateTable(t *testing.T) {
 	}
 	now = now.Add(time.Minute)
 	s, err := c.Lookup(ctx, name)
-	want := []record.Index{{Name: "GSI1", PartitionKey: "GSI1PK", Projection: record.ProjectAll}}
+	want := []ddb.Index{{Name: "GSI1", PartitionKey: "GSI1PK", Projection: ddb.ProjectAll}}
 	if diff := cmp.Diff(want, s.Indexes); err != nil || diff != "" {
 		t.Errorf("after a minute: %v (-want +got):\n%s", err, diff)
 	}

@@ -19,7 +19,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/hotkeys-dev/hotkeys/record"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
 )
 
 // DescribeTableAPI is the part of the DynamoDB API this package uses.
@@ -38,7 +39,7 @@ type Schema struct {
 	StreamViewType   string // KEYS_ONLY, NEW_IMAGE, OLD_IMAGE or NEW_AND_OLD_IMAGES; "" without a stream
 	// Indexes are the table's global secondary indexes, sorted by name;
 	// nil when it has none.
-	Indexes []record.Index
+	Indexes []ddb.Index
 }
 
 // Sentinel errors, wrapped by the errors this package returns.
@@ -92,7 +93,7 @@ func fromDescription(d *types.TableDescription, asked string) (Schema, error) {
 		}
 	}
 	for _, g := range d.GlobalSecondaryIndexes {
-		ix := record.Index{Name: aws.ToString(g.IndexName)}
+		ix := ddb.Index{Name: aws.ToString(g.IndexName)}
 		for _, k := range g.KeySchema {
 			switch k.KeyType {
 			case types.KeyTypeHash:
@@ -162,13 +163,13 @@ func TableFromARN(arn string) (string, error) {
 }
 
 // addIndex checks ix, whose projection type is proj, and adds it.
-func (s *Schema) addIndex(ix record.Index, proj string) error {
-	p, err := record.ParseProjection(proj)
+func (s *Schema) addIndex(ix ddb.Index, proj string) error {
+	p, err := ddb.ParseProjection(proj)
 	if err != nil {
 		return fmt.Errorf("%w: table %q, index %q: %w", ErrBadIndex, s.Table, ix.Name, err)
 	}
 	ix.Projection = p
-	if p != record.ProjectInclude {
+	if p != ddb.ProjectInclude {
 		ix.NonKeyAttributes = nil
 	}
 	if err := ix.Validate(); err != nil {
@@ -181,7 +182,7 @@ func (s *Schema) addIndex(ix record.Index, proj string) error {
 	}
 	// By name: DescribeTable's order is not stable (DynamoDB Local's is
 	// not the creation order), and the Lambda compares answers.
-	at, _ := slices.BinarySearchFunc(s.Indexes, ix.Name, func(o record.Index, name string) int { return strings.Compare(o.Name, name) })
+	at, _ := slices.BinarySearchFunc(s.Indexes, ix.Name, func(o ddb.Index, name string) int { return strings.Compare(o.Name, name) })
 	s.Indexes = slices.Insert(s.Indexes, at, ix)
 	return nil
 }

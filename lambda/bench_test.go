@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
-	"github.com/hotkeys-dev/hotkeys/record"
 )
 
 // BenchmarkInvoke is one tumbling-window batch through the handler, as
@@ -20,7 +20,7 @@ import (
 //	go test -run '^$' -bench Invoke -count 6 ./lambda
 func BenchmarkInvoke(b *testing.B) {
 	payload := withFlags(b, readSample(b, "hot-key-ops-log.json"), false, false)
-	byLevel := []record.Index{{Name: "byLevel", PartitionKey: "level", Projection: record.ProjectKeysOnly}}
+	byLevel := []ddb.Index{{Name: "byLevel", PartitionKey: "level", Projection: ddb.ProjectKeysOnly}}
 	for _, bc := range []struct {
 		name string
 		mode indexMode

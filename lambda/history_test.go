@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
 	"github.com/hotkeys-dev/hotkeys/historytable"
@@ -145,8 +146,8 @@ func TestHistoryFromEnv(t *testing.T) {
 // many summaries to store), and is then logged and counted as failed;
 // with time left, the same write stores its item.
 func TestHistoryWriteKeepsTheReserve(t *testing.T) {
-	ddb, _ := dynamodblocal.Clients(t)
-	table, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "history", HashKey: historytable.AttrDay,
+	client, _ := dynamodblocal.Clients(t)
+	table, _ := dynamodblocal.CreateTable(t, client, dynamodblocal.TableSpec{Prefix: "history", HashKey: historytable.AttrDay,
 		RangeKey: historytable.AttrWindow, NoStream: true})
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	w, err := detector.NewWindow(detector.DefaultConfig().Sketch, "Orders", start, start.Add(time.Minute))
@@ -154,7 +155,7 @@ func TestHistoryWriteKeepsTheReserve(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Add(&record.Record{Table: "Orders", Time: start, WCU: 1, WCUExact: true,
-		PartitionKey: record.Key{Type: record.String, Value: []byte("A")}})
+		PartitionKey: ddb.Key{Type: ddb.String, Value: []byte("A")}})
 	rep := w.Report(detector.DefaultConfig())
 	for _, tc := range []struct {
 		left   time.Duration
@@ -164,12 +165,12 @@ func TestHistoryWriteKeepsTheReserve(t *testing.T) {
 		// The store's clock reads tc.left before the invocation's deadline.
 		deadline := time.Now().Add(time.Hour)
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
-		s := &historyStore{api: ddb, table: table, retention: time.Hour, namespace: "NS", emf: &emf,
+		s := &historyStore{api: client, table: table, retention: time.Hour, namespace: "NS", emf: &emf,
 			log: slog.New(slog.NewJSONHandler(&logs, nil)), now: func() time.Time { return deadline.Add(-tc.left) },
 			attempts: 5, firstDelay: time.Millisecond, reserve: 2 * time.Second}
 		ok := s.write(ctx, w, rep, "shard-1")
 		cancel()
-		out, err := ddb.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(table)})
+		out, err := client.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(table)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/smithy-go"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
 	"github.com/hotkeys-dev/hotkeys/record"
@@ -69,10 +70,10 @@ type indexSource struct {
 	log     *slog.Logger
 	now     func() time.Time
 
-	table      string         // the table whose indexes dec has
-	applied    []record.Index // what dec has
-	retryAfter time.Time      // no lookup before this, after a failure we went on without
-	warnedNone bool           // "on" with a table without indexes was logged
+	table      string      // the table whose indexes dec has
+	applied    []ddb.Index // what dec has
+	retryAfter time.Time   // no lookup before this, after a failure we went on without
+	warnedNone bool        // "on" with a table without indexes was logged
 }
 
 // tableOf returns the table the batch's first eventSourceARN names (""
@@ -164,14 +165,14 @@ func retryable(err error) bool {
 	return true
 }
 
-func sameIndexes(a, b []record.Index) bool {
-	return slices.EqualFunc(a, b, func(x, y record.Index) bool {
+func sameIndexes(a, b []ddb.Index) bool {
+	return slices.EqualFunc(a, b, func(x, y ddb.Index) bool {
 		return x.Name == y.Name && x.PartitionKey == y.PartitionKey && x.SortKey == y.SortKey &&
 			x.Projection == y.Projection && slices.Equal(x.NonKeyAttributes, y.NonKeyAttributes)
 	})
 }
 
-func indexNames(defs []record.Index) []string {
+func indexNames(defs []ddb.Index) []string {
 	names := make([]string, len(defs))
 	for i, d := range defs {
 		names[i] = d.Name

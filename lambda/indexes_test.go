@@ -18,10 +18,10 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/hotkeys-dev/hotkeys/alert"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/maxkeys"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
-	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
@@ -79,7 +79,7 @@ func gsiRecord(seq int, pk, gsi string, at time.Time) string {
 		seq, at.Unix(), pk, img, seq)
 }
 
-var gsi1 = []record.Index{{Name: "GSI1", PartitionKey: "GSI1PK", Projection: record.ProjectKeysOnly}}
+var gsi1 = []ddb.Index{{Name: "GSI1", PartitionKey: "GSI1PK", Projection: ddb.ProjectKeysOnly}}
 
 // tumblingEvent wraps records in a tumbling-window event over [start,
 // start+15m).
@@ -223,10 +223,10 @@ func TestIndexesChange(t *testing.T) {
 func TestStateWorstCase(t *testing.T) {
 	const nIndexes, perBatch, batches = maxIndexes, 48, 10
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	var defs []record.Index
+	var defs []ddb.Index
 	for i := range nIndexes {
 		name := fmt.Sprintf("GSI%02d", i)
-		defs = append(defs, record.Index{Name: name, PartitionKey: name, Projection: record.ProjectKeysOnly})
+		defs = append(defs, ddb.Index{Name: name, PartitionKey: name, Projection: ddb.ProjectKeysOnly})
 	}
 	schemas := &fakeSchemas{schema: keyschema.Schema{PartitionKey: "PK", Indexes: defs}}
 	pub := &capture{}

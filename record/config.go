@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"time"
 	"unicode/utf8"
-)
 
-// maxKeyNameBytes is DynamoDB's limit on the name of a key attribute.
-const maxKeyNameBytes = 255
+	"github.com/hotkeys-dev/hotkeys/ddb"
+)
 
 // Config configures a Decoder.
 type Config struct {
@@ -18,7 +17,7 @@ type Config struct {
 	// Indexes are the table's global secondary indexes: every record's
 	// write is then charged to each of them (Record.Indexes). None: no
 	// index analysis, and no work for it.
-	Indexes []Index
+	Indexes []ddb.Index
 }
 
 // DefaultConfig infers the partition key.
@@ -26,9 +25,9 @@ func DefaultConfig() Config { return Config{} }
 
 // Validate checks that PartitionKey could name a DynamoDB key attribute.
 func (c Config) Validate() error {
-	if len(c.PartitionKey) > maxKeyNameBytes {
+	if len(c.PartitionKey) > ddb.MaxKeyNameBytes {
 		return fmt.Errorf("%w: partition key name is %d bytes, DynamoDB allows at most %d",
-			ErrConfig, len(c.PartitionKey), maxKeyNameBytes)
+			ErrConfig, len(c.PartitionKey), ddb.MaxKeyNameBytes)
 	}
 	if !utf8.ValidString(c.PartitionKey) {
 		return fmt.Errorf("%w: partition key name %q is not UTF-8", ErrConfig, c.PartitionKey)

@@ -3,24 +3,21 @@ package record
 import (
 	"fmt"
 	"slices"
+
+	"github.com/hotkeys-dev/hotkeys/internal/jsonscan"
 )
 
 // Decoder decodes Lambda DynamoDB Streams payloads. It keeps its scratch
 // memory between records and between calls, so that decoding allocates
 // nothing per record once warm. It is not safe for concurrent use.
 type Decoder struct {
-	pk string     // partition-key attribute name; "" = infer
-	ix *indexPlan // the indexes writes are charged to; nil: none, and no work for them
-	is indexState
+	pk string // partition-key attribute name; "" = infer
 
-	data   []byte // the payload being decoded
-	v      Visitor
-	vErr   error // the first error a Visitor func returned: decoding stops
-	syntax *SyntaxError
-	stack  []byte // skipValue's container stack
-	tmp    []byte // a decoded string, valid until the next stringBytes
-	b64    []byte // decoded base64, valid until the next decodeBase64
-	where  string // the part of the record being read, for error messages
+	scan  jsonscan.Scanner // the payload being decoded
+	v     Visitor
+	vErr  error  // the first error a Visitor func returned: decoding stops
+	b64   []byte // decoded base64, valid until the next decodeBase64
+	where string // the part of the record being read, for error messages
 
 	rs      recState
 	scratch []byte // decoded copies of escaped IDs and key names, canonical key values
@@ -35,6 +32,7 @@ type Decoder struct {
 	envErrs   []Malformed
 	queue     [][]pending // blocks of queueBlock
 	queued    int         // records in the queue
+	single    pending     // the record outside an event, delivered at once
 	queueing  bool        // decoding an event's Records
 	queuedErr error       // the AmbiguousKeyError that stopped them
 
@@ -42,32 +40,36 @@ type Decoder struct {
 	views    map[string]string // interned unusual StreamViewTypes
 	lastARN  repeated          // the last record's eventSourceARN and its table
 	lastView repeated          // the last record's StreamViewType
+
+	// With indexes: the plan of what each record's charge needs (nil: no
+	// indexes, and no work for them), the attributes of the record's
+	// images it needs, the last records' key names, and the index writes
+	// of the queued records.
+	plan     *indexPlan
+	images   imageAttrs
+	keyNames [2]keyName
+	writes   []packedWrite
 }
 
 // maxLambdaPayload is the largest synchronous Lambda invocation payload,
 // 6 MB: the most one event object holds in production.
 const maxLambdaPayload = 6 << 20
 
-// maxInterned bounds the interning maps against hostile input.
-const maxInterned = 1024
-
 // NewDecoder returns a Decoder for cfg.
 func NewDecoder(cfg Config) (*Decoder, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	ix, err := newIndexPlan(cfg.Indexes)
+	plan, err := newIndexPlan(cfg.Indexes)
 	if err != nil {
 		return nil, err
 	}
 	return &Decoder{
 		pk:      cfg.PartitionKey,
-		ix:      ix,
+		plan:    plan,
 		tables:  make(map[string]string),
 		views:   make(map[string]string),
 		scratch: make([]byte, 0, 1024),
-		tmp:     make([]byte, 0, 256),
-		stack:   make([]byte, 0, 64),
 	}, nil
 }
 
@@ -98,10 +100,11 @@ func (d *Decoder) Decode(payload []byte, v Visitor) error {
 		d.tables = make(map[string]string)
 		d.views = make(map[string]string)
 	}
-	d.data, d.v, d.syntax, d.vErr = payload, v, nil, nil
+	d.scan.Reset(payload)
+	d.v, d.vErr = v, nil
 	d.queueing, d.queued, d.queuedErr = false, 0, nil
-	defer func() { d.data, d.v, d.vErr = nil, Visitor{}, nil }()
-	i := skipWS(payload, 0)
+	defer func() { d.scan.Reset(nil); d.v, d.vErr = Visitor{}, nil }()
+	i := jsonscan.SkipWS(payload, 0)
 	for i < len(payload) {
 		var err error
 		i, err = d.top(i)
@@ -112,30 +115,38 @@ func (d *Decoder) Decode(payload []byte, v Visitor) error {
 			return err
 		}
 		if i < 0 {
-			if d.syntax == nil { // every negative position records its cause
-				return &SyntaxError{Offset: 0, Msg: "decoder stopped without a cause"}
-			}
-			return d.syntax
+			return d.syntaxError()
 		}
-		i = skipWS(payload, i)
+		i = jsonscan.SkipWS(payload, i)
 	}
 	return nil
 }
 
+// syntaxError returns the syntax error that stopped the decoding: every
+// negative position records its cause, and a bug that loses it still
+// answers with a *SyntaxError.
+func (d *Decoder) syntaxError() *SyntaxError {
+	e := d.scan.Err()
+	if e == nil {
+		return &SyntaxError{Offset: 0, Msg: "decoder stopped without a cause"}
+	}
+	return &SyntaxError{Offset: e.Offset, Msg: e.Msg}
+}
+
 // top decodes one top-level value at i.
 func (d *Decoder) top(i int) (int, error) {
-	switch d.peek(i) {
+	switch d.scan.Peek(i) {
 	case '{':
 		return d.object(i)
 	case '[':
-		b := d.data
-		i = skipWS(b, i+1)
-		if d.peek(i) == ']' {
+		b := d.scan.Bytes()
+		i = jsonscan.SkipWS(b, i+1)
+		if d.scan.Peek(i) == ']' {
 			return i + 1, nil
 		}
 		for {
 			var err error
-			if d.peek(i) == '{' {
+			if d.scan.Peek(i) == '{' {
 				i, err = d.object(i)
 			} else {
 				i = d.notRecord(i)
@@ -143,52 +154,13 @@ func (d *Decoder) top(i int) (int, error) {
 			if err != nil || i < 0 || d.vErr != nil {
 				return i, err
 			}
-			i = skipWS(b, i)
-			switch d.peek(i) {
-			case ',':
-				i = skipWS(b, i+1)
-				continue
-			case ']':
-				return i + 1, nil
+			var closed bool
+			if i, closed = d.scan.Next(i, ']'); closed || i < 0 {
+				return i, nil
 			}
-			return d.unexpected(i, "',' or ']'"), nil
 		}
 	}
 	return d.notRecord(i), nil
-}
-
-// notRecord skips a value at i that cannot be a record and reports it.
-func (d *Decoder) notRecord(i int) int {
-	end := d.skipValue(i)
-	if end >= 0 && (d.v.Malformed != nil || d.queueing) {
-		kind := "value"
-		switch d.data[i] {
-		case '[':
-			kind = "array"
-		case '"':
-			kind = "string"
-		case 't', 'f':
-			kind = "boolean"
-		case 'n':
-			kind = "null"
-		default:
-			kind = "number"
-		}
-		m := &Malformed{Offset: int64(i), Err: fmt.Errorf("%w: a JSON %s at byte %d", ErrNotRecord, kind, i)}
-		if d.queueing {
-			d.enqueue(pending{bad: m})
-		} else {
-			d.malformed(m)
-		}
-	}
-	return end
-}
-
-// malformed hands m to the visitor, unless a visitor func has failed.
-func (d *Decoder) malformed(m *Malformed) {
-	if d.vErr == nil && d.v.Malformed != nil {
-		d.vErr = d.v.Malformed(m)
-	}
 }
 
 // object decodes a top-level object at i, which is either an event or a
@@ -217,22 +189,22 @@ func (d *Decoder) object(i int) (int, error) {
 // records decodes the Records array at i into the queue. It stops at an
 // AmbiguousKeyError, which it leaves in d.queuedErr.
 func (d *Decoder) records(i int) int {
-	b := d.data
+	b := d.scan.Bytes()
 	d.queueing = true // queued records keep their bytes in scratch until delivered
-	// Records hold about an eighth of their bytes there (see hold): size it
+	// Records hold about an eighth of their bytes there (copyQueued): size it
 	// once rather than grow it by copies, a cold process's peak memory. The
 	// rest of the payload may be many events (a replay file), so no more
 	// than a Lambda payload's worth.
 	if want := min(len(b)-i, maxLambdaPayload) / 8; cap(d.scratch)-len(d.scratch) < want {
 		d.scratch = slices.Grow(d.scratch, want)
 	}
-	i = skipWS(b, i+1)
-	if d.peek(i) == ']' {
+	i = jsonscan.SkipWS(b, i+1)
+	if d.scan.Peek(i) == ']' {
 		d.queueing = false
 		return i + 1
 	}
 	for {
-		if d.peek(i) == '{' {
+		if d.scan.Peek(i) == '{' {
 			start := i
 			d.resetRecord()
 			if i = d.members(i, kindRecord); i < 0 {
@@ -245,16 +217,16 @@ func (d *Decoder) records(i int) int {
 		} else if i = d.notRecord(i); i < 0 {
 			return i
 		}
-		i = skipWS(b, i)
-		switch d.peek(i) {
+		i = jsonscan.SkipWS(b, i)
+		switch d.scan.Peek(i) {
 		case ',':
-			i = skipWS(b, i+1)
+			i = jsonscan.SkipWS(b, i+1)
 			continue
 		case ']':
 			d.queueing = false
 			return i + 1
 		}
-		return d.unexpected(i, "',' or ']'")
+		return d.scan.Unexpected(i, "',' or ']'")
 	}
 }
 
@@ -268,31 +240,31 @@ const (
 
 // members walks the object at i and hands each member to member.
 func (d *Decoder) members(i, kind int) int {
-	b := d.data
-	i = skipWS(b, i+1)
-	if d.peek(i) == '}' {
+	b := d.scan.Bytes()
+	i = jsonscan.SkipWS(b, i+1)
+	if d.scan.Peek(i) == '}' {
 		return i + 1
 	}
 	guess := opens[kind]
 	for {
-		if d.peek(i) != '"' {
-			return d.unexpected(i, "a string key")
+		if d.scan.Peek(i) != '"' {
+			return d.scan.Unexpected(i, "a string key")
 		}
 		var id, j int
-		if len(b)-i >= 32 && lits[guess].is((*[32]byte)(b[i:])) { // nearly always
+		if len(b)-i >= 32 && lits[guess].starts((*[32]byte)(b[i:])) { // nearly always
 			id, j = guess, i+len(lits[guess].s)
 		} else {
 			id, j = matchField(b, i, kind)
 		}
 		if id != fUnknown {
-			i = skipWS(b, j)
+			i = jsonscan.SkipWS(b, j)
 		} else {
-			end, key := d.stringBytes(i)
+			end, key := d.scan.StringBytes(i)
 			if end < 0 {
 				return end
 			}
 			id = fieldID(kind, key)
-			if i = d.expect(end, ':', "':'"); i < 0 {
+			if i = d.scan.Expect(end, ':', "':'"); i < 0 {
 				return i
 			}
 		}
@@ -300,15 +272,15 @@ func (d *Decoder) members(i, kind int) int {
 			return i
 		}
 		guess = follows[id]
-		i = skipWS(b, i)
-		switch d.peek(i) {
+		i = jsonscan.SkipWS(b, i)
+		switch d.scan.Peek(i) {
 		case ',':
-			i = skipWS(b, i+1)
+			i = jsonscan.SkipWS(b, i+1)
 			continue
 		case '}':
 			return i + 1
 		}
-		return d.unexpected(i, "',' or '}'")
+		return d.scan.Unexpected(i, "',' or '}'")
 	}
 }
 
@@ -326,4 +298,38 @@ func (d *Decoder) member(kind, id, i int) int {
 		return d.dynamoMember(id, i)
 	}
 	return d.identityMember(id, i)
+}
+
+// notRecord skips a value at i that cannot be a record and reports it.
+func (d *Decoder) notRecord(i int) int {
+	end := d.scan.SkipValue(i)
+	if end >= 0 && (d.v.Malformed != nil || d.queueing) {
+		kind := "value"
+		switch d.scan.Bytes()[i] {
+		case '[':
+			kind = "array"
+		case '"':
+			kind = "string"
+		case 't', 'f':
+			kind = "boolean"
+		case 'n':
+			kind = "null"
+		default:
+			kind = "number"
+		}
+		m := &Malformed{Offset: int64(i), Err: fmt.Errorf("%w: a JSON %s at byte %d", ErrNotRecord, kind, i)}
+		if d.queueing {
+			*d.nextPending() = pending{bad: m}
+		} else {
+			d.malformed(m)
+		}
+	}
+	return end
+}
+
+// malformed hands m to the visitor, unless a visitor func has failed.
+func (d *Decoder) malformed(m *Malformed) {
+	if d.vErr == nil && d.v.Malformed != nil {
+		d.vErr = d.v.Malformed(m)
+	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
 )
 
 // got is everything a Decode call delivered, copied out of the decoder.
@@ -84,19 +86,19 @@ func TestDecodeDynamoDBEvent(t *testing.T) {
 		Table: "ExampleTableWithStream", EventName: Insert,
 		EventID: []byte("c4ca4238a0b923820dcc509a6f75849b"), SequenceNumber: []byte("4421584500000000017450439091"),
 		Time: time.Unix(1428537600, 0).UTC(), StreamViewType: "NEW_AND_OLD_IMAGES",
-		PartitionKey: Key{Number, []byte("101")}, KeysSize: 5, NewImageSize: 21, OldImageSize: -1,
+		PartitionKey: ddb.Key{Type: ddb.Number, Value: []byte("101")}, KeysSize: 5, NewImageSize: 21, OldImageSize: -1,
 		SizeBytes: 26, WCU: 1, WCUExact: true,
 	}, {
 		Table: "ExampleTableWithStream", EventName: Modify,
 		EventID: []byte("c81e728d9d4c2f636f067f89cc14862c"), SequenceNumber: []byte("4421584500000000017450439092"),
 		Time: time.Unix(1428537600, 250_000_000).UTC(), StreamViewType: "NEW_AND_OLD_IMAGES",
-		PartitionKey: Key{Number, []byte("101")}, KeysSize: 5, NewImageSize: 33, OldImageSize: 21,
+		PartitionKey: ddb.Key{Type: ddb.Number, Value: []byte("101")}, KeysSize: 5, NewImageSize: 33, OldImageSize: 21,
 		SizeBytes: 59, WCU: 1, WCUExact: true,
 	}, {
 		Table: "ExampleTableWithStream", EventName: Remove,
 		EventID: []byte("eccbc87e4b5ce2fe28308fd9f2a7baf3"), SequenceNumber: []byte("4421584500000000017450439093"),
 		Time: time.Unix(1428537601, 0).UTC(), StreamViewType: "NEW_AND_OLD_IMAGES",
-		PartitionKey: Key{Number, []byte("101")}, KeysSize: 5, NewImageSize: -1, OldImageSize: 33,
+		PartitionKey: ddb.Key{Type: ddb.Number, Value: []byte("101")}, KeysSize: 5, NewImageSize: -1, OldImageSize: 33,
 		SizeBytes: 38, WCU: 1, WCUExact: true,
 	}}
 	for k := range want {
@@ -324,20 +326,20 @@ func TestDecodeKeys(t *testing.T) {
 	}
 	cases := []struct {
 		name, pkName, keys string
-		pk, sk             Key
+		pk, sk             ddb.Key
 		keysSize           int
 	}{
-		{"S", "", `{"id":{"S":"USER#1"}}`, Key{String, []byte("USER#1")}, Key{}, 2 + 6},
-		{"S escaped", "", `{"id":{"S":"caf\u00e9 \ud83d\ude00\n"}}`, Key{String, []byte("café 😀\n")}, Key{}, 2 + 11},
-		{"N canonical", "", `{"id":{"N":"+10.0"}}`, Key{Number, []byte("10")}, Key{}, 2 + 2},
-		{"N E-notation", "", `{"id":{"N":"1.50E+3"}}`, Key{Number, []byte("1500")}, Key{}, 2 + 2},
-		{"N negative zero", "", `{"id":{"N":"-0.0"}}`, Key{Number, []byte("0")}, Key{}, 2 + 1},
-		{"B decoded", "", `{"id":{"B":"AAEC/w=="}}`, Key{Binary, []byte{0, 1, 2, 255}}, Key{}, 2 + 4},
-		{"B escaped", "", `{"id":{"B":"AAEC\/w=="}}`, Key{Binary, []byte{0, 1, 2, 255}}, Key{}, 2 + 4},
-		{"named, sort key second", "pk", `{"pk":{"S":"A"},"sk":{"N":"5"}}`, Key{String, []byte("A")}, Key{Number, []byte("5")}, 3 + 4},
-		{"named, sort key first", "pk", `{"sk":{"N":"5"},"pk":{"S":"A"}}`, Key{String, []byte("A")}, Key{Number, []byte("5")}, 3 + 4},
-		{"named, escaped name", "pk", `{"s\u006b":{"B":"AQ=="},"\u0070k":{"S":"A"}}`, Key{String, []byte("A")}, Key{Binary, []byte{1}}, 3 + 3},
-		{"named, no sort key", "pk", `{"pk":{"S":"A"}}`, Key{String, []byte("A")}, Key{}, 3},
+		{"S", "", `{"id":{"S":"USER#1"}}`, ddb.Key{Type: ddb.String, Value: []byte("USER#1")}, ddb.Key{}, 2 + 6},
+		{"S escaped", "", `{"id":{"S":"caf\u00e9 \ud83d\ude00\n"}}`, ddb.Key{Type: ddb.String, Value: []byte("café 😀\n")}, ddb.Key{}, 2 + 11},
+		{"N canonical", "", `{"id":{"N":"+10.0"}}`, ddb.Key{Type: ddb.Number, Value: []byte("10")}, ddb.Key{}, 2 + 2},
+		{"N E-notation", "", `{"id":{"N":"1.50E+3"}}`, ddb.Key{Type: ddb.Number, Value: []byte("1500")}, ddb.Key{}, 2 + 2},
+		{"N negative zero", "", `{"id":{"N":"-0.0"}}`, ddb.Key{Type: ddb.Number, Value: []byte("0")}, ddb.Key{}, 2 + 1},
+		{"B decoded", "", `{"id":{"B":"AAEC/w=="}}`, ddb.Key{Type: ddb.Binary, Value: []byte{0, 1, 2, 255}}, ddb.Key{}, 2 + 4},
+		{"B escaped", "", `{"id":{"B":"AAEC\/w=="}}`, ddb.Key{Type: ddb.Binary, Value: []byte{0, 1, 2, 255}}, ddb.Key{}, 2 + 4},
+		{"named, sort key second", "pk", `{"pk":{"S":"A"},"sk":{"N":"5"}}`, ddb.Key{Type: ddb.String, Value: []byte("A")}, ddb.Key{Type: ddb.Number, Value: []byte("5")}, 3 + 4},
+		{"named, sort key first", "pk", `{"sk":{"N":"5"},"pk":{"S":"A"}}`, ddb.Key{Type: ddb.String, Value: []byte("A")}, ddb.Key{Type: ddb.Number, Value: []byte("5")}, 3 + 4},
+		{"named, escaped name", "pk", `{"s\u006b":{"B":"AQ=="},"\u0070k":{"S":"A"}}`, ddb.Key{Type: ddb.String, Value: []byte("A")}, ddb.Key{Type: ddb.Binary, Value: []byte{1}}, 3 + 3},
+		{"named, no sort key", "pk", `{"pk":{"S":"A"}}`, ddb.Key{Type: ddb.String, Value: []byte("A")}, ddb.Key{}, 3},
 	}
 	for _, c := range cases {
 		g := mustDecode(t, Config{PartitionKey: c.pkName}, rec(c.keys))

@@ -3,6 +3,8 @@ package record
 import (
 	"errors"
 	"fmt"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
 )
 
 // Sentinel errors. Every Malformed.Err wraps exactly one of them, so a
@@ -19,8 +21,9 @@ var (
 	// ErrAttributeValue: an attribute value is not a DynamoDB-JSON value
 	// (no type tag, an unknown tag, two tags, or a value of the wrong type).
 	ErrAttributeValue = errors.New("record: invalid attribute value")
-	// ErrNumber: an N value is not a number DynamoDB can store.
-	ErrNumber = errors.New("record: invalid number")
+	// ErrNumber: an N value is not a number DynamoDB can store. It is
+	// ddb.ErrNumber: the rule that refused the number is ddb's.
+	ErrNumber = ddb.ErrNumber
 	// ErrBase64: a B value is not standard base64.
 	ErrBase64 = errors.New("record: invalid base64")
 	// ErrKey: dynamodb.Keys cannot give a partition key (empty, more than
@@ -35,13 +38,6 @@ var (
 	ErrEnvelope = errors.New("record: invalid event envelope")
 	// ErrConfig: an invalid Config.
 	ErrConfig = errors.New("record: invalid config")
-)
-
-// Static causes for the number parser, which must not allocate.
-var (
-	errNumberSyntax = fmt.Errorf("%w: not a number", ErrNumber)
-	errNumberDigits = fmt.Errorf("%w: more than %d significant digits", ErrNumber, maxNumberDigits)
-	errNumberRange  = fmt.Errorf("%w: magnitude outside DynamoDB's range [1e-130, 1e126)", ErrNumber)
 )
 
 // SyntaxError is returned by Decode when the payload is not JSON: nothing

@@ -51,18 +51,18 @@ func (d *Decoder) eventMember(id, i int) (int, bool) {
 	switch id {
 	case fRecords:
 		d.evSeen = true
-		switch d.peek(i) {
+		switch d.scan.Peek(i) {
 		case '[':
 			return d.records(i), true
 		case 'n':
-			return d.literal(i, "null"), true
+			return d.scan.Literal(i, "null"), true
 		}
 		return d.envelopeError(i, "Records is not an array"), true
 	case fEventSourceARN: // of an event or of a record: both are kept
-		if d.peek(i) != '"' {
+		if d.scan.Peek(i) != '"' {
 			return d.recordMember(id, i), true
 		}
-		end, s := d.stringBytes(i)
+		end, s := d.scan.StringBytes(i)
 		d.topARN = append(d.topARN[:0], s...)
 		d.rs.table = d.tableName(s)
 		return end, true
@@ -71,10 +71,10 @@ func (d *Decoder) eventMember(id, i int) (int, bool) {
 		return d.window(i), true
 	case fState:
 		d.evSeen = true
-		end := d.skipValue(i)
+		end := d.scan.SkipValue(i)
 		if end >= 0 {
 			var state map[string]string
-			if err := json.Unmarshal(d.data[i:end], &state); err != nil {
+			if err := json.Unmarshal(d.scan.Bytes()[i:end], &state); err != nil {
 				d.addEnvelopeError(i, "state is not an object of strings")
 			}
 			d.ev.State = state
@@ -82,10 +82,10 @@ func (d *Decoder) eventMember(id, i int) (int, bool) {
 		return end, true
 	case fShardID:
 		d.evSeen = true
-		if d.peek(i) != '"' {
+		if d.scan.Peek(i) != '"' {
 			return d.envelopeError(i, "shardId is not a string"), true
 		}
-		end, s := d.stringBytes(i)
+		end, s := d.scan.StringBytes(i)
 		d.ev.ShardID = string(s)
 		return end, true
 	case fIsFinalInvokeForWindow:
@@ -104,15 +104,16 @@ func (d *Decoder) eventMember(id, i int) (int, bool) {
 
 // window decodes "window": {"start": RFC 3339, "end": RFC 3339}.
 func (d *Decoder) window(i int) int {
-	end := d.skipValue(i)
-	if end < 0 || d.data[i] == 'n' {
+	end := d.scan.SkipValue(i)
+	b := d.scan.Bytes()
+	if end < 0 || b[i] == 'n' {
 		return end
 	}
 	var w struct {
 		Start time.Time `json:"start"`
 		End   time.Time `json:"end"`
 	}
-	if d.data[i] != '{' || json.Unmarshal(d.data[i:end], &w) != nil {
+	if b[i] != '{' || json.Unmarshal(b[i:end], &w) != nil {
 		d.addEnvelopeError(i, "window is not {\"start\", \"end\"} in RFC 3339")
 		return end
 	}
@@ -121,20 +122,20 @@ func (d *Decoder) window(i int) int {
 }
 
 func (d *Decoder) envelopeBool(i int, name string) (int, bool) {
-	switch d.peek(i) {
+	switch d.scan.Peek(i) {
 	case 't':
-		return d.literal(i, "true"), true
+		return d.scan.Literal(i, "true"), true
 	case 'f':
-		return d.literal(i, "false"), false
+		return d.scan.Literal(i, "false"), false
 	case 'n':
-		return d.literal(i, "null"), false
+		return d.scan.Literal(i, "null"), false
 	}
 	return d.envelopeError(i, name+" is not a boolean"), false
 }
 
 // envelopeError reports a bad envelope field at i and skips it.
 func (d *Decoder) envelopeError(i int, what string) int {
-	end := d.skipValue(i)
+	end := d.scan.SkipValue(i)
 	if end >= 0 {
 		d.addEnvelopeError(i, what)
 	}
@@ -169,7 +170,7 @@ func ReadEnvelope(payload []byte) (ev Event, records int, err error) {
 		IsWindowTerminatedEarly bool              `json:"isWindowTerminatedEarly"`
 	}
 	if err := json.Unmarshal(payload, &e); err != nil {
-		return Event{}, 0, fmt.Errorf("%w: %v", ErrEnvelope, err)
+		return Event{}, 0, fmt.Errorf("%w: %w", ErrEnvelope, err)
 	}
 	ev = Event{State: e.State, ShardID: e.ShardID, EventSourceARN: e.EventSourceARN,
 		IsFinalInvokeForWindow: e.IsFinalInvokeForWindow, IsWindowTerminatedEarly: e.IsWindowTerminatedEarly}

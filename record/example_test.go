@@ -47,54 +47,10 @@ func ExampleDecoder_Decode() {
 	// error: <nil>
 }
 
-func ExampleNumberSize() {
-	for _, n := range []string{"0", "1.5", "12000", "230", "0.00091", "-1", "-1.5", "3.14159", "6.13E-120"} {
-		size, _ := record.NumberSize(n)
-		fmt.Printf("%s:%d\n", n, size)
-	}
-	_, err := record.NumberSize("1e126")
-	fmt.Println(err)
-	// Output:
-	// 0:1
-	// 1.5:3
-	// 12000:3
-	// 230:3
-	// 0.00091:3
-	// -1:3
-	// -1.5:4
-	// 3.14159:5
-	// 6.13E-120:3
-	// record: invalid number: magnitude outside DynamoDB's range [1e-130, 1e126) "1e126"
-}
-
-func ExampleCanonicalNumber() {
-	for _, n := range []string{"10", "10.0", "1e1", "+10", "-0", "1.50E-3"} {
-		c, _ := record.CanonicalNumber(nil, []byte(n))
-		fmt.Printf("%s -> %s\n", n, c)
-	}
-	// Output:
-	// 10 -> 10
-	// 10.0 -> 10
-	// 1e1 -> 10
-	// +10 -> 10
-	// -0 -> 0
-	// 1.50E-3 -> 0.0015
-}
-
 func ExampleItemSize() {
 	size, err := record.ItemSize([]byte(`{"id":{"S":"a"},"n":{"N":"1.5"},"tags":{"SS":["x","yz"]},"m":{"M":{"k":{"BOOL":true}}}}`))
 	// id 2+1, n 1+3, tags 4+3, m 1 + (3 + 1 + 1+1)
 	fmt.Println(size, err)
 	// Output:
 	// 21 <nil>
-}
-
-func ExampleWriteUnits() {
-	fmt.Println(record.WriteUnits(record.Modify, 900, 2500, 20, false)) // the larger image: 2500 B
-	fmt.Println(record.WriteUnits(record.Insert, -1, -1, 20, false))    // KEYS_ONLY: a lower bound
-	fmt.Println(record.WriteUnits(record.Remove, -1, 5000, 20, true))   // TTL deletes are free
-	// Output:
-	// 3 true
-	// 1 false
-	// 0 true
 }

@@ -1,8 +1,8 @@
 package record
 
 import (
-	"encoding/binary"
-	"math/bits"
+	"github.com/hotkeys-dev/hotkeys/ddb"
+	"github.com/hotkeys-dev/hotkeys/internal/jsonscan"
 )
 
 // sizeFast sizes the item object at i (an image) in one tight loop, for
@@ -16,42 +16,47 @@ import (
 // slots, when not nil, receives the top-level attributes whose names the
 // indexes need (see attrRef), each at its id, marked gen: only a decoder
 // with indexes passes them.
+//
+// One step, kept whole: a call per step (name, tag, value) costs about 3 %
+// more instructions per batch (cachegrind), the decoder's hottest loop.
 func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, ok bool) {
-	b := d.data
-	// The top-level attribute being read, when its name is tracked (only
-	// with slots): its id, or -1.
-	var top imgAttr
+	b := d.scan.Bytes()
+	var top imgAttr // the top-level attribute being read, when slots track its name (topID >= 0)
 	topID := -1
 	// stack[k] is '{' for a map (the item at 0, then M values) or '[' for
 	// an L value; nesting is bounded as in the general scanner.
-	var stack [maxNesting + 1]byte
+	var stack [ddb.MaxNesting + 1]byte
 	sp := 0
 	stack[0] = '{'
 	i++ // past the item's '{'
 	empty := byteAt(b, i) == '}'
 	for !empty {
-		// At a member of a map or an element of a list.
-		if stack[sp] == '{' {
+		// A member of a map, from its name, or an element of a list.
+		if stack[sp] == '[' {
+			size += ddb.ElementOverhead
+		} else {
 			if byteAt(b, i) != '"' {
 				return 0, 0, false
 			}
-			e := shortString(b, i)
+			e := jsonscan.ShortString(b, i)
 			if e < 0 {
-				e = plainString(b, i)
+				e = jsonscan.PlainString(b, i)
 			}
-			n := e - i - 2
-			plain := e >= 0
-			if e < 0 {
-				if e, n, _ = d.scanString(i); e < 0 {
-					d.syntax = nil
+			n, plain := e-i-2, e >= 0
+			if !plain {
+				if e, n, _ = d.scan.ScanString(i); e < 0 {
+					d.scan.ClearErr()
 					return 0, 0, false
 				}
 			}
+			if byteAt(b, e) != ':' {
+				return 0, 0, false
+			}
 			if sp > 0 {
-				size++ // per element of an M
+				size += ddb.ElementOverhead // a member of an M; not an attribute of the item
 			} else if slots != nil {
-				if plain && n < 8 { // most names: shortString read 8 bytes past the quote
-					topID = d.ix.shortID(b, i, n)
+				if plain && n < 8 { // most names: ShortString read 8 bytes past the quote
+					topID = d.plan.shortID(b, i, n)
 				} else {
 					topID = d.attrID(i, e, plain)
 				}
@@ -60,97 +65,34 @@ func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, o
 				}
 			}
 			size += n
-			if byteAt(b, e) != ':' {
-				return 0, 0, false
-			}
 			i = e + 1
-		} else {
-			size++ // per element of an L
 		}
-		// An attribute value: {"T":value}.
+		// Its value, {"T":value}: a scalar, or a container to step into.
 		if i+6 >= len(b) || b[i] != '{' || b[i+1] != '"' {
 			return 0, 0, false
 		}
 		tag, j := tagUnknown, 0
 		switch {
 		case b[i+3] == '"' && b[i+4] == ':':
-			j = i + 5
-			switch b[i+2] {
-			case 'S':
-				tag = tagS
-			case 'N':
-				tag = tagN
-			case 'B':
-				tag = tagB
-			case 'M':
-				tag = tagM
-			case 'L':
-				tag = tagL
-			}
+			tag, j = int(oneLetterTags[b[i+2]]), i+5
 		case b[i+3] == 'S' && b[i+4] == '"' && b[i+5] == ':':
-			j = i + 6
-			switch b[i+2] {
-			case 'S':
-				tag = tagSS
-			case 'N':
-				tag = tagNS
-			case 'B':
-				tag = tagBS
-			}
+			tag, j = int(setTags[b[i+2]]), i+6
 		case at(b, i+2, `BOOL":`), at(b, i+2, `NULL":`):
-			j, tag = i+8, tagBOOL
+			tag, j = tagBOOL, i+8 // BOOL and NULL size alike
 		}
 		if sp == 0 && topID >= 0 {
 			top.typ = tagKeyType(tag)
 		}
-		var n int
 		switch tag {
-		case tagS:
-			if byteAt(b, j) != '"' {
-				return 0, 0, false
-			}
-			str := uint8(strRaw)
-			if i = shortString(b, j); i >= 0 {
-				n = i - j - 2
-			} else if i = plainString(b, j); i >= 0 {
-				n = i - j - 2
-			} else {
-				var flags uint8
-				if i, n, flags = d.scanString(j); i < 0 {
-					d.syntax = nil
-					return 0, 0, false
-				}
-				if flags != 0 {
-					str = strCoded
-				}
-			}
-			if sp == 0 {
-				top.str = str
-			}
-		case tagN:
-			i, n = fastNumber(b, j)
-		case tagB:
-			i, n = fastBinary(b, j)
-		case tagBOOL:
-			switch {
-			case at(b, j, "true"):
-				i, n = j+4, 1
-			case at(b, j, "false"):
-				i, n = j+5, 1
-			default:
-				i = -1
-			}
-		case tagSS, tagNS, tagBS:
-			i, n = d.fastSet(b, j, tag)
 		case tagM, tagL:
 			open := byte('{')
 			if tag == tagL {
 				open = '['
 			}
-			if byteAt(b, j) != open || sp >= maxNesting {
+			if byteAt(b, j) != open || sp >= ddb.MaxNesting {
 				return 0, 0, false
 			}
-			size += 3
+			size += ddb.ContainerOverhead
 			sp++
 			stack[sp] = open
 			i = j + 1
@@ -158,13 +100,35 @@ func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, o
 				continue // on to its first member or element
 			}
 			empty = true // close it below
+		case tagS:
+			str, n := uint8(strRaw), 0
+			if byteAt(b, j) != '"' {
+				return 0, 0, false
+			}
+			if i = jsonscan.ShortString(b, j); i >= 0 {
+				n = i - j - 2
+			} else if i = jsonscan.PlainString(b, j); i >= 0 {
+				n = i - j - 2
+			} else if i, n, str = d.fastString(j); i < 0 {
+				return 0, 0, false
+			}
+			if sp == 0 {
+				top.str = str
+			}
+			size += n
+		case tagN:
+			var n int
+			if i, n = fastNumber(b, j); i < 0 {
+				return 0, 0, false
+			}
+			size += n
 		default:
-			return 0, 0, false
+			var n int
+			if i, n = d.fastScalar(b, j, tag); i < 0 {
+				return 0, 0, false
+			}
+			size += n
 		}
-		if i < 0 {
-			return 0, 0, false
-		}
-		size += n
 		// Close the attribute value's '}', then any containers that end.
 		for {
 			if !empty {
@@ -184,7 +148,7 @@ func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, o
 				i++
 				break
 			}
-			if !(stack[sp] == '{' && c == '}') && !(stack[sp] == '[' && c == ']') {
+			if c != stack[sp]+2 { // '{' + 2 is '}', '[' + 2 is ']'
 				return 0, 0, false
 			}
 			i++
@@ -197,17 +161,90 @@ func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, o
 	return i + 1, 0, true // {}
 }
 
-func byteAt(b []byte, i int) byte {
-	if i < len(b) {
-		return b[i]
+// fastString sizes the S string at j that is not plain, and says whether
+// its bytes are its value as they stand (strRaw) or need decoding
+// (strCoded); end < 0 when it is not a valid string.
+func (d *Decoder) fastString(j int) (end, n int, str uint8) {
+	end, n, flags := d.scan.ScanString(j)
+	if end < 0 {
+		d.scan.ClearErr()
+		return -1, 0, 0
 	}
-	return 0
+	if flags != 0 {
+		return end, n, strCoded
+	}
+	return end, n, strRaw
+}
+
+// fastScalar sizes the compact B, BOOL, NULL or set value at j of an
+// attribute value tagged tag, and returns its end (-1 when it is not one)
+// and size.
+func (d *Decoder) fastScalar(b []byte, j, tag int) (end, n int) {
+	switch tag {
+	case tagB:
+		return fastBinary(b, j)
+	case tagBOOL:
+		switch {
+		case at(b, j, "true"):
+			return j + 4, ddb.BoolSize // NULL's value is true too
+		case at(b, j, "false"):
+			return j + 5, ddb.BoolSize
+		}
+	case tagSS, tagNS, tagBS:
+		return d.fastSet(b, j, tag)
+	}
+	return -1, 0
+}
+
+// fastSet sizes the compact SS, NS or BS array at q, or returns -1.
+func (d *Decoder) fastSet(b []byte, q, tag int) (int, int) {
+	if byteAt(b, q) != '[' {
+		return -1, 0
+	}
+	i := q + 1
+	if byteAt(b, i) == ']' {
+		return i + 1, 0
+	}
+	total := 0
+	for {
+		var n int
+		switch tag {
+		case tagSS:
+			if byteAt(b, i) != '"' {
+				return -1, 0
+			}
+			e := jsonscan.PlainString(b, i)
+			if e >= 0 {
+				n = e - i - 2
+			} else if e, n, _ = d.scan.ScanString(i); e < 0 {
+				d.scan.ClearErr()
+				return -1, 0
+			}
+			i = e
+		case tagNS:
+			i, n = fastNumber(b, i)
+		default:
+			i, n = fastBinary(b, i)
+		}
+		if i < 0 {
+			return -1, 0
+		}
+		total += n
+		switch byteAt(b, i) {
+		case ',':
+			i++
+		case ']':
+			return i + 1, total
+		default:
+			return -1, 0
+		}
+	}
 }
 
 // fastNumber sizes the plain N string at q, or returns -1.
 func fastNumber(b []byte, q int) (int, int) {
-	if end, size := plainDecimal(b, q); end >= 0 {
-		return end, size
+	if end, size := ddb.PlainNumberSize(b, q+1); end >= 0 && byteAt(b, end) == '"' && byteAt(b, q) == '"' {
+		return end + 1, size
 	}
 	if byteAt(b, q) != '"' {
 		return -1, 0
@@ -219,110 +256,11 @@ func fastNumber(b []byte, q int) (int, int) {
 	if byteAt(b, j) != '"' {
 		return -1, 0
 	}
-	var num number
-	if parseNumberInto(b[q+1:j], &num) != nil {
+	num, err := ddb.ParseNumber(b[q+1 : j])
+	if err != nil {
 		return -1, 0
 	}
-	return j + 1, num.size()
-}
-
-// plainDecimal sizes, in one pass, the N string at q when it is what
-// numbers nearly always are: an optional '-', digits with at most one '.',
-// and an optional exponent, within DynamoDB's limits. For anything else (a
-// '+' sign, an error) it returns -1, and parseNumberInto decides. It
-// applies number.size's rule.
-func plainDecimal(b []byte, q int) (int, int) {
-	j := q + 1
-	neg := byteAt(b, j) == '-'
-	if neg {
-		j++
-	}
-	k, first, last, point := 0, -1, 0, -1 // k counts digits; point is the digits before '.'
-	for ; j < len(b); j++ {
-		if j+8 <= len(b) { // eight bytes at a time while they are digits
-			n, nz := digits8(binary.LittleEndian.Uint64(b[j:]))
-			if nz != 0 {
-				if first < 0 {
-					first = k + bits.TrailingZeros64(nz)>>3
-				}
-				last = k + (63-bits.LeadingZeros64(nz))>>3
-			}
-			k += n
-			if j += n; n == 8 {
-				j-- // the loop adds 1
-				continue
-			}
-		}
-		c := b[j]
-		if c-'0' <= 9 {
-			if c != '0' {
-				if first < 0 {
-					first = k
-				}
-				last = k
-			}
-			k++
-			continue
-		}
-		if c != '.' || point >= 0 {
-			break
-		}
-		point = k
-	}
-	if k == 0 || byteAt(b, q) != '"' {
-		return -1, 0
-	}
-	exp := 0
-	if c := byteAt(b, j); c == 'e' || c == 'E' {
-		j++
-		expNeg := false
-		if c := byteAt(b, j); c == '+' || c == '-' {
-			expNeg = c == '-'
-			j++
-		}
-		start := j
-		for ; j < len(b) && b[j]-'0' <= 9; j++ {
-			if exp = exp*10 + int(b[j]-'0'); exp > 999_999_999 {
-				return -1, 0 // parseNumberInto names the error
-			}
-		}
-		if j == start {
-			return -1, 0
-		}
-		if expNeg {
-			exp = -exp
-		}
-	}
-	if byteAt(b, j) != '"' {
-		return -1, 0
-	}
-	if first < 0 {
-		return j + 1, 1 // zero
-	}
-	if point < 0 {
-		point = k
-	}
-	n := number{neg: neg, first: first, last: last, point: point - first + exp}
-	if n.digits() > maxNumberDigits || n.point-1 < minNumberExp || n.point-1 > maxNumberExp {
-		return -1, 0
-	}
-	return j + 1, n.size()
-}
-
-// digits8 looks at 8 bytes of a number, in memory order: n is how many
-// lead the word as decimal digits, and nz has the high bit of each of those
-// that is not '0'. As in special, a borrow or carry only comes from a byte
-// that is itself not a digit, so the bits below the first non-digit are
-// exact.
-func digits8(v uint64) (n int, nz uint64) {
-	x := v ^ (lsb * '0') // digits become 0-9
-	notDigit := ((x + lsb*0x76) | x) & msb
-	n = bits.TrailingZeros64(notDigit) >> 3
-	nz = ((x&^msb + lsb*0x7f) | x) & msb // x&^msb + 0x7f cannot carry out of a byte
-	if n < 8 {
-		nz &= 1<<(8*n) - 1
-	}
-	return n, nz
+	return j + 1, num.Size()
 }
 
 // fastBinary sizes the plain B string at q, or returns -1.
@@ -346,47 +284,9 @@ func fastBinary(b []byte, q int) (int, int) {
 	return j + 1, (n+pad)/4*3 - pad
 }
 
-// fastSet sizes the compact SS, NS or BS array at q, or returns -1.
-func (d *Decoder) fastSet(b []byte, q, tag int) (int, int) {
-	if byteAt(b, q) != '[' {
-		return -1, 0
+func byteAt(b []byte, i int) byte {
+	if i < len(b) {
+		return b[i]
 	}
-	i := q + 1
-	if byteAt(b, i) == ']' {
-		return i + 1, 0
-	}
-	total := 0
-	for {
-		var n int
-		switch tag {
-		case tagSS:
-			if byteAt(b, i) != '"' {
-				return -1, 0
-			}
-			e := plainString(b, i)
-			if e >= 0 {
-				n = e - i - 2
-			} else if e, n, _ = d.scanString(i); e < 0 {
-				d.syntax = nil
-				return -1, 0
-			}
-			i = e
-		case tagNS:
-			i, n = fastNumber(b, i)
-		default:
-			i, n = fastBinary(b, i)
-		}
-		if i < 0 {
-			return -1, 0
-		}
-		total += n
-		switch byteAt(b, i) {
-		case ',':
-			i++
-		case ']':
-			return i + 1, total
-		default:
-			return -1, 0
-		}
-	}
+	return 0
 }

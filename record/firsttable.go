@@ -1,5 +1,7 @@
 package record
 
+import "github.com/hotkeys-dev/hotkeys/internal/jsonscan"
+
 // FirstTable returns the table that payload's first eventSourceARN names:
 // the top-level one of an event, or else that of the first record that
 // has one; "" when none does, or when the payload is not JSON as far as
@@ -10,10 +12,10 @@ package record
 // the batch costs milliseconds. The Lambda asks it which table a batch is
 // of, so that the table's indexes are set before the batch is decoded.
 func (d *Decoder) FirstTable(payload []byte) string {
-	d.data = payload
-	defer func() { d.data = nil }()
-	i := skipWS(payload, 0)
-	switch d.peek(i) {
+	d.scan.Reset(payload)
+	defer d.scan.Reset(nil)
+	i := jsonscan.SkipWS(payload, 0)
+	switch d.scan.Peek(i) {
 	case '{':
 		t, _ := d.tableIn(i, true)
 		return t
@@ -29,39 +31,39 @@ func (d *Decoder) FirstTable(payload []byte) string {
 // It returns the table, or "" and the position just past the object
 // (negative on a syntax error).
 func (d *Decoder) tableIn(i int, event bool) (string, int) {
-	i = skipWS(d.data, i+1)
-	if d.peek(i) == '}' {
+	i = jsonscan.SkipWS(d.scan.Bytes(), i+1)
+	if d.scan.Peek(i) == '}' {
 		return "", i + 1
 	}
 	for {
-		if d.peek(i) != '"' {
+		if d.scan.Peek(i) != '"' {
 			return "", -1
 		}
-		end, name := d.stringBytes(i)
+		end, name := d.scan.StringBytes(i)
 		if end < 0 {
 			return "", -1
 		}
-		v := d.expect(end, ':', "':'")
+		v := d.scan.Expect(end, ':', "':'")
 		if v < 0 {
 			return "", -1
 		}
 		var t string
 		switch {
-		case string(name) == "eventSourceARN" && d.peek(v) == '"':
+		case string(name) == "eventSourceARN" && d.scan.Peek(v) == '"':
 			var arn []byte
-			if end, arn = d.stringBytes(v); end >= 0 {
+			if end, arn = d.scan.StringBytes(v); end >= 0 {
 				t = d.tableName(arn)
 			}
-		case event && string(name) == "Records" && d.peek(v) == '[':
+		case event && string(name) == "Records" && d.scan.Peek(v) == '[':
 			t, end = d.tableInArray(v, false)
 		default:
-			end = d.skipValue(v)
+			end = d.scan.SkipValue(v)
 		}
 		if t != "" || end < 0 {
 			return t, end
 		}
 		var closed bool
-		if i, closed = d.afterValue(end, '}'); closed || i < 0 {
+		if i, closed = d.scan.Next(end, '}'); closed || i < 0 {
 			return "", i
 		}
 	}
@@ -70,23 +72,23 @@ func (d *Decoder) tableIn(i int, event bool) (string, int) {
 // tableInArray reads the array at i (of events when event, else of
 // records) for the first of its objects that names a table.
 func (d *Decoder) tableInArray(i int, event bool) (string, int) {
-	i = skipWS(d.data, i+1)
-	if d.peek(i) == ']' {
+	i = jsonscan.SkipWS(d.scan.Bytes(), i+1)
+	if d.scan.Peek(i) == ']' {
 		return "", i + 1
 	}
 	for {
 		var t string
 		var end int
-		if d.peek(i) == '{' {
+		if d.scan.Peek(i) == '{' {
 			t, end = d.tableIn(i, event)
 		} else {
-			end = d.skipValue(i)
+			end = d.scan.SkipValue(i)
 		}
 		if t != "" || end < 0 {
 			return t, end
 		}
 		var closed bool
-		if i, closed = d.afterValue(end, ']'); closed || i < 0 {
+		if i, closed = d.scan.Next(end, ']'); closed || i < 0 {
 			return "", i
 		}
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
 )
 
 var sentinels = []error{ErrNotRecord, ErrMissingField, ErrFieldType, ErrEventName, ErrAttributeValue, ErrNumber,
@@ -125,10 +127,10 @@ func FuzzDecode(f *testing.F) {
 }
 
 // fuzzIndexes are indexes on attributes the seeds and generators use.
-var fuzzIndexes = []Index{
-	{Name: "all", PartitionKey: "status", SortKey: "price", Projection: ProjectAll},
-	{Name: "keys", PartitionKey: "name", Projection: ProjectKeysOnly},
-	{Name: "inc", PartitionKey: "sk", SortKey: "level", Projection: ProjectInclude, NonKeyAttributes: []string{"msg", "tags", "pk"}},
+var fuzzIndexes = []ddb.Index{
+	{Name: "all", PartitionKey: "status", SortKey: "price", Projection: ddb.ProjectAll},
+	{Name: "keys", PartitionKey: "name", Projection: ddb.ProjectKeysOnly},
+	{Name: "inc", PartitionKey: "sk", SortKey: "level", Projection: ddb.ProjectInclude, NonKeyAttributes: []string{"msg", "tags", "pk"}},
 }
 
 // checkIndexed decodes payload again with indexes: the records and errors
@@ -156,10 +158,10 @@ func checkIndexed(t *testing.T, pk string, payload []byte, plain *got, plainErr 
 		if diff := diffRecord(r, plain.records[k]); diff != "" {
 			t.Fatalf("record %d with indexes: %s", k, diff)
 		}
-		largest := units(max(r.NewImageSize, r.OldImageSize, 0))
+		largest := ddb.WriteUnits(max(r.NewImageSize, r.OldImageSize, 0))
 		next := 0 // the writes come in the indexes' order, one per index at most
 		for _, w := range writes[k] {
-			x := slices.IndexFunc(fuzzIndexes, func(ix Index) bool { return ix.Name == w.Index })
+			x := slices.IndexFunc(fuzzIndexes, func(ix ddb.Index) bool { return ix.Name == w.Index })
 			switch {
 			case x < next:
 				t.Fatalf("record %d: index %q out of order or unknown: %+v", k, w.Index, writes[k])
@@ -196,7 +198,7 @@ func checkDecoded(t *testing.T, payload []byte, g *got, err error) {
 		case !r.PartitionKey.Present() || r.KeysSize < 0 || r.NewImageSize < -1 || r.OldImageSize < -1:
 			t.Fatalf("record %s", fmtRecord(r))
 		}
-		if wcu, exact := WriteUnits(r.EventName, r.NewImageSize, r.OldImageSize, r.KeysSize, r.TTLDelete); wcu != r.WCU || exact != r.WCUExact {
+		if wcu, exact := ddb.ItemWriteUnits(r.EventName.kind(r.TTLDelete), r.NewImageSize, r.OldImageSize, r.KeysSize); wcu != r.WCU || exact != r.WCUExact {
 			t.Fatalf("WCU %d %v, rule says %d %v: %s", r.WCU, r.WCUExact, wcu, exact, fmtRecord(r))
 		}
 	}

@@ -1,58 +1,104 @@
 package record
 
-// Charging a record's write to each index: the GSI rules (see index.go).
+import (
+	"github.com/hotkeys-dev/hotkeys/ddb"
+	"github.com/hotkeys-dev/hotkeys/internal/jsonscan"
+)
+
+// Charging a record's write to each index: the facts of the write, from
+// the attributes imageAttrs noted in its images, then ddb.ChargeIndex.
 
 // chargeIndexes computes what the current record cost each index, and
-// appends to d.is.out the writes that touched one; it returns the position
+// appends to d.writes the writes that touched one; it returns the position
 // of the first and how many there are.
 func (d *Decoder) chargeIndexes() (first, n int32) {
-	p, rs, is := d.ix, &d.rs, &d.is
-	first = int32(len(is.out))
-	have := [2]bool{rs.newSize >= 0, rs.oldSize >= 0}
+	rs := &d.rs
+	first = int32(len(d.writes))
+	kind := rs.eventName.kind(rs.ttlDelete())
+	known := [2]bool{rs.newSize >= 0, rs.oldSize >= 0}
 	// need: the images the rules read for this event are there, so that
 	// an index the item is in by neither image costs nothing, exactly.
 	var need bool
-	switch {
-	case rs.eventName == Remove && rs.ttlType && rs.ttlPrinc, rs.eventName == Remove:
-		need = have[sideOld]
-	case rs.eventName == Insert:
-		need = have[sideNew]
+	switch kind {
+	case ddb.Expired, ddb.Deleted:
+		need = known[sideOld]
+	case ddb.Created:
+		need = known[sideNew]
 	default:
-		need = have[sideNew] && have[sideOld]
+		need = known[sideNew] && known[sideOld]
 	}
-	allChanged := -1 // unknown yet
-	for x := range p.ix {
-		def := &p.ix[x]
-		// in[s]: image s shows the item in the index.
-		in := [2]bool{have[sideNew] && d.inIndex(sideNew, def), have[sideOld] && d.inIndex(sideOld, def)}
-		if need && !in[sideNew] && !in[sideOld] {
+	allChanged := -1 // whether any attribute changed: unknown yet
+	for k := range d.plan.indexes {
+		def := &d.plan.indexes[k]
+		f := ddb.IndexFacts{Kind: kind}
+		f.New = ddb.IndexSide{Known: known[sideNew], In: known[sideNew] && d.inIndex(sideNew, def)}
+		f.Old = ddb.IndexSide{Known: known[sideOld], In: known[sideOld] && d.inIndex(sideOld, def)}
+		if need && !f.New.In && !f.Old.In {
 			continue // the index's blank write: not listed
 		}
-		c := d.applyRules(def, have, in, &allChanged)
-		if c.exact && c.del == 0 && c.put == 0 && c.ttl == 0 {
+		d.indexFacts(def, &f, &allChanged)
+		c := ddb.ChargeIndex(&f)
+		if c.Exact && c.WCU() == 0 && c.Expired == 0 {
 			continue // the index's blank write: not listed
 		}
-		o := ixOut{x: int32(x), delWCU: uint32(c.del), putWCU: uint32(c.put), ttl: uint32(c.ttl), exact: c.exact}
-		// The key values, canonical, only for the entries written.
-		if c.del > 0 || c.ttl > 0 {
+		// Packed, with the canonical key values of the entries written only.
+		w := packedWrite{index: int32(k), delWCU: uint32(c.Delete), putWCU: uint32(c.Put), ttlWCU: uint32(c.Expired), exact: c.Exact}
+		if c.Delete > 0 || c.Expired > 0 {
 			k := d.indexKey(sideOld, def.pk)
-			k.value = d.hold(k.value)
-			o.del = k.held()
+			k.value = d.copyQueued(k.value)
+			w.del = k.pack()
 		}
-		if c.put > 0 {
+		if c.Put > 0 {
 			k := d.indexKey(sideNew, def.pk)
-			k.value = d.hold(k.value)
-			o.put = k.held()
+			k.value = d.copyQueued(k.value)
+			w.put = k.pack()
 		}
-		is.out = append(is.out, o)
+		d.writes = append(d.writes, w)
 	}
-	return first, int32(len(is.out)) - first
+	return first, int32(len(d.writes)) - first
+}
+
+// indexFacts completes f, whose sides say whether the item is in index
+// def, with the facts the rules read of an item in it: the size of its
+// entry on each side it is in, and, when it is in on both, whether its
+// index key or a projected attribute changed. allChanged caches, across
+// the record's indexes, whether any attribute changed (-1: not known yet).
+func (d *Decoder) indexFacts(def *compiledIndex, f *ddb.IndexFacts, allChanged *int) {
+	if f.Old.In {
+		f.Old.Entry = d.entrySize(def, sideOld)
+	}
+	if f.New.In {
+		f.New.Entry = d.entrySize(def, sideNew)
+	}
+	if !f.Old.In || !f.New.In {
+		return
+	}
+	f.KeyChanged = !d.sameAttr(def.pk) || (def.sk >= 0 && !d.sameAttr(def.sk))
+	if f.KeyChanged {
+		return
+	}
+	if def.all {
+		if *allChanged < 0 {
+			*allChanged = 0
+			if d.anyAttrChanged() {
+				*allChanged = 1
+			}
+		}
+		f.ProjectedChanged = *allChanged == 1
+		return
+	}
+	for _, id := range def.included {
+		if !d.sameAttr(id) {
+			f.ProjectedChanged = true
+			return
+		}
+	}
 }
 
 // entrySize is the size of the item's entry in index def by image s: the
 // table's key attributes, the index's key attributes that are not table
 // keys, and the projected attributes (for ALL: the whole item).
-func (d *Decoder) entrySize(def *ixDef, s int) int {
+func (d *Decoder) entrySize(def *compiledIndex, s int) int {
 	rs := &d.rs
 	if def.all {
 		if s == sideOld {
@@ -72,79 +118,10 @@ func (d *Decoder) entrySize(def *ixDef, s int) int {
 	return e
 }
 
-// charge is what a write cost one index, in WCU.
-type charge struct {
-	del, put, ttl uint64
-	exact         bool
-}
-
-// applyRules decides what the write cost index def, from which images
-// there are (have) and whether each shows the item in the index (in).
-// allChanged caches, across the record's indexes, whether any attribute
-// changed (-1: not known yet).
-func (d *Decoder) applyRules(def *ixDef, have, in [2]bool, allChanged *int) charge {
-	rs := &d.rs
-	entry := func(s int) uint64 { return units(d.entrySize(def, s)) }
-	c := charge{exact: true}
-	switch {
-	case rs.eventName == Remove && rs.ttlType && rs.ttlPrinc: // a TTL delete: free
-		if have[sideOld] && in[sideOld] {
-			c.ttl = entry(sideOld)
-		}
-		c.exact = have[sideOld]
-	case rs.eventName == Insert:
-		if !have[sideNew] {
-			c.exact = false
-		} else if in[sideNew] {
-			c.put = entry(sideNew)
-		}
-	case rs.eventName == Remove:
-		if !have[sideOld] {
-			c.exact = false
-		} else if in[sideOld] {
-			c.del = entry(sideOld)
-		}
-	case !have[sideNew] || !have[sideOld]:
-		c.exact = false
-	case in[sideOld] && !in[sideNew]:
-		c.del = entry(sideOld)
-	case !in[sideOld] && in[sideNew]:
-		c.put = entry(sideNew)
-	case !in[sideOld]: // in neither
-	case !d.sameAttr(def.pk) || (def.sk >= 0 && !d.sameAttr(def.sk)):
-		c.del = entry(sideOld)
-		c.put = entry(sideNew)
-	default: // the same key: did a projected attribute change?
-		changed := false
-		switch {
-		case def.all:
-			if *allChanged < 0 {
-				*allChanged = 0
-				if d.anyAttrChanged() {
-					*allChanged = 1
-				}
-			}
-			changed = *allChanged == 1
-		default:
-			for _, id := range def.incl {
-				if !d.sameAttr(id) {
-					changed = true
-					break
-				}
-			}
-		}
-		if changed {
-			// units is monotonic: the larger entry's units are the larger.
-			c.put = max(entry(sideOld), entry(sideNew))
-		}
-	}
-	return c
-}
-
 // inIndex reports whether image side has every key attribute of index
 // def, as S, N or B. It is small enough to inline.
-func (d *Decoder) inIndex(side int, def *ixDef) bool {
-	slots, gen := d.is.slots[side], d.is.gen[side]
+func (d *Decoder) inIndex(side int, def *compiledIndex) bool {
+	slots, gen := d.images.slots[side], d.images.gen[side]
 	if a := &slots[def.pk]; a.gen != gen || a.typ == 0 {
 		return false
 	}
@@ -153,20 +130,6 @@ func (d *Decoder) inIndex(side int, def *ixDef) bool {
 	}
 	b := &slots[def.sk]
 	return b.gen == gen && b.typ != 0
-}
-
-// valueKeyType returns the type of the attribute value object at i if it
-// is S, N or B; 0 otherwise. The value has been checked already.
-func (d *Decoder) valueKeyType(i int) KeyType {
-	b := d.data
-	i = skipWS(b, i+1)
-	if d.peek(i) != '"' {
-		return 0
-	}
-	save := d.rs.err
-	_, tag := d.readTag(i)
-	d.rs.err = save
-	return tagKeyType(tag)
 }
 
 // indexKey returns the canonical value of attribute id in image side as an
@@ -178,19 +141,18 @@ func (d *Decoder) indexKey(side, id int) keyRef {
 	}
 	switch a.str { // a compact {"S":"…"}: its string's quotes are at valStart+5 and valEnd-2
 	case strRaw:
-		return keyRef{value: span{a.valStart + 6, a.valEnd - 2, true}, typ: String}
+		return keyRef{value: span{a.valStart + 6, a.valEnd - 2, true}, typ: ddb.String}
 	case strCoded:
 		start := len(d.scratch)
-		d.scratch = appendString(d.scratch, d.data, a.valStart+5, a.valEnd-1)
-		return keyRef{value: span{start, len(d.scratch), false}, typ: String}
+		d.scratch = jsonscan.AppendString(d.scratch, d.scan.Bytes(), a.valStart+5, a.valEnd-1)
+		return keyRef{value: span{start, len(d.scratch), false}, typ: ddb.String}
 	}
 	var ka keyAttr
 	if _, _, ok := d.compactKeyValue(a.valStart, &ka); ok {
 		return keyRef{value: ka.value, typ: ka.typ}
 	}
-	b := d.data
-	i := skipWS(b, a.valStart+1)
-	if d.peek(i) != '"' {
+	i := jsonscan.SkipWS(d.scan.Bytes(), a.valStart+1)
+	if d.scan.Peek(i) != '"' {
 		return keyRef{}
 	}
 	save := d.rs.err
@@ -199,8 +161,8 @@ func (d *Decoder) indexKey(side, id int) keyRef {
 	if i < 0 || (tag != tagS && tag != tagN && tag != tagB) {
 		return keyRef{}
 	}
-	i = skipWS(b, i)
-	if d.peek(i) != ':' {
+	i = jsonscan.SkipWS(d.scan.Bytes(), i)
+	if d.scan.Peek(i) != ':' {
 		return keyRef{}
 	}
 	if end, _ := d.keyValue(a.valStart, &ka); end < 0 || d.rs.err != nil || ka.typ == 0 {
@@ -209,23 +171,50 @@ func (d *Decoder) indexKey(side, id int) keyRef {
 	return keyRef{value: ka.value, typ: ka.typ}
 }
 
-// deliverIndexes fills r.Indexes from the n results held at first: the
+// deliverIndexes fills r.Indexes from the n writes packed at first: the
 // writes that touched an index, in the indexes' order.
 func (d *Decoder) deliverIndexes(r *Record, first, n int32) {
 	r.Indexes = r.Indexes[:0]
-	for _, o := range d.is.out[first : first+n] {
+	for _, w := range d.writes[first : first+n] {
 		r.Indexes = append(r.Indexes, IndexWrite{
-			Index:  d.ix.defs[o.x].Name,
-			WCU:    uint64(o.delWCU) + uint64(o.putWCU),
-			Exact:  o.exact,
-			TTLWCU: uint64(o.ttl),
+			Index:  d.plan.defs[w.index].Name,
+			WCU:    uint64(w.delWCU) + uint64(w.putWCU),
+			Exact:  w.exact,
+			TTLWCU: uint64(w.ttlWCU),
 		})
-		w := &r.Indexes[len(r.Indexes)-1]
-		if o.del.typ != 0 {
-			w.Delete = IndexEntry{Key: Key{Type: o.del.typ, Value: d.heldBytes(o.del)}, WCU: uint64(o.delWCU)}
+		iw := &r.Indexes[len(r.Indexes)-1]
+		if w.del.typ != 0 {
+			iw.Delete = ddb.IndexEntry{Key: ddb.Key{Type: w.del.typ, Value: d.bytesOf(w.del.span())}, WCU: uint64(w.delWCU)}
 		}
-		if o.put.typ != 0 {
-			w.Put = IndexEntry{Key: Key{Type: o.put.typ, Value: d.heldBytes(o.put)}, WCU: uint64(o.putWCU)}
+		if w.put.typ != 0 {
+			iw.Put = ddb.IndexEntry{Key: ddb.Key{Type: w.put.typ, Value: d.bytesOf(w.put.span())}, WCU: uint64(w.putWCU)}
 		}
 	}
 }
+
+// packedWrite is an IndexWrite of a queued record, packed in offsets; only
+// a write that touched the index (see Record.Indexes) has one, so that a
+// batch's results stay small enough to stay in cache. Units fit in 32
+// bits: finishRecord rejects items over 2^31 bytes, so an entry is under
+// 2^32 bytes.
+type packedWrite struct {
+	del, put       packedKey
+	delWCU, putWCU uint32
+	ttlWCU         uint32
+	index          int32 // in the plan
+	exact          bool
+}
+
+// packedKey is a keyRef in 16 bytes.
+type packedKey struct {
+	start   int
+	n       uint32 // attribute values are under 2^31 bytes (finishRecord)
+	typ     ddb.KeyType
+	payload bool
+}
+
+func (k keyRef) pack() packedKey {
+	return packedKey{start: k.value.start, n: uint32(k.value.end - k.value.start), typ: k.typ, payload: k.value.payload}
+}
+
+func (k packedKey) span() span { return span{k.start, k.start + int(k.n), k.payload} }

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"slices"
 )
 
@@ -16,28 +17,6 @@ func (d *Decoder) sameAttr(id int) bool {
 	return d.sameValue(an, ao)
 }
 
-// sameValue compares two attribute values: as raw JSON first, then, if
-// they are spelled differently, by their canonical hashes (numbers in
-// canonical form, strings and binaries decoded, sets and maps unordered).
-func (d *Decoder) sameValue(a, b *imgAttr) bool {
-	ra, rb := d.data[a.valStart:a.valEnd], d.data[b.valStart:b.valEnd]
-	if string(ra) == string(rb) {
-		return true
-	}
-	if a.size != b.size { // the names are the same: the values differ in size
-		return false
-	}
-	if a.str == strRaw && b.str == strRaw {
-		return false // compact strings with nothing to decode, spelled differently
-	}
-	if plainScalar(ra) && plainScalar(rb) {
-		return false // spelled one way only, and spelled differently
-	}
-	ha, oka := d.canonHash(a.valStart)
-	hb, okb := d.canonHash(b.valStart)
-	return oka && okb && ha == hb
-}
-
 // anyAttrChanged reports whether the images differ in any attribute.
 // Stream records are written only for writes that change the item, so
 // this is nearly always true; it is computed anyway, for replayed files.
@@ -45,18 +24,18 @@ func (d *Decoder) anyAttrChanged() bool {
 	if d.rs.newSize != d.rs.oldSize {
 		return true
 	}
-	in, io := d.is.image[sideNew], d.is.image[sideOld]
-	if string(d.data[in[0]:in[1]]) == string(d.data[io[0]:io[1]]) {
+	in, io := d.images.spans[sideNew], d.images.spans[sideOld]
+	if data := d.scan.Bytes(); string(data[in[0]:in[1]]) == string(data[io[0]:io[1]]) {
 		return false
 	}
 	// Spelled differently: compare attribute by attribute.
 	var lists [2][]attrRef
 	for s, im := range [2][2]int{in, io} {
-		lists[s] = d.is.sorted[s][:0]
+		lists[s] = d.images.sorted[s][:0]
 		if end, _ := d.walkAttrs(im[0], &lists[s], true); end < 0 {
 			return true
 		}
-		d.is.sorted[s] = lists[s]
+		d.images.sorted[s] = lists[s]
 	}
 	an, ao := lists[sideNew], lists[sideOld]
 	if len(an) != len(ao) {
@@ -77,7 +56,7 @@ func (d *Decoder) anyAttrChanged() bool {
 		return false
 	}
 	byName := func(x, y attrRef) int {
-		return bytesCompare(d.attrName(&x, 0), d.attrName(&y, 1))
+		return bytes.Compare(d.attrName(&x, 0), d.attrName(&y, 1))
 	}
 	slices.SortFunc(an, byName)
 	slices.SortFunc(ao, byName)
@@ -88,14 +67,28 @@ func (d *Decoder) anyAttrChanged() bool {
 	}
 	return false
 }
-func bytesCompare(a, b []byte) int {
-	switch {
-	case string(a) < string(b):
-		return -1
-	case string(a) > string(b):
-		return 1
+
+// sameValue compares two attribute values: as raw JSON first, then, if
+// they are spelled differently, by their canonical hashes (numbers in
+// canonical form, strings and binaries decoded, sets and maps unordered).
+func (d *Decoder) sameValue(a, b *imgAttr) bool {
+	data := d.scan.Bytes()
+	ra, rb := data[a.valStart:a.valEnd], data[b.valStart:b.valEnd]
+	if string(ra) == string(rb) {
+		return true
 	}
-	return 0
+	if a.size != b.size { // the names are the same: the values differ in size
+		return false
+	}
+	if a.str == strRaw && b.str == strRaw {
+		return false // compact strings with nothing to decode, spelled differently
+	}
+	if plainScalar(ra) && plainScalar(rb) {
+		return false // spelled one way only, and spelled differently
+	}
+	ha, oka := d.canonHash(a.valStart)
+	hb, okb := d.canonHash(b.valStart)
+	return oka && okb && ha == hb
 }
 
 // plainScalar reports whether raw is an attribute value with a single

@@ -3,6 +3,9 @@ package record
 import (
 	"hash/maphash"
 	"math/bits"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
+	"github.com/hotkeys-dev/hotkeys/internal/jsonscan"
 )
 
 // Canonical hashes of attribute values, to tell whether an attribute
@@ -12,38 +15,28 @@ import (
 // decoded, sets and maps in any order, whitespace anywhere). Two different
 // values collide with probability about 2^-64.
 
-// mix is SplitMix64's finaliser: it spreads a combination of hashes.
-func mix(h uint64) uint64 {
-	h ^= h >> 30
-	h *= 0xbf58476d1ce4e5b9
-	h ^= h >> 27
-	h *= 0x94d049bb133111eb
-	return h ^ h>>31
-}
-
 // canonHash hashes the attribute value object at i, which the size pass
 // has already checked; ok is false if it turns out not to be one.
 func (d *Decoder) canonHash(i int) (h uint64, ok bool) {
-	save, saveSyntax := d.rs.err, d.syntax
+	save, saveSyntax := d.rs.err, d.scan.Err()
 	_, h = d.hashAV(i, 0)
-	ok = d.rs.err == save && d.syntax == saveSyntax
-	d.rs.err, d.syntax = save, saveSyntax
+	ok = d.rs.err == save && d.scan.Err() == saveSyntax
+	d.rs.err = save
+	if saveSyntax == nil { // else the scanner kept it
+		d.scan.ClearErr()
+	}
 	return h, ok
-}
-
-func (d *Decoder) hashBytes(tag int, b []byte) uint64 {
-	return mix(maphash.Bytes(d.ix.seed, b) + uint64(tag))
 }
 
 // hashAV hashes the attribute value object at i and returns its end.
 func (d *Decoder) hashAV(i, depth int) (int, uint64) {
-	b := d.data
-	if d.peek(i) != '{' || depth > maxNesting {
+	b := d.scan.Bytes()
+	if d.scan.Peek(i) != '{' || depth > ddb.MaxNesting {
 		d.bad(ErrAttributeValue, i)
 		return -1, 0
 	}
-	i = skipWS(b, i+1)
-	if d.peek(i) != '"' {
+	i = jsonscan.SkipWS(b, i+1)
+	if d.scan.Peek(i) != '"' {
 		d.bad(ErrAttributeValue, i)
 		return -1, 0
 	}
@@ -51,22 +44,37 @@ func (d *Decoder) hashAV(i, depth int) (int, uint64) {
 	if i < 0 {
 		return i, 0
 	}
-	i = skipWS(b, i)
-	if d.peek(i) != ':' {
+	i = jsonscan.SkipWS(b, i)
+	if d.scan.Peek(i) != ':' {
 		d.bad(ErrAttributeValue, i)
 		return -1, 0
 	}
-	i = skipWS(b, i+1)
+	i, h := d.hashTagged(jsonscan.SkipWS(b, i+1), tag, depth)
+	if i < 0 {
+		d.bad(ErrAttributeValue, 0)
+		return -1, 0
+	}
+	i = jsonscan.SkipWS(b, i)
+	if d.scan.Peek(i) != '}' {
+		d.bad(ErrAttributeValue, i)
+		return -1, 0
+	}
+	return i + 1, h
+}
+
+// hashTagged hashes the value at i of an attribute value tagged tag, and
+// returns its end (negative when it is not one).
+func (d *Decoder) hashTagged(i, tag, depth int) (int, uint64) {
 	var h uint64
 	switch tag {
 	case tagS, tagN, tagB:
 		i, h = d.hashScalar(i, tag)
 	case tagBOOL, tagNULL:
-		switch d.peek(i) {
+		switch d.scan.Peek(i) {
 		case 't':
-			i, h = d.literal(i, "true"), mix(uint64(tag)<<8|1)
+			i, h = d.scan.Literal(i, "true"), mix(uint64(tag)<<8|1)
 		case 'f':
-			i, h = d.literal(i, "false"), mix(uint64(tag)<<8|2)
+			i, h = d.scan.Literal(i, "false"), mix(uint64(tag)<<8|2)
 		default:
 			i = -1
 		}
@@ -95,52 +103,50 @@ func (d *Decoder) hashAV(i, depth int) (int, uint64) {
 	case tagM: // unordered: the sum of each member's name and value
 		var sum uint64
 		i = d.hashElems(i, '{', '}', func(j int) int {
-			end, name := d.stringBytes(j)
-			if end < 0 {
-				return end
-			}
-			hn := d.hashBytes(0, name)
-			end = skipWS(b, end)
-			if d.peek(end) != ':' {
-				return -1
-			}
-			end, e := d.hashAV(skipWS(b, end+1), depth+1)
-			sum += mix(hn ^ bits.RotateLeft64(e, 17))
+			end, e := d.hashMember(j, depth)
+			sum += e
 			return end
 		})
 		h = mix(sum + uint64(tag))
 	default:
 		i = -1
 	}
-	if i < 0 {
-		d.bad(ErrAttributeValue, 0)
+	return i, h
+}
+
+// hashMember hashes the member at i of an M value at depth: its name and
+// its value together.
+func (d *Decoder) hashMember(i, depth int) (int, uint64) {
+	end, name := d.scan.StringBytes(i)
+	if end < 0 {
+		return end, 0
+	}
+	hn := d.hashBytes(0, name)
+	b := d.scan.Bytes()
+	end = jsonscan.SkipWS(b, end)
+	if d.scan.Peek(end) != ':' {
 		return -1, 0
 	}
-	i = skipWS(b, i)
-	if d.peek(i) != '}' {
-		d.bad(ErrAttributeValue, i)
-		return -1, 0
-	}
-	return i + 1, h
+	end, e := d.hashAV(jsonscan.SkipWS(b, end+1), depth+1)
+	return end, mix(hn ^ bits.RotateLeft64(e, 17))
 }
 
 // hashScalar hashes the S, N or B value (a JSON string) at i.
 func (d *Decoder) hashScalar(i, tag int) (int, uint64) {
-	if d.peek(i) != '"' {
+	if d.scan.Peek(i) != '"' {
 		return -1, 0
 	}
-	end, s := d.stringBytes(i)
+	end, s := d.scan.StringBytes(i)
 	if end < 0 {
 		return end, 0
 	}
 	switch tag {
 	case tagN:
-		num, err := parseNumber(s)
+		canon, _, err := ddb.AppendCanonical(d.images.canon[:0], s)
 		if err != nil {
 			return -1, 0
 		}
-		d.is.canon = appendCanonical(d.is.canon[:0], s, &num)
-		s = d.is.canon
+		d.images.canon, s = canon, canon
 	case tagB:
 		dec, ok := d.decodeBase64(s)
 		if !ok {
@@ -154,26 +160,33 @@ func (d *Decoder) hashScalar(i, tag int) (int, uint64) {
 // hashElems walks the elements of an array or object at i, calling each
 // at every one; each returns the element's end.
 func (d *Decoder) hashElems(i int, open, close byte, each func(int) int) int {
-	b := d.data
-	if d.peek(i) != open {
+	b := d.scan.Bytes()
+	if d.scan.Peek(i) != open {
 		return -1
 	}
-	i = skipWS(b, i+1)
-	if d.peek(i) == close {
+	i = jsonscan.SkipWS(b, i+1)
+	if d.scan.Peek(i) == close {
 		return i + 1
 	}
-	for {
+	for closed := false; ; {
 		if i = each(i); i < 0 {
 			return i
 		}
-		i = skipWS(b, i)
-		switch d.peek(i) {
-		case ',':
-			i = skipWS(b, i+1)
-		case close:
-			return i + 1
-		default:
-			return -1
+		if i, closed = d.scan.Next(i, close); closed || i < 0 {
+			return i
 		}
 	}
+}
+
+func (d *Decoder) hashBytes(tag int, b []byte) uint64 {
+	return mix(maphash.Bytes(d.plan.seed, b) + uint64(tag))
+}
+
+// mix is SplitMix64's finaliser: it spreads a combination of hashes.
+func mix(h uint64) uint64 {
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	return h ^ h>>31
 }

@@ -17,12 +17,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
 )
 
-var refIndexes = []Index{
-	{Name: "all", PartitionKey: "g1", SortKey: "g2", Projection: ProjectAll},
-	{Name: "keys", PartitionKey: "g3", Projection: ProjectKeysOnly},
-	{Name: "inc", PartitionKey: "g4", SortKey: "sk", Projection: ProjectInclude, NonKeyAttributes: []string{"p1", "p2", "g3"}},
+var refIndexes = []ddb.Index{
+	{Name: "all", PartitionKey: "g1", SortKey: "g2", Projection: ddb.ProjectAll},
+	{Name: "keys", PartitionKey: "g3", Projection: ddb.ProjectKeysOnly},
+	{Name: "inc", PartitionKey: "g4", SortKey: "sk", Projection: ddb.ProjectInclude, NonKeyAttributes: []string{"p1", "p2", "g3"}},
 }
 
 // refSpellings holds, per attribute, values in several spellings: the
@@ -139,7 +141,7 @@ func refCanon(t *testing.T, raw json.RawMessage) string {
 }
 
 // refIndexWrite applies the rules to one record's images (nil: absent).
-func refIndexWrite(t *testing.T, ix Index, event string, ttl bool, newImg, oldImg map[string]json.RawMessage) IndexWrite {
+func refIndexWrite(t *testing.T, ix ddb.Index, event string, ttl bool, newImg, oldImg map[string]json.RawMessage) IndexWrite {
 	keyAttrs := []string{ix.PartitionKey}
 	if ix.SortKey != "" {
 		keyAttrs = append(keyAttrs, ix.SortKey)
@@ -163,8 +165,8 @@ func refIndexWrite(t *testing.T, ix Index, event string, ttl bool, newImg, oldIm
 		return true
 	}
 	projected := func(name string) bool {
-		return name == "pk" || name == "sk" || slices.Contains(keyAttrs, name) || ix.Projection == ProjectAll ||
-			(ix.Projection == ProjectInclude && slices.Contains(ix.NonKeyAttributes, name))
+		return name == "pk" || name == "sk" || slices.Contains(keyAttrs, name) || ix.Projection == ddb.ProjectAll ||
+			(ix.Projection == ddb.ProjectInclude && slices.Contains(ix.NonKeyAttributes, name))
 	}
 	entry := func(img map[string]json.RawMessage) uint64 {
 		size := 0
@@ -179,9 +181,9 @@ func refIndexWrite(t *testing.T, ix Index, event string, ttl bool, newImg, oldIm
 		}
 		return uint64(max(1, (size+1023)/1024))
 	}
-	key := func(img map[string]json.RawMessage) Key {
+	key := func(img map[string]json.RawMessage) ddb.Key {
 		c := refCanon(t, img[ix.PartitionKey])
-		return Key{Type: KeyType(c[0]), Value: []byte(c[1:])}
+		return ddb.Key{Type: ddb.KeyType(c[0]), Value: []byte(c[1:])}
 	}
 	same := func(names []string) bool {
 		for _, n := range names {
@@ -201,20 +203,20 @@ func refIndexWrite(t *testing.T, ix Index, event string, ttl bool, newImg, oldIm
 		}
 	case event == "INSERT":
 		if in(newImg) {
-			w.Put = IndexEntry{key(newImg), entry(newImg)}
+			w.Put = ddb.IndexEntry{Key: key(newImg), WCU: entry(newImg)}
 		}
 	case event == "REMOVE":
 		if in(oldImg) {
-			w.Delete = IndexEntry{key(oldImg), entry(oldImg)}
+			w.Delete = ddb.IndexEntry{Key: key(oldImg), WCU: entry(oldImg)}
 		}
 	case in(oldImg) && !in(newImg):
-		w.Delete = IndexEntry{key(oldImg), entry(oldImg)}
+		w.Delete = ddb.IndexEntry{Key: key(oldImg), WCU: entry(oldImg)}
 	case !in(oldImg) && in(newImg):
-		w.Put = IndexEntry{key(newImg), entry(newImg)}
+		w.Put = ddb.IndexEntry{Key: key(newImg), WCU: entry(newImg)}
 	case !in(oldImg):
 	case !same(keyAttrs):
-		w.Delete = IndexEntry{key(oldImg), entry(oldImg)}
-		w.Put = IndexEntry{key(newImg), entry(newImg)}
+		w.Delete = ddb.IndexEntry{Key: key(oldImg), WCU: entry(oldImg)}
+		w.Put = ddb.IndexEntry{Key: key(newImg), WCU: entry(newImg)}
 	default:
 		var names []string
 		for n := range newImg {
@@ -230,7 +232,7 @@ func refIndexWrite(t *testing.T, ix Index, event string, ttl bool, newImg, oldIm
 			}
 		}
 		if !same(proj) {
-			w.Put = IndexEntry{key(newImg), max(entry(oldImg), entry(newImg))}
+			w.Put = ddb.IndexEntry{Key: key(newImg), WCU: max(entry(oldImg), entry(newImg))}
 		}
 	}
 	w.WCU = w.Delete.WCU + w.Put.WCU

@@ -6,15 +6,17 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/record"
 )
 
 // testIndexes are three GSIs of a table keyed pk (S) + sk (N): one of each
 // projection, one of them on the table's sort key.
-var testIndexes = []record.Index{
-	{Name: "all", PartitionKey: "g1pk", SortKey: "g1sk", Projection: record.ProjectAll},
-	{Name: "keys", PartitionKey: "status", Projection: record.ProjectKeysOnly},
-	{Name: "inc", PartitionKey: "g3pk", SortKey: "sk", Projection: record.ProjectInclude, NonKeyAttributes: []string{"a", "b"}},
+var testIndexes = []ddb.Index{
+	{Name: "all", PartitionKey: "g1pk", SortKey: "g1sk", Projection: ddb.ProjectAll},
+	{Name: "keys", PartitionKey: "status", Projection: ddb.ProjectKeysOnly},
+	{Name: "inc", PartitionKey: "g3pk", SortKey: "sk", Projection: ddb.ProjectInclude, NonKeyAttributes: []string{"a", "b"}},
 }
 
 // indexRecord writes a NEW_AND_OLD_IMAGES stream record; newImg and oldImg
@@ -43,7 +45,7 @@ func size(t *testing.T, item string) int {
 
 func units(n int) uint64 { return uint64(max(1, (n+1023)/1024)) }
 
-func skey(s string) record.Key { return record.Key{Type: record.String, Value: []byte(s)} }
+func skey(s string) ddb.Key { return ddb.Key{Type: ddb.String, Value: []byte(s)} }
 
 func TestIndexWrites(t *testing.T) {
 	big := strings.Repeat("x", 1100)
@@ -64,20 +66,20 @@ func TestIndexWrites(t *testing.T) {
 		want: func(t *testing.T) want {
 			all := units(size(t, `{`+keys+`,"g1pk":{"S":"A"},"g1sk":{"N":"2"},"status":{"S":"ON"},"g3pk":{"B":"AQI="},"a":{"S":"`+big+`"},"c":{"N":"5"}}`))
 			return want{
-				record.IndexWrite{WCU: all, Exact: true, Put: record.IndexEntry{Key: skey("A"), WCU: all}},
-				record.IndexWrite{WCU: 1, Exact: true, Put: record.IndexEntry{Key: skey("ON"), WCU: 1}},
-				record.IndexWrite{WCU: 2, Exact: true, Put: record.IndexEntry{Key: record.Key{Type: record.Binary, Value: []byte{1, 2}}, WCU: 2}},
+				record.IndexWrite{WCU: all, Exact: true, Put: ddb.IndexEntry{Key: skey("A"), WCU: all}},
+				record.IndexWrite{WCU: 1, Exact: true, Put: ddb.IndexEntry{Key: skey("ON"), WCU: 1}},
+				record.IndexWrite{WCU: 2, Exact: true, Put: ddb.IndexEntry{Key: ddb.Key{Type: ddb.Binary, Value: []byte{1, 2}}, WCU: 2}},
 			}
 		},
 	}, {
 		name: "leaving by a delete", event: "REMOVE", oldImg: `,"status":{"S":"ON"},"g1pk":{"S":"A"}`,
 		want: func(*testing.T) want {
-			return want{none, record.IndexWrite{WCU: 1, Exact: true, Delete: record.IndexEntry{Key: skey("ON"), WCU: 1}}, none}
+			return want{none, record.IndexWrite{WCU: 1, Exact: true, Delete: ddb.IndexEntry{Key: skey("ON"), WCU: 1}}, none}
 		},
 	}, {
 		name: "leaving by losing the key", event: "MODIFY", newImg: `,"a":{"S":"1"}`, oldImg: `,"status":{"S":"ON"},"a":{"S":"1"}`,
 		want: func(*testing.T) want {
-			return want{none, record.IndexWrite{WCU: 1, Exact: true, Delete: record.IndexEntry{Key: skey("ON"), WCU: 1}}, none}
+			return want{none, record.IndexWrite{WCU: 1, Exact: true, Delete: ddb.IndexEntry{Key: skey("ON"), WCU: 1}}, none}
 		},
 	}, {
 		name: "key change", event: "MODIFY",
@@ -85,8 +87,8 @@ func TestIndexWrites(t *testing.T) {
 		oldImg: `,"status":{"S":"ON"},"g3pk":{"S":"P"},"a":{"S":"s"}`,
 		want: func(*testing.T) want {
 			return want{none,
-				record.IndexWrite{WCU: 2, Exact: true, Delete: record.IndexEntry{Key: skey("ON"), WCU: 1}, Put: record.IndexEntry{Key: skey("OFF"), WCU: 1}},
-				record.IndexWrite{WCU: 3, Exact: true, Delete: record.IndexEntry{Key: skey("P"), WCU: 1}, Put: record.IndexEntry{Key: skey("Q"), WCU: 2}}}
+				record.IndexWrite{WCU: 2, Exact: true, Delete: ddb.IndexEntry{Key: skey("ON"), WCU: 1}, Put: ddb.IndexEntry{Key: skey("OFF"), WCU: 1}},
+				record.IndexWrite{WCU: 3, Exact: true, Delete: ddb.IndexEntry{Key: skey("P"), WCU: 1}, Put: ddb.IndexEntry{Key: skey("Q"), WCU: 2}}}
 		},
 	}, {
 		name: "a number key spelled differently is the same key", event: "MODIFY",
@@ -98,16 +100,16 @@ func TestIndexWrites(t *testing.T) {
 		oldImg: `,"g1pk":{"S":"A"},"g1sk":{"S":"s"},"g3pk":{"S":"P"},"b":{"S":"` + big + `"}`,
 		want: func(*testing.T) want {
 			return want{
-				record.IndexWrite{WCU: 2, Exact: true, Put: record.IndexEntry{Key: skey("A"), WCU: 2}},
+				record.IndexWrite{WCU: 2, Exact: true, Put: ddb.IndexEntry{Key: skey("A"), WCU: 2}},
 				none,
-				record.IndexWrite{WCU: 2, Exact: true, Put: record.IndexEntry{Key: skey("P"), WCU: 2}}}
+				record.IndexWrite{WCU: 2, Exact: true, Put: ddb.IndexEntry{Key: skey("P"), WCU: 2}}}
 		},
 	}, {
 		name: "non-projected change", event: "MODIFY",
 		newImg: `,"g1pk":{"S":"A"},"g1sk":{"S":"s"},"status":{"S":"ON"},"g3pk":{"S":"P"},"c":{"N":"2"}`,
 		oldImg: `,"g1pk":{"S":"A"},"g1sk":{"S":"s"},"status":{"S":"ON"},"g3pk":{"S":"P"},"c":{"N":"1"}`,
 		want: func(*testing.T) want {
-			return want{record.IndexWrite{WCU: 1, Exact: true, Put: record.IndexEntry{Key: skey("A"), WCU: 1}}, none, none}
+			return want{record.IndexWrite{WCU: 1, Exact: true, Put: ddb.IndexEntry{Key: skey("A"), WCU: 1}}, none, none}
 		},
 	}, {
 		name: "values spelled differently, attributes reordered: nothing changed", event: "MODIFY",
@@ -122,7 +124,7 @@ func TestIndexWrites(t *testing.T) {
 		name: "ttl delete is free, counted apart", event: "TTL",
 		oldImg: `,"status":{"S":"ON"}`,
 		want: func(*testing.T) want {
-			return want{none, record.IndexWrite{Exact: true, TTLWCU: 1, Delete: record.IndexEntry{Key: skey("ON")}}, none}
+			return want{none, record.IndexWrite{Exact: true, TTLWCU: 1, Delete: ddb.IndexEntry{Key: skey("ON")}}, none}
 		},
 	}, {
 		name: "modify without the old image is a lower bound", event: "MODIFY", newImg: `,"status":{"S":"ON"}`,
@@ -184,8 +186,8 @@ func decodeIndexes(t *testing.T, rec string) []record.IndexWrite {
 // exactly as a new decoder with them, although it cached, under the old
 // ones, what the table's key names are.
 func TestSetIndexesForgetsTheOldPlan(t *testing.T) {
-	before := []record.Index{{Name: "bySk", PartitionKey: "sk", Projection: record.ProjectKeysOnly}}
-	after := []record.Index{{Name: "byG", PartitionKey: "g", SortKey: "sk", Projection: record.ProjectKeysOnly}}
+	before := []ddb.Index{{Name: "bySk", PartitionKey: "sk", Projection: ddb.ProjectKeysOnly}}
+	after := []ddb.Index{{Name: "byG", PartitionKey: "g", SortKey: "sk", Projection: ddb.ProjectKeysOnly}}
 	// The entry of byG is the table key plus g: over 1 KB, 2 WCU.
 	rec := indexRecord("INSERT", `,"g":{"S":"`+strings.Repeat("x", 1100)+`"}`, "")
 	decode := func(d *record.Decoder) []record.IndexWrite {

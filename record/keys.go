@@ -1,28 +1,33 @@
 package record
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
+	"github.com/hotkeys-dev/hotkeys/internal/jsonscan"
+)
 
 // dynamodb.Keys: the key attributes of a record, decoded into canonical
-// form (see Key), and their size as an item.
+// form (see ddb.Key), and their size as an item.
 
 // keyAttr is one attribute of dynamodb.Keys.
 type keyAttr struct {
 	name, value span
-	typ         KeyType
+	typ         ddb.KeyType
 }
 
 // keys decodes dynamodb.Keys at i: the key values in canonical form, and
 // the size of the keys as an item.
 func (d *Decoder) keys(i int) int {
 	d.rs.nkeys, d.rs.keysSize, d.rs.keyIDs = 0, 0, [2]int32{}
-	b := d.data
-	i = skipWS(b, i+1)
-	if d.peek(i) == '}' {
+	b := d.scan.Bytes()
+	i = jsonscan.SkipWS(b, i+1)
+	if d.scan.Peek(i) == '}' {
 		return i + 1
 	}
 	for {
-		if d.peek(i) != '"' {
-			return d.unexpected(i, "a string key")
+		if d.scan.Peek(i) != '"' {
+			return d.scan.Unexpected(i, "a string key")
 		}
 		end, name := d.stringSpan(i)
 		if end < 0 {
@@ -33,7 +38,7 @@ func (d *Decoder) keys(i int) int {
 		if e, n, ok := d.compactKeyValue(end+1, &ka); ok && b[end] == ':' { // b[end] exists if ok
 			i, size = e, n
 		} else {
-			if i = d.expect(end, ':', "':'"); i < 0 {
+			if i = d.scan.Expect(end, ':', "':'"); i < 0 {
 				return i
 			}
 			if i, size = d.keyValue(i, &ka); i < 0 {
@@ -43,10 +48,10 @@ func (d *Decoder) keys(i int) int {
 		d.rs.keysSize += ka.name.end - ka.name.start + size
 		if d.rs.nkeys < len(d.rs.keys) {
 			d.rs.keys[d.rs.nkeys] = ka
-			if d.ix != nil { // which index attribute, if any, this key is (see entrySize)
+			if d.plan != nil { // which index attribute, if any, this key is (see entrySize)
 				// A table's key names are the same in every record: the last
 				// ones are kept as words (keyName), so one compare finds them.
-				nb, c := d.bytesOf(name), &d.is.keys[d.rs.nkeys&1]
+				nb, c := d.bytesOf(name), &d.keyNames[d.rs.nkeys&1]
 				id := c.id
 				if n := len(nb); n != c.n || n > 8 || cap(nb) < 8 ||
 					binary.LittleEndian.Uint64(nb[:8])&wordMasks[n] != c.word {
@@ -56,15 +61,15 @@ func (d *Decoder) keys(i int) int {
 			}
 		}
 		d.rs.nkeys++
-		i = skipWS(b, i)
-		switch d.peek(i) {
+		i = jsonscan.SkipWS(b, i)
+		switch d.scan.Peek(i) {
 		case ',':
-			i = skipWS(b, i+1)
+			i = jsonscan.SkipWS(b, i+1)
 			continue
 		case '}':
 			return i + 1
 		}
-		return d.unexpected(i, "',' or '}'")
+		return d.scan.Unexpected(i, "',' or '}'")
 	}
 }
 
@@ -74,21 +79,21 @@ func (d *Decoder) keys(i int) int {
 // are then the key as they stand. ok is false for anything else, and
 // keyValue decides.
 func (d *Decoder) compactKeyValue(i int, ka *keyAttr) (end, size int, ok bool) {
-	b := d.data
+	b := d.scan.Bytes()
 	if i+7 > len(b) || b[i] != '{' || b[i+1] != '"' || b[i+3] != '"' || b[i+4] != ':' || b[i+5] != '"' {
 		return 0, 0, false
 	}
 	q := i + 5 // the value's quote
 	switch b[i+2] {
 	case 'S':
-		e := shortString(b, q)
+		e := jsonscan.ShortString(b, q)
 		if e < 0 {
-			e = plainString(b, q)
+			e = jsonscan.PlainString(b, q)
 		}
 		if e < 0 || byteAt(b, e) != '}' {
 			return 0, 0, false
 		}
-		ka.typ, ka.value = String, span{q + 1, e - 1, true}
+		ka.typ, ka.value = ddb.String, span{q + 1, e - 1, true}
 		return e + 1, e - q - 2, true
 	case 'N':
 		j := q + 1
@@ -103,12 +108,12 @@ func (d *Decoder) compactKeyValue(i int, ka *keyAttr) (end, size int, ok bool) {
 		if byteAt(b, j) != '"' || byteAt(b, j+1) != '}' {
 			return 0, 0, false
 		}
-		e, n := plainDecimal(b, q)
-		if e != j+1 {
+		end, size := ddb.PlainNumberSize(b, q+1)
+		if end != j {
 			return 0, 0, false // beyond DynamoDB's limits: keyValue names the error
 		}
-		ka.typ, ka.value = Number, span{q + 1, j, true}
-		return e + 1, n, true
+		ka.typ, ka.value = ddb.Number, span{q + 1, j, true}
+		return j + 2, size, true
 	}
 	return 0, 0, false
 }
@@ -117,11 +122,11 @@ func (d *Decoder) compactKeyValue(i int, ka *keyAttr) (end, size int, ok bool) {
 // form, and returns its size.
 func (d *Decoder) keyValue(i int, ka *keyAttr) (int, int) {
 	start := i
-	if d.peek(i) != '{' {
+	if d.scan.Peek(i) != '{' {
 		return d.sizeAV(i, 0)
 	}
-	j := skipWS(d.data, i+1)
-	if d.peek(j) != '"' {
+	j := jsonscan.SkipWS(d.scan.Bytes(), i+1)
+	if d.scan.Peek(j) != '"' {
 		return d.sizeAV(start, 0)
 	}
 	j, tag := d.readTag(j)
@@ -132,25 +137,36 @@ func (d *Decoder) keyValue(i int, ka *keyAttr) (int, int) {
 		d.bad(ErrKey, start)
 		return d.sizeAV(start, 0)
 	}
-	if i = d.expect(j, ':', "':'"); i < 0 {
+	if i = d.scan.Expect(j, ':', "':'"); i < 0 {
 		return i, 0
 	}
-	if d.peek(i) != '"' {
+	if d.scan.Peek(i) != '"' {
 		d.bad(ErrAttributeValue, i)
-		if i = d.skipValue(i); i < 0 {
+		if i = d.scan.SkipValue(i); i < 0 {
 			return i, 0
 		}
 		return d.closeAV(i), 0
 	}
+	end, size := d.keyString(i, tag, ka)
+	if end < 0 {
+		return end, 0
+	}
+	return d.closeAV(end), size
+}
+
+// keyString decodes the S, N or B string at i, of a key value tagged tag,
+// into ka in canonical form, and returns its end and size. A bad number or
+// base64 makes the record malformed.
+func (d *Decoder) keyString(i, tag int, ka *keyAttr) (int, int) {
 	if tag == tagS {
 		end, sp := d.stringSpan(i)
 		if end < 0 {
 			return end, 0
 		}
-		ka.typ, ka.value = String, sp
-		return d.closeAV(end), sp.end - sp.start
+		ka.typ, ka.value = ddb.String, sp
+		return end, sp.end - sp.start
 	}
-	end, s := d.stringBytes(i)
+	end, s := d.scan.StringBytes(i)
 	if end < 0 {
 		return end, 0
 	}
@@ -158,16 +174,15 @@ func (d *Decoder) keyValue(i int, ka *keyAttr) (int, int) {
 	size := len(s)
 	switch tag {
 	case tagN:
-		ka.typ = Number
-		num, err := parseNumber(s)
+		ka.typ = ddb.Number
+		out, num, err := ddb.AppendCanonical(d.scratch, s)
 		if err != nil {
 			d.bad(err, i)
 			break
 		}
-		size = num.size()
-		d.scratch = appendCanonical(d.scratch, s, &num)
+		size, d.scratch = num.Size(), out
 	case tagB:
-		ka.typ = Binary
+		ka.typ = ddb.Binary
 		dec, ok := d.decodeBase64(s)
 		if !ok {
 			d.bad(ErrBase64, i)
@@ -177,5 +192,5 @@ func (d *Decoder) keyValue(i int, ka *keyAttr) (int, int) {
 		d.scratch = append(d.scratch, dec...)
 	}
 	ka.value = span{vstart, len(d.scratch), false}
-	return d.closeAV(end), size
+	return end, size
 }

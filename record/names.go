@@ -38,61 +38,33 @@ const (
 	fPrincipalID
 )
 
-// fieldID names a member key of an object of the given kind.
+// fieldNames spells each field as its JSON key.
+var fieldNames = [fPrincipalID + 1]string{
+	fEventID: "eventID", fEventName: "eventName", fEventSourceARN: "eventSourceARN", fDynamodb: "dynamodb",
+	fUserIdentity: "userIdentity", fEventVersion: "eventVersion", fEventSource: "eventSource", fAWSRegion: "awsRegion",
+	fRecords: "Records", fWindow: "window", fState: "state", fShardID: "shardId",
+	fIsFinalInvokeForWindow: "isFinalInvokeForWindow", fIsWindowTerminatedEarly: "isWindowTerminatedEarly",
+	fKeys: "Keys", fNewImage: "NewImage", fOldImage: "OldImage", fSequenceNumber: "SequenceNumber",
+	fSizeBytes: "SizeBytes", fStreamViewType: "StreamViewType", fApproximateCreationDateTime: "ApproximateCreationDateTime",
+	fType: "type", fPrincipalID: "principalId",
+}
+
+// kindFields are the fields of each kind of object: their ids run from
+// the first to the last, in the order of the constants above.
+var kindFields = [kindIdentity + 1][2]int{
+	kindTop:      {fEventID, fIsWindowTerminatedEarly}, // a record's fields or an event's
+	kindRecord:   {fEventID, fAWSRegion},
+	kindDynamo:   {fKeys, fApproximateCreationDateTime},
+	kindIdentity: {fType, fPrincipalID},
+}
+
+// fieldID names a member key of an object of the given kind: the general
+// path, for keys matchField does not know at sight (escaped, spaced, or a
+// field it does not try, as an event's).
 func fieldID(kind int, key []byte) int {
-	switch kind {
-	case kindTop, kindRecord:
-		switch string(key) {
-		case "eventID":
-			return fEventID
-		case "eventName":
-			return fEventName
-		case "eventSourceARN":
-			return fEventSourceARN
-		case "dynamodb":
-			return fDynamodb
-		case "userIdentity":
-			return fUserIdentity
-		}
-		if kind == kindTop {
-			switch string(key) {
-			case "Records":
-				return fRecords
-			case "window":
-				return fWindow
-			case "state":
-				return fState
-			case "shardId":
-				return fShardID
-			case "isFinalInvokeForWindow":
-				return fIsFinalInvokeForWindow
-			case "isWindowTerminatedEarly":
-				return fIsWindowTerminatedEarly
-			}
-		}
-	case kindDynamo:
-		switch string(key) {
-		case "Keys":
-			return fKeys
-		case "NewImage":
-			return fNewImage
-		case "OldImage":
-			return fOldImage
-		case "SequenceNumber":
-			return fSequenceNumber
-		case "SizeBytes":
-			return fSizeBytes
-		case "StreamViewType":
-			return fStreamViewType
-		case "ApproximateCreationDateTime":
-			return fApproximateCreationDateTime
-		}
-	case kindIdentity:
-		switch string(key) {
-		case "type":
-			return fType
-		case "principalId":
-			return fPrincipalID
+	for id := kindFields[kind][0]; id <= kindFields[kind][1]; id++ {
+		if string(key) == fieldNames[id] {
+			return id
 		}
 	}
 	return fUnknown
@@ -112,11 +84,11 @@ func (l *literal) at(b []byte, i int) bool {
 	if len(b)-i < 32 {
 		return l.s != "" && len(b)-i >= len(l.s) && string(b[i:i+len(l.s)]) == l.s
 	}
-	return l.is((*[32]byte)(b[i:]))
+	return l.starts((*[32]byte)(b[i:]))
 }
 
-// is reports whether w starts with l. It is small enough to inline.
-func (l *literal) is(w *[32]byte) bool {
+// starts reports whether w starts with l. It is small enough to inline.
+func (l *literal) starts(w *[32]byte) bool {
 	return (binary.LittleEndian.Uint64(w[:])^l.words[0])&l.masks[0]|
 		(binary.LittleEndian.Uint64(w[8:])^l.words[1])&l.masks[1]|
 		(binary.LittleEndian.Uint64(w[16:])^l.words[2])&l.masks[2]|
@@ -162,24 +134,11 @@ var (
 )
 
 func init() {
-	for id, name := range map[int]string{
-		fEventID:                     "eventID",
-		fEventName:                   "eventName",
-		fEventVersion:                "eventVersion",
-		fEventSource:                 "eventSource",
-		fEventSourceARN:              "eventSourceARN",
-		fAWSRegion:                   "awsRegion",
-		fDynamodb:                    "dynamodb",
-		fUserIdentity:                "userIdentity",
-		fKeys:                        "Keys",
-		fNewImage:                    "NewImage",
-		fOldImage:                    "OldImage",
-		fSequenceNumber:              "SequenceNumber",
-		fSizeBytes:                   "SizeBytes",
-		fStreamViewType:              "StreamViewType",
-		fApproximateCreationDateTime: "ApproximateCreationDateTime",
-	} {
-		lits[id] = newLiteral(`"` + name + `":`)
+	for id := fEventID; id <= fAWSRegion; id++ { // a record's fields
+		lits[id] = newLiteral(`"` + fieldNames[id] + `":`)
+	}
+	for id := fKeys; id <= fApproximateCreationDateTime; id++ { // its dynamodb's
+		lits[id] = newLiteral(`"` + fieldNames[id] + `":`)
 	}
 	// A field with no literal (fUnknown, the envelope's fields) must match
 	// nothing as a guess: it wants a 0 byte where members has a quote.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
+
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/report"
@@ -56,16 +58,16 @@ func BenchmarkPipeline(b *testing.B) {
 
 // benchIndexes are three GSIs over the benchmark batch's entities, one of
 // each projection: log lines by level, users by name, counters by time.
-var benchIndexes = []record.Index{
-	{Name: "byLevel", PartitionKey: "level", SortKey: "ttl", Projection: record.ProjectInclude, NonKeyAttributes: []string{"msg"}},
-	{Name: "byName", PartitionKey: "name", Projection: record.ProjectKeysOnly},
-	{Name: "byUpdated", PartitionKey: "updated", SortKey: "sk", Projection: record.ProjectAll},
+var benchIndexes = []ddb.Index{
+	{Name: "byLevel", PartitionKey: "level", SortKey: "ttl", Projection: ddb.ProjectInclude, NonKeyAttributes: []string{"msg"}},
+	{Name: "byName", PartitionKey: "name", Projection: ddb.ProjectKeysOnly},
+	{Name: "byUpdated", PartitionKey: "updated", SortKey: "sk", Projection: ddb.ProjectAll},
 }
 
 // byAbsent indexes an attribute no item of the batch has: named in
 // -pipeline-index-names, alone, it measures what index analysis costs
 // before any index is written (README, "What each index costs").
-var byAbsent = record.Index{Name: "byAbsent", PartitionKey: "absent", Projection: record.ProjectKeysOnly}
+var byAbsent = ddb.Index{Name: "byAbsent", PartitionKey: "absent", Projection: ddb.ProjectKeysOnly}
 
 // BenchmarkPipelineIndexes is README's speed measure for indexes: the
 // pipeline on the benchmark batch without indexes and with three GSIs.
@@ -104,7 +106,7 @@ func benchDecoders(b testing.TB) [2]*record.Decoder {
 		with = nil
 		known := append(slices.Clone(benchIndexes), byAbsent)
 		for name := range strings.SplitSeq(*pipelineIndexNames, ",") {
-			k := slices.IndexFunc(known, func(ix record.Index) bool { return ix.Name == name })
+			k := slices.IndexFunc(known, func(ix ddb.Index) bool { return ix.Name == name })
 			if k < 0 {
 				b.Fatalf("-pipeline-index-names: %q is not one of the benchmark's indexes (byLevel, byName, byUpdated, or byAbsent)", name)
 			}
@@ -112,7 +114,7 @@ func benchDecoders(b testing.TB) [2]*record.Decoder {
 		}
 	}
 	var decs [2]*record.Decoder
-	for v, indexes := range [2][]record.Index{nil, with} {
+	for v, indexes := range [2][]ddb.Index{nil, with} {
 		dec, err := record.NewDecoder(record.Config{PartitionKey: "pk", Indexes: indexes})
 		if err != nil {
 			b.Fatal(err)

@@ -1,18 +1,26 @@
 // Package record decodes DynamoDB Streams records straight from the raw JSON
-// of a Lambda event, and sizes the items they carry by DynamoDB's own rules,
-// so that every write can be charged the WCU DynamoDB charged for it.
+// of a Lambda event, and sizes the items they carry as it reads them, so
+// that every write can be charged the WCU DynamoDB charged for it, to the
+// table and to each of its global secondary indexes.
 //
-// It is the single place in hotkeys where stream records are decoded and
-// where item sizes are computed: the Lambda, `hotkeys replay` and
-// `hotkeys watch` (which turns SDK records into the same JSON) all use it.
+// It is the single place in hotkeys where stream records are decoded: the
+// Lambda, `hotkeys replay` and `hotkeys watch` (which turns SDK records into
+// the same JSON) all use it. DynamoDB's rules themselves (number and item
+// size, units, the canonical key, index charges) are package ddb's; this
+// package walks the JSON and asks ddb what each part costs.
 //
-// The decoder is a hand-written scanner: it never builds attribute values,
-// it measures them while skipping over them. aws-lambda-go's
-// events.DynamoDBAttributeValue decodes through map[string]interface{} at
-// about 21 MB/s and panics on a type mismatch; this package does neither.
+// The decoder is a hand-written scanner (on internal/jsonscan): it never
+// builds attribute values, it measures them while skipping over them.
+// aws-lambda-go's events.DynamoDBAttributeValue decodes through
+// map[string]interface{} at about 21 MB/s and panics on a type mismatch;
+// this package does neither.
 package record
 
-import "time"
+import (
+	"time"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
+)
 
 // EventName is the kind of write a stream record reports.
 type EventName uint8
@@ -37,32 +45,22 @@ func (e EventName) String() string {
 	return "UNKNOWN"
 }
 
-// KeyType is the DynamoDB scalar type of a key attribute: 'S', 'N' or 'B'.
-type KeyType byte
-
-// The key attribute types DynamoDB allows.
-const (
-	String KeyType = 'S'
-	Number KeyType = 'N'
-	Binary KeyType = 'B'
-)
-
-// Key is a key attribute's value in canonical form, so that two values
-// DynamoDB treats as the same key are byte-for-byte equal:
-//   - S: the UTF-8 bytes of the string (JSON escapes resolved);
-//   - N: the canonical decimal ("10", "10.0", "1e1" and "+10" are all "10";
-//     no exponent, no leading or trailing zeros, "-" only for negatives);
-//   - B: the decoded bytes (not base64).
-//
-// Value aliases the payload or the decoder's scratch memory and is valid
-// only until the callback that received it returns; copy it to keep it.
-type Key struct {
-	Type  KeyType // 0 when the key is absent
-	Value []byte
+// kind is what a write of this event did, as ddb's rules see it; ttl marks
+// a REMOVE by DynamoDB's TTL process.
+func (e EventName) kind(ttl bool) ddb.WriteKind {
+	switch e {
+	case Insert:
+		return ddb.Created
+	case Modify:
+		return ddb.Updated
+	case Remove:
+		if ttl {
+			return ddb.Expired
+		}
+		return ddb.Deleted
+	}
+	return 0
 }
-
-// Present reports whether the key was in the record.
-func (k Key) Present() bool { return k.Type != 0 }
 
 // Record is one decoded stream record. Byte slices alias the payload or the
 // decoder's scratch memory and are valid only during the callback.
@@ -75,8 +73,11 @@ type Record struct {
 	Time           time.Time // dynamodb.ApproximateCreationDateTime; zero when absent
 	StreamViewType string    // KEYS_ONLY, NEW_IMAGE, OLD_IMAGE or NEW_AND_OLD_IMAGES (interned)
 
-	PartitionKey Key
-	SortKey      Key // Type 0 when the table has no sort key
+	// The key, canonical (see ddb.Key). Its Value aliases the payload or
+	// the decoder's scratch memory and is valid only until the callback
+	// that received it returns; copy it to keep it.
+	PartitionKey ddb.Key
+	SortKey      ddb.Key // Type 0 when the table has no sort key
 
 	KeysSize     int   // item size of dynamodb.Keys alone
 	NewImageSize int   // item size of dynamodb.NewImage; -1 when absent
@@ -88,7 +89,7 @@ type Record struct {
 	// TTL deletes are free: WCU is 0 for them.
 	TTLDelete bool
 
-	// WCU is what DynamoDB charged for the write (see WriteUnits).
+	// WCU is what DynamoDB charged for the write (see ddb.ItemWriteUnits).
 	WCU uint64
 	// WCUExact is false when an image needed to size the write exactly was
 	// missing (KEYS_ONLY streams, MODIFY or REMOVE without OldImage, INSERT or

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/go-cmp/cmp"
 )
@@ -49,7 +51,7 @@ func (rr *refRecord) expect(t *testing.T, pk string) Record {
 		}
 		return n
 	}
-	key := func(av map[string]json.RawMessage) Key {
+	key := func(av map[string]json.RawMessage) ddb.Key {
 		for tag, raw := range av {
 			var s string
 			if err := json.Unmarshal(raw, &s); err != nil {
@@ -57,23 +59,23 @@ func (rr *refRecord) expect(t *testing.T, pk string) Record {
 			}
 			switch tag {
 			case "S":
-				return Key{String, []byte(s)}
+				return ddb.Key{Type: ddb.String, Value: []byte(s)}
 			case "N":
 				c, err := refCanonical(s)
 				if err != nil {
 					t.Fatal(err)
 				}
-				return Key{Number, []byte(c)}
+				return ddb.Key{Type: ddb.Number, Value: []byte(c)}
 			case "B":
 				b, err := base64.StdEncoding.DecodeString(s)
 				if err != nil {
 					t.Fatal(err)
 				}
-				return Key{Binary, b}
+				return ddb.Key{Type: ddb.Binary, Value: b}
 			}
 		}
 		t.Fatalf("bad key %v", av)
-		return Key{}
+		return ddb.Key{}
 	}
 	r := Record{
 		EventID:        []byte(rr.EventID),
@@ -267,8 +269,8 @@ func TestRoundTripAWSLambdaGoEvents(t *testing.T) {
 			Table: "Round.Trip-1", Shard: in.ShardID, EventName: names[lr.EventName],
 			EventID: []byte(lr.EventID), SequenceNumber: []byte(lr.Change.SequenceNumber), Time: when,
 			StreamViewType: lr.Change.StreamViewType,
-			PartitionKey:   Key{String, []byte(lr.Change.Keys["pk"].String())},
-			SortKey:        Key{Number, []byte("150")}, // 1.50E+2, canonical
+			PartitionKey:   ddb.Key{Type: ddb.String, Value: []byte(lr.Change.Keys["pk"].String())},
+			SortKey:        ddb.Key{Type: ddb.Number, Value: []byte("150")}, // 1.50E+2, canonical
 			KeysSize:       lambdaItemSize(lr.Change.Keys), NewImageSize: -1, OldImageSize: -1,
 			SizeBytes: lr.Change.SizeBytes, TTLDelete: k == 2, WCUExact: true,
 		}

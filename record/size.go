@@ -3,19 +3,15 @@ package record
 import (
 	"encoding/base64"
 	"fmt"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
+	"github.com/hotkeys-dev/hotkeys/internal/jsonscan"
 )
 
-// Item sizes by DynamoDB's rules (awsdocs CapacityUnitCalculations, and
-// DynamoDB Local's LocalDBUtils.getItemSizeBytes, which is the oracle):
-// an item is the sum over its attributes of the UTF-8 length of the name
-// plus the size of the value; S is its UTF-8 length, N see number.go, B
-// its decoded length, BOOL and NULL 1, a set the sum of its elements, and
-// L and M 3 bytes plus 1 per element plus the elements (for M, names too).
-// Values are measured while they are scanned; nothing is built.
-
-// maxNesting bounds the recursion over L and M. DynamoDB allows 32 levels;
-// twice that leaves room for any real item.
-const maxNesting = 64
+// Item sizes of DynamoDB JSON, by ddb's item-size rule, with the general
+// scanner: any whitespace, escapes, and every error named. Values are
+// measured while they are scanned; nothing is built. (fastsize.go sizes
+// the compact JSON Lambda writes, nearly every image, in one tight loop.)
 
 // Type tags of DynamoDB JSON attribute values.
 const (
@@ -32,12 +28,28 @@ const (
 	tagM
 )
 
+// tagNames spells each type tag.
+var tagNames = [tagM + 1]string{tagS: "S", tagN: "N", tagB: "B", tagBOOL: "BOOL", tagNULL: "NULL",
+	tagSS: "SS", tagNS: "NS", tagBS: "BS", tagL: "L", tagM: "M"}
+
+// oneLetterTags and setTags map the letter of a compact tag (S, N, B, M,
+// L; SS, NS, BS) to the tag; tagUnknown for any other byte.
+var oneLetterTags, setTags [256]uint8
+
 var (
 	numChar [256]bool // bytes that may appear in an N value
 	b64Char [256]bool // the standard base64 alphabet, without padding
 )
 
 func init() {
+	for tag, name := range tagNames {
+		switch len(name) {
+		case 1:
+			oneLetterTags[name[0]] = uint8(tag)
+		case 2:
+			setTags[name[0]] = uint8(tag)
+		}
+	}
 	for _, c := range []byte("0123456789+-.eE") {
 		numChar[c] = true
 	}
@@ -46,95 +58,101 @@ func init() {
 	}
 }
 
-// bad records the first reason why the current record is malformed.
-func (d *Decoder) bad(cause error, i int) {
-	if d.rs.err == nil {
-		d.rs.err = fmt.Errorf("%w (%s, byte %d)", cause, d.where, i)
-	}
-}
-
-// wrongType flags a value whose JSON type does not fit its tag and skips it.
-func (d *Decoder) wrongType(i int) (int, int) {
-	d.bad(ErrAttributeValue, i)
-	return d.skipValue(i), 0
-}
-
-// readTag reads the type tag, the key of an attribute-value object, at q.
-func (d *Decoder) readTag(q int) (int, int) {
-	b := d.data
-	if q+3 < len(b) {
-		c := b[q+1]
-		if b[q+2] == '"' {
-			switch c {
-			case 'S':
-				return q + 3, tagS
-			case 'N':
-				return q + 3, tagN
-			case 'M':
-				return q + 3, tagM
-			case 'L':
-				return q + 3, tagL
-			case 'B':
-				return q + 3, tagB
+// ItemSize returns the size in bytes of one item in DynamoDB JSON, such
+// as a stream record's NewImage: {"id":{"S":"a"},"n":{"N":"1.5"}} is
+// 2+1 + 1+3 = 7. It is the rule Decode applies to every image.
+func ItemSize(itemJSON []byte) (int, error) {
+	d := Decoder{where: "item"}
+	d.scan.Reset(itemJSON)
+	i := jsonscan.SkipWS(itemJSON, 0)
+	var size int
+	switch d.scan.Peek(i) {
+	case '{':
+		if i, size = d.item(i); i >= 0 {
+			if i = jsonscan.SkipWS(itemJSON, i); i < len(itemJSON) {
+				d.scan.Fail(i, "data after the item")
 			}
 		}
-		if b[q+3] == '"' && b[q+2] == 'S' {
-			switch c {
-			case 'S':
-				return q + 4, tagSS
-			case 'N':
-				return q + 4, tagNS
-			case 'B':
-				return q + 4, tagBS
+	default:
+		if i = d.scan.SkipValue(i); i >= 0 {
+			if i = jsonscan.SkipWS(itemJSON, i); i < len(itemJSON) {
+				d.scan.Fail(i, "data after the item")
+			} else {
+				return 0, fmt.Errorf("%w: an item is a JSON object", ErrAttributeValue)
 			}
 		}
 	}
-	end, s := d.stringBytes(q)
-	switch string(s) {
-	case "S":
-		return end, tagS
-	case "N":
-		return end, tagN
-	case "B":
-		return end, tagB
-	case "BOOL":
-		return end, tagBOOL
-	case "NULL":
-		return end, tagNULL
-	case "SS":
-		return end, tagSS
-	case "NS":
-		return end, tagNS
-	case "BS":
-		return end, tagBS
-	case "L":
-		return end, tagL
-	case "M":
-		return end, tagM
+	if d.scan.Err() != nil {
+		return 0, d.syntaxError()
 	}
-	return end, tagUnknown
+	if d.rs.err != nil {
+		return 0, d.rs.err
+	}
+	return size, nil
+}
+
+// item sizes the item object at i: fast if it can, else in full.
+func (d *Decoder) item(i int) (int, int) {
+	if end, size, ok := d.sizeFast(i, nil, 0); ok {
+		return end, size
+	}
+	end, size, _ := d.sizeMembers(i, 0)
+	return end, size
+}
+
+// sizeMembers measures the object of attributes at i (an item, or the
+// value of an M): the sum of name lengths and value sizes, and the count.
+func (d *Decoder) sizeMembers(i, depth int) (end, size, count int) {
+	b := d.scan.Bytes()
+	i = jsonscan.SkipWS(b, i+1)
+	if d.scan.Peek(i) == '}' {
+		return i + 1, 0, 0
+	}
+	for {
+		if d.scan.Peek(i) != '"' {
+			return d.scan.Unexpected(i, "a string key"), 0, 0
+		}
+		var n, v int
+		if e := jsonscan.PlainString(b, i); e >= 0 {
+			i, n = e, e-i-2
+		} else if i, n, _ = d.scan.ScanString(i); i < 0 {
+			return i, 0, 0
+		}
+		if i = d.scan.Expect(i, ':', "':'"); i < 0 {
+			return i, 0, 0
+		}
+		if i, v = d.sizeAV(i, depth); i < 0 {
+			return i, 0, 0
+		}
+		size += n + v
+		count++
+		var closed bool
+		if i, closed = d.scan.Next(i, '}'); closed || i < 0 {
+			return i, size, count
+		}
+	}
 }
 
 // sizeAV measures the attribute value object {"TAG": value} at i.
 func (d *Decoder) sizeAV(i, depth int) (int, int) {
-	if d.peek(i) != '{' {
+	if d.scan.Peek(i) != '{' {
 		return d.wrongType(i)
 	}
-	b := d.data
-	i = skipWS(b, i+1)
-	switch d.peek(i) {
+	b := d.scan.Bytes()
+	i = jsonscan.SkipWS(b, i+1)
+	switch d.scan.Peek(i) {
 	case '"':
 	case '}':
 		d.bad(ErrAttributeValue, i)
 		return i + 1, 0
 	default:
-		return d.unexpected(i, "a string key"), 0
+		return d.scan.Unexpected(i, "a string key"), 0
 	}
 	i, tag := d.readTag(i)
 	if i < 0 {
 		return i, 0
 	}
-	if i = d.expect(i, ':', "':'"); i < 0 {
+	if i = d.scan.Expect(i, ':', "':'"); i < 0 {
 		return i, 0
 	}
 	i, size := d.sizeTagged(i, tag, depth)
@@ -144,135 +162,171 @@ func (d *Decoder) sizeAV(i, depth int) (int, int) {
 	return d.closeAV(i), size
 }
 
+// readTag reads the type tag, the key of an attribute-value object, at q.
+func (d *Decoder) readTag(q int) (int, int) {
+	if b := d.scan.Bytes(); q+3 < len(b) { // compact, as nearly always
+		if tag := oneLetterTags[b[q+1]]; tag != tagUnknown && b[q+2] == '"' {
+			return q + 3, int(tag)
+		}
+		if tag := setTags[b[q+1]]; tag != tagUnknown && b[q+2] == 'S' && b[q+3] == '"' {
+			return q + 4, int(tag)
+		}
+	}
+	end, s := d.scan.StringBytes(q)
+	for tag, name := range tagNames {
+		if name != "" && string(s) == name {
+			return end, tag
+		}
+	}
+	return end, tagUnknown
+}
+
 // closeAV ends an attribute-value object after its one value.
 func (d *Decoder) closeAV(i int) int {
-	i = skipWS(d.data, i)
-	switch d.peek(i) {
+	i = jsonscan.SkipWS(d.scan.Bytes(), i)
+	switch d.scan.Peek(i) {
 	case '}':
 		return i + 1
 	case ',':
 		d.bad(ErrAttributeValue, i) // two type tags
-		return d.skipMembers(i)
+		return d.scan.SkipMembers(i)
 	}
-	return d.unexpected(i, "',' or '}'")
-}
-
-// skipMembers validates the rest of an object from the ',' at i.
-func (d *Decoder) skipMembers(i int) int {
-	b := d.data
-	for d.peek(i) == ',' {
-		if i = d.objectKey(skipWS(b, i+1)); i < 0 {
-			return i
-		}
-		if i = d.skipValue(i); i < 0 {
-			return i
-		}
-		i = skipWS(b, i)
-	}
-	if d.peek(i) != '}' {
-		return d.unexpected(i, "',' or '}'")
-	}
-	return i + 1
+	return d.scan.Unexpected(i, "',' or '}'")
 }
 
 // sizeTagged measures the value at i of an attribute value tagged tag.
 func (d *Decoder) sizeTagged(i, tag, depth int) (int, int) {
 	switch tag {
 	case tagS:
-		if d.peek(i) != '"' {
+		if d.scan.Peek(i) != '"' {
 			return d.wrongType(i)
 		}
-		if end := plainString(d.data, i); end >= 0 {
+		if end := jsonscan.PlainString(d.scan.Bytes(), i); end >= 0 {
 			return end, end - i - 2
 		}
-		end, n, _ := d.scanString(i)
+		end, n, _ := d.scan.ScanString(i)
 		return end, n
 	case tagN:
 		return d.sizeNumber(i)
 	case tagB:
 		return d.sizeBinary(i)
 	case tagBOOL, tagNULL:
-		switch d.peek(i) {
+		switch d.scan.Peek(i) {
 		case 't':
-			return d.literal(i, "true"), 1
+			return d.scan.Literal(i, "true"), ddb.BoolSize // NULL's value is true too
 		case 'f':
-			return d.literal(i, "false"), 1
+			return d.scan.Literal(i, "false"), ddb.BoolSize
 		}
 		return d.wrongType(i)
 	case tagSS, tagNS, tagBS:
 		return d.sizeSet(i, tag)
 	case tagL, tagM:
-		if depth >= maxNesting {
+		if depth >= ddb.MaxNesting {
 			d.bad(ErrTooDeep, i)
-			return d.skipValue(i), 0
+			return d.scan.SkipValue(i), 0
 		}
 		if tag == tagL {
 			return d.sizeList(i, depth+1)
 		}
-		if d.peek(i) != '{' {
+		if d.scan.Peek(i) != '{' {
 			return d.wrongType(i)
 		}
 		end, size, count := d.sizeMembers(i, depth+1)
-		return end, 3 + count + size
+		return end, ddb.ContainerSize(count, size)
 	}
 	d.bad(ErrAttributeValue, i) // unknown tag
-	return d.skipValue(i), 0
+	return d.scan.SkipValue(i), 0
+}
+
+// sizeSet measures an SS, NS or BS value at i.
+func (d *Decoder) sizeSet(i, tag int) (int, int) {
+	if d.scan.Peek(i) != '[' {
+		return d.wrongType(i)
+	}
+	b := d.scan.Bytes()
+	i = jsonscan.SkipWS(b, i+1)
+	if d.scan.Peek(i) == ']' {
+		return i + 1, 0
+	}
+	total := 0
+	for closed := false; ; {
+		var n int
+		switch tag {
+		case tagSS:
+			if d.scan.Peek(i) != '"' {
+				i, n = d.wrongType(i)
+			} else {
+				i, n, _ = d.scan.ScanString(i)
+			}
+		case tagNS:
+			i, n = d.sizeNumber(i)
+		default:
+			i, n = d.sizeBinary(i)
+		}
+		if i < 0 {
+			return i, 0
+		}
+		total += n
+		if i, closed = d.scan.Next(i, ']'); closed || i < 0 {
+			return i, total
+		}
+	}
 }
 
 // sizeNumber measures the N value (a JSON string) at i.
 func (d *Decoder) sizeNumber(i int) (int, int) {
-	if d.peek(i) != '"' {
+	if d.scan.Peek(i) != '"' {
 		return d.wrongType(i)
 	}
-	b := d.data
+	b := d.scan.Bytes()
 	j := i + 1
 	for j < len(b) && numChar[b[j]] {
 		j++
 	}
-	var num number
+	var num ddb.Decimal
 	var err error
 	end := j + 1
-	if d.peek(j) == '"' {
-		err = parseNumberInto(b[i+1:j], &num)
+	if d.scan.Peek(j) == '"' {
+		num, err = ddb.ParseNumber(b[i+1 : j])
 	} else { // escapes or junk: take the slow road
 		var s []byte
-		if end, s = d.stringBytes(i); end < 0 {
+		if end, s = d.scan.StringBytes(i); end < 0 {
 			return end, 0
 		}
-		err = parseNumberInto(s, &num)
+		num, err = ddb.ParseNumber(s)
 	}
 	if err != nil {
 		d.bad(err, i)
 		return end, 0
 	}
-	return end, num.size()
+	return end, num.Size()
 }
 
 // sizeBinary measures the B value (a base64 JSON string) at i: its decoded
 // length, from the length and the padding.
 func (d *Decoder) sizeBinary(i int) (int, int) {
-	if d.peek(i) != '"' {
+	if d.scan.Peek(i) != '"' {
 		return d.wrongType(i)
 	}
-	b := d.data
+	b := d.scan.Bytes()
 	j := i + 1
 	for j < len(b) && b64Char[b[j]] {
 		j++
 	}
 	n := j - i - 1
 	pad := 0
-	for pad < 3 && d.peek(j) == '=' {
+	for pad < 3 && d.scan.Peek(j) == '=' {
 		j++
 		pad++
 	}
-	if d.peek(j) == '"' {
+	if d.scan.Peek(j) == '"' {
 		if (n+pad)%4 != 0 || pad > 2 {
 			d.bad(ErrBase64, i)
 			return j + 1, 0
 		}
 		return j + 1, (n+pad)/4*3 - pad
 	}
-	end, s := d.stringBytes(i)
+	end, s := d.scan.StringBytes(i)
 	if end < 0 {
 		return end, 0
 	}
@@ -295,151 +349,31 @@ func (d *Decoder) decodeBase64(s []byte) ([]byte, bool) {
 	return d.b64[:n], err == nil
 }
 
-// sizeSet measures an SS, NS or BS value at i.
-func (d *Decoder) sizeSet(i, tag int) (int, int) {
-	if d.peek(i) != '[' {
-		return d.wrongType(i)
-	}
-	b := d.data
-	i = skipWS(b, i+1)
-	if d.peek(i) == ']' {
-		return i + 1, 0
-	}
-	total := 0
-	for {
-		var n int
-		switch tag {
-		case tagSS:
-			if d.peek(i) != '"' {
-				i, n = d.wrongType(i)
-			} else {
-				i, n, _ = d.scanString(i)
-			}
-		case tagNS:
-			i, n = d.sizeNumber(i)
-		default:
-			i, n = d.sizeBinary(i)
-		}
-		if i < 0 {
-			return i, 0
-		}
-		total += n
-		i = skipWS(b, i)
-		switch d.peek(i) {
-		case ',':
-			i = skipWS(b, i+1)
-			continue
-		case ']':
-			return i + 1, total
-		}
-		return d.unexpected(i, "',' or ']'"), 0
-	}
-}
-
-// sizeList measures an L value at i: 3 + 1 per element + the elements.
+// sizeList measures an L value at i (see ddb.ContainerSize).
 func (d *Decoder) sizeList(i, depth int) (int, int) {
-	if d.peek(i) != '[' {
+	if d.scan.Peek(i) != '[' {
 		return d.wrongType(i)
 	}
-	b := d.data
-	i = skipWS(b, i+1)
-	if d.peek(i) == ']' {
-		return i + 1, 3
+	b := d.scan.Bytes()
+	i = jsonscan.SkipWS(b, i+1)
+	if d.scan.Peek(i) == ']' {
+		return i + 1, ddb.ContainerOverhead
 	}
-	total := 3
-	for {
+	total := ddb.ContainerOverhead
+	for closed := false; ; {
 		var n int
 		if i, n = d.sizeAV(i, depth); i < 0 {
 			return i, 0
 		}
-		total += 1 + n
-		i = skipWS(b, i)
-		switch d.peek(i) {
-		case ',':
-			i = skipWS(b, i+1)
-			continue
-		case ']':
-			return i + 1, total
+		total += ddb.ElementOverhead + n
+		if i, closed = d.scan.Next(i, ']'); closed || i < 0 {
+			return i, total
 		}
-		return d.unexpected(i, "',' or ']'"), 0
 	}
 }
 
-// sizeMembers measures the object of attributes at i (an item, or the
-// value of an M): the sum of name lengths and value sizes, and the count.
-func (d *Decoder) sizeMembers(i, depth int) (end, size, count int) {
-	b := d.data
-	i = skipWS(b, i+1)
-	if d.peek(i) == '}' {
-		return i + 1, 0, 0
-	}
-	for {
-		if d.peek(i) != '"' {
-			return d.unexpected(i, "a string key"), 0, 0
-		}
-		var n, v int
-		if e := plainString(b, i); e >= 0 {
-			i, n = e, e-i-2
-		} else if i, n, _ = d.scanString(i); i < 0 {
-			return i, 0, 0
-		}
-		if i = d.expect(i, ':', "':'"); i < 0 {
-			return i, 0, 0
-		}
-		if i, v = d.sizeAV(i, depth); i < 0 {
-			return i, 0, 0
-		}
-		size += n + v
-		count++
-		i = skipWS(b, i)
-		switch d.peek(i) {
-		case ',':
-			i = skipWS(b, i+1)
-			continue
-		case '}':
-			return i + 1, size, count
-		}
-		return d.unexpected(i, "',' or '}'"), 0, 0
-	}
-}
-
-// item sizes the item object at i: fast if it can, else in full.
-func (d *Decoder) item(i int) (int, int) {
-	if end, size, ok := d.sizeFast(i, nil, 0); ok {
-		return end, size
-	}
-	end, size, _ := d.sizeMembers(i, 0)
-	return end, size
-}
-
-// ItemSize returns the size in bytes of one item in DynamoDB JSON, such
-// as a stream record's NewImage: {"id":{"S":"a"},"n":{"N":"1.5"}} is
-// 2+1 + 1+3 = 7. It is the rule Decode applies to every image.
-func ItemSize(itemJSON []byte) (int, error) {
-	d := Decoder{data: itemJSON, where: "item"}
-	i := skipWS(itemJSON, 0)
-	var size int
-	switch d.peek(i) {
-	case '{':
-		if i, size = d.item(i); i >= 0 {
-			if i = skipWS(itemJSON, i); i < len(itemJSON) {
-				d.fail(i, "data after the item")
-			}
-		}
-	default:
-		if i = d.skipValue(i); i >= 0 {
-			if i = skipWS(itemJSON, i); i < len(itemJSON) {
-				d.fail(i, "data after the item")
-			} else {
-				return 0, fmt.Errorf("%w: an item is a JSON object", ErrAttributeValue)
-			}
-		}
-	}
-	if d.syntax != nil {
-		return 0, d.syntax
-	}
-	if d.rs.err != nil {
-		return 0, d.rs.err
-	}
-	return size, nil
+// wrongType flags a value whose JSON type does not fit its tag and skips it.
+func (d *Decoder) wrongType(i int) (int, int) {
+	d.bad(ErrAttributeValue, i)
+	return d.scan.SkipValue(i), 0
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
 )
 
 var itemSizeCases = []struct {
@@ -156,37 +158,21 @@ func FuzzItemSize(f *testing.F) {
 	})
 }
 
-func TestWriteUnits(t *testing.T) {
-	cases := []struct {
-		name          string
-		ev            EventName
-		newS, oldS, k int
-		ttl           bool
-		wcu           uint64
-		exact         bool
+// TestEventKind: each event name is the kind of write ddb charges.
+func TestEventKind(t *testing.T) {
+	for _, c := range []struct {
+		ev   EventName
+		ttl  bool
+		want ddb.WriteKind
 	}{
-		{"insert small", Insert, 100, -1, 10, false, 1, true},
-		{"insert 1 KB", Insert, 1024, -1, 10, false, 1, true},
-		{"insert 1 KB + 1", Insert, 1025, -1, 10, false, 2, true},
-		{"insert empty", Insert, 0, -1, 0, false, 1, true},
-		{"insert 400 KB", Insert, 400 * 1024, -1, 10, false, 400, true},
-		{"modify grows", Modify, 3000, 1000, 10, false, 3, true},
-		{"modify shrinks", Modify, 1000, 3000, 10, false, 3, true},
-		{"remove", Remove, -1, 2049, 10, false, 3, true},
-		{"ttl delete", Remove, -1, 5000, 10, true, 0, true},
-		{"ttl delete keys only", Remove, -1, -1, 10, true, 0, true},
-		{"keys only insert", Insert, -1, -1, 30, false, 1, false},
-		{"keys only big key", Modify, -1, -1, 2048 + 1024 + 1, false, 4, false},
-		{"modify without old", Modify, 5000, -1, 10, false, 5, false},
-		{"modify without new", Modify, -1, 5000, 10, false, 5, false},
-		{"remove without old", Remove, 2000, -1, 10, false, 2, false},
-		{"insert without new", Insert, -1, 3000, 10, false, 3, false},
-		{"insert with both", Insert, 100, 5000, 10, false, 1, true},
-	}
-	for _, c := range cases {
-		wcu, exact := WriteUnits(c.ev, c.newS, c.oldS, c.k, c.ttl)
-		if wcu != c.wcu || exact != c.exact {
-			t.Errorf("%s: WriteUnits = %d, %v; want %d, %v", c.name, wcu, exact, c.wcu, c.exact)
+		{Insert, false, ddb.Created},
+		{Modify, false, ddb.Updated},
+		{Remove, false, ddb.Deleted},
+		{Remove, true, ddb.Expired},
+		{0, false, 0},
+	} {
+		if got := c.ev.kind(c.ttl); got != c.want {
+			t.Errorf("%v.kind(%v) = %v, want %v", c.ev, c.ttl, got, c.want)
 		}
 	}
 }
@@ -201,7 +187,7 @@ func TestWriteUnitsBoundaries(t *testing.T) {
 		if err != nil || size != target {
 			t.Fatalf("size %d, %v; want %d", size, err, target)
 		}
-		wcu, _ := WriteUnits(Insert, size, -1, 0, false)
+		wcu := ddb.WriteUnits(size)
 		if want := uint64((target + 1023) / 1024); wcu != want {
 			t.Errorf("%d bytes: %d WCU, want %d", target, wcu, want)
 		}
@@ -215,19 +201,26 @@ func checkFastAgrees(t *testing.T, item []byte) {
 	if len(item) == 0 || item[0] != '{' {
 		return
 	}
-	fast := &Decoder{data: item}
+	fast := itemDecoder(item)
 	end, size, ok := fast.sizeFast(0, nil, 0)
-	if fast.syntax != nil || fast.rs.err != nil {
+	if fast.scan.Err() != nil || fast.rs.err != nil {
 		t.Fatalf("sizeFast left an error behind on %q", item)
 	}
 	if !ok {
 		return
 	}
-	general := &Decoder{data: item, where: "item"}
+	general := itemDecoder(item)
 	end2, size2, _ := general.sizeMembers(0, 0)
-	if general.syntax != nil || general.rs.err != nil || end != end2 || size != size2 {
-		t.Fatalf("sizeFast(%q) = %d, %d; general scanner %d, %d, %v %v", item, end, size, end2, size2, general.syntax, general.rs.err)
+	if general.scan.Err() != nil || general.rs.err != nil || end != end2 || size != size2 {
+		t.Fatalf("sizeFast(%q) = %d, %d; general scanner %d, %d, %v %v", item, end, size, end2, size2, general.scan.Err(), general.rs.err)
 	}
+}
+
+// itemDecoder is a decoder reading item, as ItemSize makes one.
+func itemDecoder(item []byte) *Decoder {
+	d := &Decoder{where: "item"}
+	d.scan.Reset(item)
+	return d
 }
 
 func TestSizeFastAgrees(t *testing.T) {
@@ -236,7 +229,7 @@ func TestSizeFastAgrees(t *testing.T) {
 	for range 3000 {
 		item := g.item(1+g.r.IntN(10), 4)
 		checkFastAgrees(t, item)
-		if _, _, ok := (&Decoder{data: item}).sizeFast(0, nil, 0); ok {
+		if _, _, ok := itemDecoder(item).sizeFast(0, nil, 0); ok {
 			hits++
 		}
 	}
@@ -249,5 +242,28 @@ func TestSizeFastAgrees(t *testing.T) {
 	for _, item := range []string{`{"a":{"S":"x"},}`, `{"a":{"L":[,]}}`, `{"a":{"M":{]}}`, `{"a":{"L":[{"S":"x"}}}`,
 		`{"a":{"SS":["x",]}}`, `{"a":{"NS":[1]}}`, `{"a":{"BOOL":tru}}`, nested(64), nested(65), `{"a":{"S":"x"}}}`} {
 		checkFastAgrees(t, []byte(item))
+	}
+}
+
+// TestFastNumber: the compact path sizes an N string exactly as ddb does,
+// accepts every valid number without escapes, and refuses the rest.
+func TestFastNumber(t *testing.T) {
+	g := newGen(12)
+	nums := []string{"0", "-0", "+1", "1.5", "-1.5E-3", ".5", "5.", "1e126", "1e-131", "0e999", "1.2.3", "-", "", "1e", "x",
+		"12345678901234567890123456789012345678", "123456789012345678901234567890123456789", `1\u0030`}
+	for range 2000 {
+		nums = append(nums, g.number())
+	}
+	for _, n := range nums {
+		q := []byte(`"` + n + `"}`)
+		end, size := fastNumber(q, 0)
+		want, err := ddb.NumberSize(n)
+		escaped := strings.ContainsAny(n, `\"`)
+		switch {
+		case err == nil && !escaped && (end != len(n)+2 || size != want):
+			t.Errorf("fastNumber(%s) = %d, %d; want %d, %d", q, end, size, len(n)+2, want)
+		case (err != nil || escaped) && end >= 0:
+			t.Errorf("fastNumber(%s) = %d, %d; ddb says %v", q, end, size, err)
+		}
 	}
 }

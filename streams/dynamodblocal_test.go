@@ -13,7 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	ddb "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
@@ -168,8 +168,8 @@ func TestReaderOnDynamoDBLocal(t *testing.T) {
 	table, arn := dynamodblocal.CreateTable(t, db, dynamodblocal.TableSpec{Prefix: "reader"})
 	ctx := context.Background()
 	put := func(key string) {
-		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]ddb.AttributeValue{
-			"pk": &ddb.AttributeValueMemberS{Value: key}, "v": &ddb.AttributeValueMemberN{Value: "1"},
+		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]ddbtypes.AttributeValue{
+			"pk": &ddbtypes.AttributeValueMemberS{Value: key}, "v": &ddbtypes.AttributeValueMemberN{Value: "1"},
 		}})
 		if err != nil {
 			t.Fatal(err)
@@ -236,7 +236,7 @@ func TestReaderDeletedTableOnDynamoDBLocal(t *testing.T) {
 	for i := range 25 {
 		keys = append(keys, fmt.Sprintf("k%02d", i))
 		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table),
-			Item: map[string]ddb.AttributeValue{"pk": &ddb.AttributeValueMemberS{Value: keys[i]}}})
+			Item: map[string]ddbtypes.AttributeValue{"pk": &ddbtypes.AttributeValueMemberS{Value: keys[i]}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -300,7 +300,7 @@ func TestReaderRenewsIteratorOnDynamoDBLocal(t *testing.T) {
 	for i := range 80 {
 		keys = append(keys, fmt.Sprintf("k%02d", i))
 		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table),
-			Item: map[string]ddb.AttributeValue{"pk": &ddb.AttributeValueMemberS{Value: keys[i]}}})
+			Item: map[string]ddbtypes.AttributeValue{"pk": &ddbtypes.AttributeValueMemberS{Value: keys[i]}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,12 +9,13 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/streams"
 )
 
 // avGen builds attribute-value trees from fuzz input, and sizes them
-// directly from the tree by the guide's rules, with record.NumberSize for
+// directly from the tree by the guide's rules, with ddb.NumberSize for
 // numbers (whose rule DynamoDB Local pins in TestNumberProbes).
 type avGen struct {
 	data []byte
@@ -73,7 +74,7 @@ func (g *avGen) value(depth int) (types.AttributeValue, int) {
 		return &types.AttributeValueMemberS{Value: s}, len(s)
 	case 1:
 		n := g.number()
-		size, err := record.NumberSize(n)
+		size, err := ddb.NumberSize(n)
 		if err != nil { // out of DynamoDB's range: use a number that is not
 			n, size = "1", 2
 		}
@@ -98,7 +99,7 @@ func (g *avGen) value(depth int) (types.AttributeValue, int) {
 		size := 0
 		for range g.byte() % 4 {
 			n := g.number()
-			if s, err := record.NumberSize(n); err == nil {
+			if s, err := ddb.NumberSize(n); err == nil {
 				ns, size = append(ns, n), size+s
 			}
 		}
@@ -202,7 +203,7 @@ func (g *avGen) sizeOf(av types.AttributeValue) (types.AttributeValue, int) {
 	case *types.AttributeValueMemberS:
 		return av, len(v.Value)
 	case *types.AttributeValueMemberN:
-		s, _ := record.NumberSize(v.Value)
+		s, _ := ddb.NumberSize(v.Value)
 		return av, s
 	case *types.AttributeValueMemberB:
 		return av, len(v.Value)
@@ -217,7 +218,7 @@ func (g *avGen) sizeOf(av types.AttributeValue) (types.AttributeValue, int) {
 	case *types.AttributeValueMemberNS:
 		n := 0
 		for _, s := range v.Value {
-			k, _ := record.NumberSize(s)
+			k, _ := ddb.NumberSize(s)
 			n += k
 		}
 		return av, n

@@ -20,7 +20,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	ddb "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
 	"github.com/hotkeys-dev/hotkeys/record"
@@ -32,25 +33,25 @@ var gsiSeed = flag.Uint64("gsi.seed", 20261123, "seed of TestGSIOracle's random 
 // gsiTable has three indexes: "all" on two attributes of its own, "keys" on
 // one, and "inc" on one of its own plus the table's sort key.
 func gsiTable() dynamodblocal.TableSpec {
-	key := func(name string, t ddb.KeyType) ddb.KeySchemaElement {
-		return ddb.KeySchemaElement{AttributeName: aws.String(name), KeyType: t}
+	key := func(name string, t ddbtypes.KeyType) ddbtypes.KeySchemaElement {
+		return ddbtypes.KeySchemaElement{AttributeName: aws.String(name), KeyType: t}
 	}
-	attr := func(name string, t ddb.ScalarAttributeType) ddb.AttributeDefinition {
-		return ddb.AttributeDefinition{AttributeName: aws.String(name), AttributeType: t}
+	attr := func(name string, t ddbtypes.ScalarAttributeType) ddbtypes.AttributeDefinition {
+		return ddbtypes.AttributeDefinition{AttributeName: aws.String(name), AttributeType: t}
 	}
 	return dynamodblocal.TableSpec{
-		Prefix: "gsi", HashKey: "pk", RangeKey: "sk", RangeKeyType: ddb.ScalarAttributeTypeN,
-		IndexAttributes: []ddb.AttributeDefinition{
-			attr("g1pk", ddb.ScalarAttributeTypeS), attr("g1sk", ddb.ScalarAttributeTypeN),
-			attr("status", ddb.ScalarAttributeTypeS), attr("g3pk", ddb.ScalarAttributeTypeB),
+		Prefix: "gsi", HashKey: "pk", RangeKey: "sk", RangeKeyType: ddbtypes.ScalarAttributeTypeN,
+		IndexAttributes: []ddbtypes.AttributeDefinition{
+			attr("g1pk", ddbtypes.ScalarAttributeTypeS), attr("g1sk", ddbtypes.ScalarAttributeTypeN),
+			attr("status", ddbtypes.ScalarAttributeTypeS), attr("g3pk", ddbtypes.ScalarAttributeTypeB),
 		},
-		Indexes: []ddb.GlobalSecondaryIndex{
-			{IndexName: aws.String("all"), KeySchema: []ddb.KeySchemaElement{key("g1pk", ddb.KeyTypeHash), key("g1sk", ddb.KeyTypeRange)},
-				Projection: &ddb.Projection{ProjectionType: ddb.ProjectionTypeAll}},
-			{IndexName: aws.String("keys"), KeySchema: []ddb.KeySchemaElement{key("status", ddb.KeyTypeHash)},
-				Projection: &ddb.Projection{ProjectionType: ddb.ProjectionTypeKeysOnly}},
-			{IndexName: aws.String("inc"), KeySchema: []ddb.KeySchemaElement{key("g3pk", ddb.KeyTypeHash), key("sk", ddb.KeyTypeRange)},
-				Projection: &ddb.Projection{ProjectionType: ddb.ProjectionTypeInclude, NonKeyAttributes: []string{"a", "b"}}},
+		Indexes: []ddbtypes.GlobalSecondaryIndex{
+			{IndexName: aws.String("all"), KeySchema: []ddbtypes.KeySchemaElement{key("g1pk", ddbtypes.KeyTypeHash), key("g1sk", ddbtypes.KeyTypeRange)},
+				Projection: &ddbtypes.Projection{ProjectionType: ddbtypes.ProjectionTypeAll}},
+			{IndexName: aws.String("keys"), KeySchema: []ddbtypes.KeySchemaElement{key("status", ddbtypes.KeyTypeHash)},
+				Projection: &ddbtypes.Projection{ProjectionType: ddbtypes.ProjectionTypeKeysOnly}},
+			{IndexName: aws.String("inc"), KeySchema: []ddbtypes.KeySchemaElement{key("g3pk", ddbtypes.KeyTypeHash), key("sk", ddbtypes.KeyTypeRange)},
+				Projection: &ddbtypes.Projection{ProjectionType: ddbtypes.ProjectionTypeInclude, NonKeyAttributes: []string{"a", "b"}}},
 		},
 	}
 }
@@ -67,7 +68,7 @@ var gsiProjected = map[string][]string{
 
 var gsiKeys = map[string][]string{"all": {"g1pk", "g1sk"}, "keys": {"status"}, "inc": {"g3pk"}}
 
-type item = map[string]ddb.AttributeValue
+type item = map[string]ddbtypes.AttributeValue
 
 // gsiWrite is one write and what DynamoDB Local charged each index.
 type gsiWrite struct {
@@ -91,15 +92,15 @@ func describeItem(it item) string {
 	for _, k := range slices.Sorted(maps.Keys(it)) {
 		v := it[k]
 		switch v := v.(type) {
-		case *ddb.AttributeValueMemberS:
+		case *ddbtypes.AttributeValueMemberS:
 			if len(v.Value) > 12 {
 				parts = append(parts, fmt.Sprintf("%s=S(%d bytes)", k, len(v.Value)))
 			} else {
 				parts = append(parts, fmt.Sprintf("%s=S%q", k, v.Value))
 			}
-		case *ddb.AttributeValueMemberN:
+		case *ddbtypes.AttributeValueMemberN:
 			parts = append(parts, k+"=N"+v.Value)
-		case *ddb.AttributeValueMemberB:
+		case *ddbtypes.AttributeValueMemberB:
 			parts = append(parts, fmt.Sprintf("%s=B%x", k, v.Value))
 		}
 	}
@@ -120,14 +121,14 @@ type gsiOracle struct {
 
 // attrSize is an attribute's size by DynamoDB's rules, for the types this
 // test writes.
-func attrSize(t testing.TB, name string, v ddb.AttributeValue) int {
+func attrSize(t testing.TB, name string, v ddbtypes.AttributeValue) int {
 	switch v := v.(type) {
-	case *ddb.AttributeValueMemberS:
+	case *ddbtypes.AttributeValueMemberS:
 		return len(name) + len(v.Value)
-	case *ddb.AttributeValueMemberB:
+	case *ddbtypes.AttributeValueMemberB:
 		return len(name) + len(v.Value)
-	case *ddb.AttributeValueMemberN:
-		n, err := record.NumberSize(v.Value)
+	case *ddbtypes.AttributeValueMemberN:
+		n, err := ddb.NumberSize(v.Value)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,12 +169,12 @@ var boundaries = []int{1024, 1025, 2048, 2049}
 func (o *gsiOracle) pad(it item, ix, attr string, target int) {
 	delete(it, attr)
 	if n := target - o.entrySize(it, ix) - len(attr); n >= 1 && (gsiProjected[ix] == nil || slices.Contains(gsiProjected[ix], attr)) {
-		it[attr] = &ddb.AttributeValueMemberS{Value: strings.Repeat("x", n)}
+		it[attr] = &ddbtypes.AttributeValueMemberS{Value: strings.Repeat("x", n)}
 	}
 }
 
-func (o *gsiOracle) str(n int) ddb.AttributeValue {
-	return &ddb.AttributeValueMemberS{Value: strings.Repeat(string(rune('a'+o.rng.IntN(26))), n)}
+func (o *gsiOracle) str(n int) ddbtypes.AttributeValue {
+	return &ddbtypes.AttributeValueMemberS{Value: strings.Repeat(string(rune('a'+o.rng.IntN(26))), n)}
 }
 
 // randomAttr gives attribute name a random value.
@@ -181,22 +182,22 @@ func (o *gsiOracle) randomAttr(it item, name string) {
 	r := o.rng
 	switch name {
 	case "g1pk":
-		it[name] = &ddb.AttributeValueMemberS{Value: []string{"A", "B", "C"}[r.IntN(3)]}
+		it[name] = &ddbtypes.AttributeValueMemberS{Value: []string{"A", "B", "C"}[r.IntN(3)]}
 	case "g1sk":
 		// The same numbers spelled in different ways.
-		it[name] = &ddb.AttributeValueMemberN{Value: []string{"1", "2.5", "2.50", "25E-1", "-7"}[r.IntN(5)]}
+		it[name] = &ddbtypes.AttributeValueMemberN{Value: []string{"1", "2.5", "2.50", "25E-1", "-7"}[r.IntN(5)]}
 	case "status":
 		if r.IntN(6) == 0 { // a long key, so that KEYS_ONLY entries reach 1 KB
 			o.pad(it, "keys", "status", boundaries[r.IntN(len(boundaries))])
 		} else {
-			it[name] = &ddb.AttributeValueMemberS{Value: []string{"ON", "OFF"}[r.IntN(2)]}
+			it[name] = &ddbtypes.AttributeValueMemberS{Value: []string{"ON", "OFF"}[r.IntN(2)]}
 		}
 	case "g3pk":
-		it[name] = &ddb.AttributeValueMemberB{Value: []byte{byte(r.IntN(2)), 7}}
+		it[name] = &ddbtypes.AttributeValueMemberB{Value: []byte{byte(r.IntN(2)), 7}}
 	case "a", "c":
 		it[name] = o.str([]int{1, 10, 300, 900, 1000, 1500}[r.IntN(6)] + r.IntN(40))
 	case "b":
-		it[name] = &ddb.AttributeValueMemberN{Value: strconv.Itoa(r.IntN(1000))}
+		it[name] = &ddbtypes.AttributeValueMemberN{Value: strconv.Itoa(r.IntN(1000))}
 	}
 }
 
@@ -238,7 +239,7 @@ func halfKeyed(before, after item) bool {
 		(one(before, "g1sk") && one(after, "g1pk") && after["g1sk"] == nil)
 }
 
-func (o *gsiOracle) record(op string, keys, after item, cc *ddb.ConsumedCapacity) {
+func (o *gsiOracle) record(op string, keys, after item, cc *ddbtypes.ConsumedCapacity) {
 	if cc == nil {
 		o.t.Fatalf("%s: no ConsumedCapacity", op)
 	}
@@ -261,7 +262,7 @@ func (o *gsiOracle) record(op string, keys, after item, cc *ddb.ConsumedCapacity
 }
 
 func keyOf(keys item) string {
-	return keys["pk"].(*ddb.AttributeValueMemberS).Value + "|" + keys["sk"].(*ddb.AttributeValueMemberN).Value
+	return keys["pk"].(*ddbtypes.AttributeValueMemberS).Value + "|" + keys["sk"].(*ddbtypes.AttributeValueMemberN).Value
 }
 
 func sameItem(a, b item) bool {
@@ -277,12 +278,12 @@ func sameItem(a, b item) bool {
 }
 
 // sameValue compares values as DynamoDB does: numbers by value.
-func sameValue(a, b ddb.AttributeValue) bool {
-	na, okA := a.(*ddb.AttributeValueMemberN)
-	nb, okB := b.(*ddb.AttributeValueMemberN)
+func sameValue(a, b ddbtypes.AttributeValue) bool {
+	na, okA := a.(*ddbtypes.AttributeValueMemberN)
+	nb, okB := b.(*ddbtypes.AttributeValueMemberN)
 	if okA && okB {
-		ca, errA := record.CanonicalNumber(nil, []byte(na.Value))
-		cb, errB := record.CanonicalNumber(nil, []byte(nb.Value))
+		ca, errA := ddb.CanonicalNumber(nil, []byte(na.Value))
+		cb, errB := ddb.CanonicalNumber(nil, []byte(nb.Value))
 		return errA == nil && errB == nil && string(ca) == string(cb)
 	}
 	return describeItem(item{"v": a}) == describeItem(item{"v": b})
@@ -292,8 +293,8 @@ func sameValue(a, b ddb.AttributeValue) bool {
 func (o *gsiOracle) write() {
 	r := o.rng
 	keys := item{
-		"pk": &ddb.AttributeValueMemberS{Value: fmt.Sprintf("k%02d", r.IntN(24))},
-		"sk": &ddb.AttributeValueMemberN{Value: strconv.Itoa(1 + r.IntN(2))},
+		"pk": &ddbtypes.AttributeValueMemberS{Value: fmt.Sprintf("k%02d", r.IntN(24))},
+		"sk": &ddbtypes.AttributeValueMemberN{Value: strconv.Itoa(1 + r.IntN(2))},
 	}
 	k := keyOf(keys)
 	before := o.items[k]
@@ -305,13 +306,13 @@ func (o *gsiOracle) write() {
 			delete(after, "g1pk")
 			delete(after, "g1sk")
 		}
-		out, err := o.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &o.table, Item: after, ReturnConsumedCapacity: ddb.ReturnConsumedCapacityIndexes})
+		out, err := o.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &o.table, Item: after, ReturnConsumedCapacity: ddbtypes.ReturnConsumedCapacityIndexes})
 		if err != nil {
 			o.t.Fatalf("PutItem %s: %v", describeItem(after), err)
 		}
 		o.record("PutItem", keys, after, out.ConsumedCapacity)
 	case op < 4: // DeleteItem, of an item or of nothing
-		out, err := o.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &o.table, Key: keys, ReturnConsumedCapacity: ddb.ReturnConsumedCapacityIndexes})
+		out, err := o.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &o.table, Key: keys, ReturnConsumedCapacity: ddbtypes.ReturnConsumedCapacityIndexes})
 		if err != nil {
 			o.t.Fatalf("DeleteItem: %v", err)
 		}
@@ -322,7 +323,7 @@ func (o *gsiOracle) write() {
 			after = maps.Clone(keys)
 		}
 		var sets, removes []string
-		names, values := map[string]string{}, map[string]ddb.AttributeValue{}
+		names, values := map[string]string{}, map[string]ddbtypes.AttributeValue{}
 		for range 1 + r.IntN(3) {
 			name := []string{"g1pk", "g1sk", "status", "g3pk", "a", "b", "c"}[r.IntN(7)]
 			ph := "#" + name
@@ -361,7 +362,7 @@ func (o *gsiOracle) write() {
 			expr += " REMOVE " + strings.Join(removes, ", ")
 		}
 		in := &dynamodb.UpdateItemInput{TableName: &o.table, Key: keys, UpdateExpression: aws.String(expr),
-			ExpressionAttributeNames: names, ReturnConsumedCapacity: ddb.ReturnConsumedCapacityIndexes}
+			ExpressionAttributeNames: names, ReturnConsumedCapacity: ddbtypes.ReturnConsumedCapacityIndexes}
 		if len(values) > 0 {
 			in.ExpressionAttributeValues = values
 		}
@@ -579,23 +580,23 @@ func TestGSIHalfKeyDocsWin(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := &gsiOracle{t: t, db: db, table: table, items: map[string]item{}, pending: map[string][]*gsiWrite{}, cover: map[string]int{}}
-	keys := item{"pk": &ddb.AttributeValueMemberS{Value: "half"}, "sk": &ddb.AttributeValueMemberN{Value: "1"}}
+	keys := item{"pk": &ddbtypes.AttributeValueMemberS{Value: "half"}, "sk": &ddbtypes.AttributeValueMemberN{Value: "1"}}
 	ctx := context.Background()
 	before := maps.Clone(keys)
-	before["g1pk"] = &ddb.AttributeValueMemberS{Value: "A"}
-	before["c"] = &ddb.AttributeValueMemberS{Value: strings.Repeat("x", 1500)} // a 2 KB entry if it were one
-	out, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: before, ReturnConsumedCapacity: ddb.ReturnConsumedCapacityIndexes})
+	before["g1pk"] = &ddbtypes.AttributeValueMemberS{Value: "A"}
+	before["c"] = &ddbtypes.AttributeValueMemberS{Value: strings.Repeat("x", 1500)} // a 2 KB entry if it were one
+	out, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: before, ReturnConsumedCapacity: ddbtypes.ReturnConsumedCapacityIndexes})
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.record("PutItem", keys, before, out.ConsumedCapacity)
 	after := maps.Clone(before)
 	delete(after, "g1pk")
-	after["g1sk"] = &ddb.AttributeValueMemberN{Value: "2"}
+	after["g1sk"] = &ddbtypes.AttributeValueMemberN{Value: "2"}
 	up, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &table, Key: keys,
 		UpdateExpression:          aws.String("REMOVE g1pk SET g1sk = :v"),
-		ExpressionAttributeValues: map[string]ddb.AttributeValue{":v": after["g1sk"]},
-		ReturnConsumedCapacity:    ddb.ReturnConsumedCapacityIndexes})
+		ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{":v": after["g1sk"]},
+		ReturnConsumedCapacity:    ddbtypes.ReturnConsumedCapacityIndexes})
 	if err != nil {
 		t.Fatal(err)
 	}

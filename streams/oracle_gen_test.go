@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	ddb "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
-	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 )
 
 // run makes n random writes to 24 items. big allows items up to 380 KB.
@@ -35,28 +35,28 @@ func (o *oracle) run(n int, big bool) {
 // key returns item i's key. A number sort key is spelled a different way
 // each time (-3, -3.0, -300e-2, 4, +4…): all spellings are one item, in
 // the table and in record's canonical keys.
-func (o *oracle) key(i int) map[string]ddb.AttributeValue {
-	k := map[string]ddb.AttributeValue{}
+func (o *oracle) key(i int) map[string]ddbtypes.AttributeValue {
+	k := map[string]ddbtypes.AttributeValue{}
 	if o.sk == "" {
-		k[o.pk] = &ddb.AttributeValueMemberB{Value: append([]byte{0, byte(i), 0xff}, "bin-key"...)}
+		k[o.pk] = &ddbtypes.AttributeValueMemberB{Value: append([]byte{0, byte(i), 0xff}, "bin-key"...)}
 		return k
 	}
-	k[o.pk] = &ddb.AttributeValueMemberS{Value: fmt.Sprintf("USER#%d-ünï🔥", i%8)}
+	k[o.pk] = &ddbtypes.AttributeValueMemberS{Value: fmt.Sprintf("USER#%d-ünï🔥", i%8)}
 	v := i/8*7 - 3
 	spellings := []string{"%d", "%d.0", "%d00e-2", "%d.000E0"}
 	if v >= 0 {
 		spellings = append(spellings, "+%d")
 	}
-	k[o.sk] = &ddb.AttributeValueMemberN{Value: fmt.Sprintf(spellings[o.rng.IntN(len(spellings))], v)}
+	k[o.sk] = &ddbtypes.AttributeValueMemberN{Value: fmt.Sprintf(spellings[o.rng.IntN(len(spellings))], v)}
 	return k
 }
 
 // randomItem builds an item for keys: random attributes, often padded so
 // that its size lands on or next to a 1 KB multiple.
-func (o *oracle) randomItem(keys map[string]ddb.AttributeValue, big bool) map[string]ddb.AttributeValue {
+func (o *oracle) randomItem(keys map[string]ddbtypes.AttributeValue, big bool) map[string]ddbtypes.AttributeValue {
 	item := maps.Clone(keys)
 	o.version++
-	item["ver"] = &ddb.AttributeValueMemberN{Value: strconv.Itoa(o.version)}
+	item["ver"] = &ddbtypes.AttributeValueMemberN{Value: strconv.Itoa(o.version)}
 	for range o.rng.IntN(8) {
 		item[o.attrName()] = o.randomValue(0)
 	}
@@ -67,35 +67,35 @@ func (o *oracle) randomItem(keys map[string]ddb.AttributeValue, big bool) map[st
 // randomUpdate builds an UpdateItem: new attributes SET, old ones REMOVEd,
 // a nested map member SET, a list appended to, and sometimes the padding
 // resized, so that items grow and shrink.
-func (o *oracle) randomUpdate(keys, cur map[string]ddb.AttributeValue, big bool) *update {
-	u := &update{names: map[string]string{}, values: map[string]ddb.AttributeValue{}, item: maps.Clone(cur)}
+func (o *oracle) randomUpdate(keys, cur map[string]ddbtypes.AttributeValue, big bool) *update {
+	u := &update{names: map[string]string{}, values: map[string]ddbtypes.AttributeValue{}, item: maps.Clone(cur)}
 	if u.item == nil {
 		u.item = maps.Clone(keys)
 	}
 	o.version++
-	u.set("ver", &ddb.AttributeValueMemberN{Value: strconv.Itoa(o.version)})
+	u.set("ver", &ddbtypes.AttributeValueMemberN{Value: strconv.Itoa(o.version)})
 	touched := map[string]bool{o.pk: true, o.sk: true, "ver": true, "pad": true}
 	for _, name := range slices.Sorted(maps.Keys(cur)) {
 		if touched[name] {
 			continue
 		}
 		switch v := cur[name].(type) {
-		case *ddb.AttributeValueMemberM:
+		case *ddbtypes.AttributeValueMemberM:
 			if o.rng.IntN(2) == 0 {
 				touched[name] = true
 				member, val := o.attrName(), o.randomValue(1)
 				u.sets = append(u.sets, u.name(name)+"."+u.name(member)+" = "+u.value(val))
 				m := maps.Clone(v.Value)
 				m[member] = val
-				u.item[name] = &ddb.AttributeValueMemberM{Value: m}
+				u.item[name] = &ddbtypes.AttributeValueMemberM{Value: m}
 			}
-		case *ddb.AttributeValueMemberL:
+		case *ddbtypes.AttributeValueMemberL:
 			if o.rng.IntN(2) == 0 {
 				touched[name] = true
-				add := []ddb.AttributeValue{o.randomValue(1), o.randomValue(2)}
+				add := []ddbtypes.AttributeValue{o.randomValue(1), o.randomValue(2)}
 				ph := u.name(name)
-				u.sets = append(u.sets, ph+" = list_append("+ph+", "+u.value(&ddb.AttributeValueMemberL{Value: add})+")")
-				u.item[name] = &ddb.AttributeValueMemberL{Value: append(slices.Clone(v.Value), add...)}
+				u.sets = append(u.sets, ph+" = list_append("+ph+", "+u.value(&ddbtypes.AttributeValueMemberL{Value: add})+")")
+				u.item[name] = &ddbtypes.AttributeValueMemberL{Value: append(slices.Clone(v.Value), add...)}
 			}
 		}
 		if !touched[name] && o.rng.IntN(3) == 0 {
@@ -126,7 +126,7 @@ func (o *oracle) randomUpdate(keys, cur map[string]ddb.AttributeValue, big bool)
 // next to a 1 KB multiple (measured by record's rules, so that any error in
 // them shows as a WCU off by one), or to a random size. It reports whether
 // it added one.
-func (o *oracle) pad(item map[string]ddb.AttributeValue, big bool) bool {
+func (o *oracle) pad(item map[string]ddbtypes.AttributeValue, big bool) bool {
 	var target int
 	switch p := o.rng.IntN(100); {
 	case p < 15:
@@ -151,7 +151,7 @@ func (o *oracle) pad(item map[string]ddb.AttributeValue, big bool) bool {
 	}
 	filler := []string{"x", "é", "中", "😀"}[o.rng.IntN(4)]
 	s := strings.Repeat(filler, need/len(filler)) + strings.Repeat("y", need%len(filler))
-	item["pad"] = &ddb.AttributeValueMemberS{Value: s}
+	item["pad"] = &ddbtypes.AttributeValueMemberS{Value: s}
 	return true
 }
 
@@ -163,27 +163,27 @@ var attrNames = []string{
 
 func (o *oracle) attrName() string { return attrNames[o.rng.IntN(len(attrNames))] }
 
-func (o *oracle) randomValue(depth int) ddb.AttributeValue {
+func (o *oracle) randomValue(depth int) ddbtypes.AttributeValue {
 	kinds := 10
 	if depth >= 4 {
 		kinds = 8 // no more nesting
 	}
 	switch o.rng.IntN(kinds) {
 	case 0:
-		return &ddb.AttributeValueMemberS{Value: o.randomString()}
+		return &ddbtypes.AttributeValueMemberS{Value: o.randomString()}
 	case 1:
-		return &ddb.AttributeValueMemberN{Value: o.randomNumber()}
+		return &ddbtypes.AttributeValueMemberN{Value: o.randomNumber()}
 	case 2:
-		return &ddb.AttributeValueMemberB{Value: o.randomBytes()}
+		return &ddbtypes.AttributeValueMemberB{Value: o.randomBytes()}
 	case 3:
-		return &ddb.AttributeValueMemberBOOL{Value: o.rng.IntN(2) == 0}
+		return &ddbtypes.AttributeValueMemberBOOL{Value: o.rng.IntN(2) == 0}
 	case 4:
-		return &ddb.AttributeValueMemberNULL{Value: true}
+		return &ddbtypes.AttributeValueMemberNULL{Value: true}
 	case 5:
-		return &ddb.AttributeValueMemberSS{Value: o.uniq(o.randomString, func(s string) string { return s })}
+		return &ddbtypes.AttributeValueMemberSS{Value: o.uniq(o.randomString, func(s string) string { return s })}
 	case 6:
-		return &ddb.AttributeValueMemberNS{Value: o.uniq(o.randomNumber, func(s string) string {
-			c, _ := record.CanonicalNumber(nil, []byte(s)) // "1" and "1.0" are one element
+		return &ddbtypes.AttributeValueMemberNS{Value: o.uniq(o.randomNumber, func(s string) string {
+			c, _ := ddb.CanonicalNumber(nil, []byte(s)) // "1" and "1.0" are one element
 			return string(c)
 		})}
 	case 7:
@@ -191,19 +191,19 @@ func (o *oracle) randomValue(depth int) ddb.AttributeValue {
 		for _, s := range o.uniq(func() string { return string(o.randomBytes()) }, func(s string) string { return s }) {
 			bs = append(bs, []byte(s))
 		}
-		return &ddb.AttributeValueMemberBS{Value: bs}
+		return &ddbtypes.AttributeValueMemberBS{Value: bs}
 	case 8:
-		l := []ddb.AttributeValue{}
+		l := []ddbtypes.AttributeValue{}
 		for range o.rng.IntN(5) {
 			l = append(l, o.randomValue(depth+1))
 		}
-		return &ddb.AttributeValueMemberL{Value: l}
+		return &ddbtypes.AttributeValueMemberL{Value: l}
 	default:
-		m := map[string]ddb.AttributeValue{}
+		m := map[string]ddbtypes.AttributeValue{}
 		for range o.rng.IntN(5) {
 			m[o.attrName()] = o.randomValue(depth + 1)
 		}
-		return &ddb.AttributeValueMemberM{Value: m}
+		return &ddbtypes.AttributeValueMemberM{Value: m}
 	}
 }
 
@@ -281,14 +281,14 @@ func (o *oracle) randomNumber() string {
 			fmt.Fprintf(&b, "e%d", o.rng.IntN(240)-120)
 		}
 		s := b.String()
-		if _, err := record.NumberSize(s); err == nil {
+		if _, err := ddb.NumberSize(s); err == nil {
 			return s
 		}
 	}
 }
 
 // toStreams converts DynamoDB attribute values to the Streams SDK's type.
-func toStreams(item map[string]ddb.AttributeValue) map[string]types.AttributeValue {
+func toStreams(item map[string]ddbtypes.AttributeValue) map[string]types.AttributeValue {
 	if item == nil {
 		return nil
 	}
@@ -299,31 +299,31 @@ func toStreams(item map[string]ddb.AttributeValue) map[string]types.AttributeVal
 	return out
 }
 
-func toStreamsAV(av ddb.AttributeValue) types.AttributeValue {
+func toStreamsAV(av ddbtypes.AttributeValue) types.AttributeValue {
 	switch v := av.(type) {
-	case *ddb.AttributeValueMemberS:
+	case *ddbtypes.AttributeValueMemberS:
 		return &types.AttributeValueMemberS{Value: v.Value}
-	case *ddb.AttributeValueMemberN:
+	case *ddbtypes.AttributeValueMemberN:
 		return &types.AttributeValueMemberN{Value: v.Value}
-	case *ddb.AttributeValueMemberB:
+	case *ddbtypes.AttributeValueMemberB:
 		return &types.AttributeValueMemberB{Value: v.Value}
-	case *ddb.AttributeValueMemberBOOL:
+	case *ddbtypes.AttributeValueMemberBOOL:
 		return &types.AttributeValueMemberBOOL{Value: v.Value}
-	case *ddb.AttributeValueMemberNULL:
+	case *ddbtypes.AttributeValueMemberNULL:
 		return &types.AttributeValueMemberNULL{Value: v.Value}
-	case *ddb.AttributeValueMemberSS:
+	case *ddbtypes.AttributeValueMemberSS:
 		return &types.AttributeValueMemberSS{Value: v.Value}
-	case *ddb.AttributeValueMemberNS:
+	case *ddbtypes.AttributeValueMemberNS:
 		return &types.AttributeValueMemberNS{Value: v.Value}
-	case *ddb.AttributeValueMemberBS:
+	case *ddbtypes.AttributeValueMemberBS:
 		return &types.AttributeValueMemberBS{Value: v.Value}
-	case *ddb.AttributeValueMemberL:
+	case *ddbtypes.AttributeValueMemberL:
 		l := make([]types.AttributeValue, len(v.Value))
 		for i, e := range v.Value {
 			l[i] = toStreamsAV(e)
 		}
 		return &types.AttributeValueMemberL{Value: l}
-	case *ddb.AttributeValueMemberM:
+	case *ddbtypes.AttributeValueMemberM:
 		return &types.AttributeValueMemberM{Value: toStreams(v.Value)}
 	}
 	panic(fmt.Sprintf("unexpected %T", av))

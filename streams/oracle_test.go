@@ -20,8 +20,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	ddb "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/streams"
@@ -50,8 +51,8 @@ type oracle struct {
 	table   string
 	pk, sk  string // key attribute names; sk "" without a sort key
 	rng     *rand.Rand
-	items   map[string]map[string]ddb.AttributeValue // canonical key -> item
-	pending map[string][]*oracleWrite                // canonical key -> writes the stream has not shown yet
+	items   map[string]map[string]ddbtypes.AttributeValue // canonical key -> item
+	pending map[string][]*oracleWrite                     // canonical key -> writes the stream has not shown yet
 	writes  []*oracleWrite
 	sizer   *record.Decoder
 	bytes   int // item bytes written
@@ -65,12 +66,12 @@ func newOracle(t testing.TB, db *dynamodb.Client, table, pk, sk string, seed uin
 		t.Fatal(err)
 	}
 	return &oracle{t: t, db: db, table: table, pk: pk, sk: sk, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		items: map[string]map[string]ddb.AttributeValue{}, pending: map[string][]*oracleWrite{}, sizer: dec}
+		items: map[string]map[string]ddbtypes.AttributeValue{}, pending: map[string][]*oracleWrite{}, sizer: dec}
 }
 
 // size is an item's size by record's rules, measured the way the stream's
 // images are: as Lambda JSON, through the decoder.
-func (o *oracle) size(item map[string]ddb.AttributeValue) int {
+func (o *oracle) size(item map[string]ddbtypes.AttributeValue) int {
 	if item == nil {
 		return -1
 	}
@@ -92,8 +93,8 @@ func (o *oracle) size(item map[string]ddb.AttributeValue) int {
 	return size
 }
 
-func (o *oracle) keysOf(item map[string]ddb.AttributeValue) map[string]ddb.AttributeValue {
-	k := map[string]ddb.AttributeValue{o.pk: item[o.pk]}
+func (o *oracle) keysOf(item map[string]ddbtypes.AttributeValue) map[string]ddbtypes.AttributeValue {
+	k := map[string]ddbtypes.AttributeValue{o.pk: item[o.pk]}
 	if o.sk != "" {
 		k[o.sk] = item[o.sk]
 	}
@@ -101,7 +102,7 @@ func (o *oracle) keysOf(item map[string]ddb.AttributeValue) map[string]ddb.Attri
 }
 
 // keyString is the canonical form of an item's key, as record gives it.
-func (o *oracle) keyString(keys map[string]ddb.AttributeValue) string {
+func (o *oracle) keyString(keys map[string]ddbtypes.AttributeValue) string {
 	s := canonicalKey(o.t, keys[o.pk])
 	if o.sk != "" {
 		s += "|" + canonicalKey(o.t, keys[o.sk])
@@ -109,14 +110,14 @@ func (o *oracle) keyString(keys map[string]ddb.AttributeValue) string {
 	return s
 }
 
-func canonicalKey(t testing.TB, av ddb.AttributeValue) string {
+func canonicalKey(t testing.TB, av ddbtypes.AttributeValue) string {
 	switch v := av.(type) {
-	case *ddb.AttributeValueMemberS:
+	case *ddbtypes.AttributeValueMemberS:
 		return "S:" + v.Value
-	case *ddb.AttributeValueMemberB:
+	case *ddbtypes.AttributeValueMemberB:
 		return "B:" + string(v.Value)
-	case *ddb.AttributeValueMemberN:
-		c, err := record.CanonicalNumber(nil, []byte(v.Value))
+	case *ddbtypes.AttributeValueMemberN:
+		c, err := ddb.CanonicalNumber(nil, []byte(v.Value))
 		if err != nil {
 			t.Fatalf("key %q: %v", v.Value, err)
 		}
@@ -134,7 +135,7 @@ func recordKey(r *record.Record) string {
 	return s
 }
 
-func (o *oracle) logWrite(op string, keys, before, after map[string]ddb.AttributeValue, cc *ddb.ConsumedCapacity) {
+func (o *oracle) logWrite(op string, keys, before, after map[string]ddbtypes.AttributeValue, cc *ddbtypes.ConsumedCapacity) {
 	if cc == nil || cc.CapacityUnits == nil {
 		o.t.Fatalf("%s: no ConsumedCapacity returned", op)
 	}
@@ -162,9 +163,9 @@ func (o *oracle) logWrite(op string, keys, before, after map[string]ddb.Attribut
 	}
 }
 
-func (o *oracle) put(item map[string]ddb.AttributeValue) {
+func (o *oracle) put(item map[string]ddbtypes.AttributeValue) {
 	ctx := context.Background()
-	out, err := o.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &o.table, Item: item, ReturnConsumedCapacity: ddb.ReturnConsumedCapacityTotal})
+	out, err := o.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &o.table, Item: item, ReturnConsumedCapacity: ddbtypes.ReturnConsumedCapacityTotal})
 	if err != nil {
 		o.t.Fatalf("PutItem (%d bytes): %v", o.size(item), err)
 	}
@@ -172,9 +173,9 @@ func (o *oracle) put(item map[string]ddb.AttributeValue) {
 	o.logWrite("PutItem", keys, o.items[o.keyString(keys)], item, out.ConsumedCapacity)
 }
 
-func (o *oracle) delete(keys map[string]ddb.AttributeValue) {
+func (o *oracle) delete(keys map[string]ddbtypes.AttributeValue) {
 	ctx := context.Background()
-	out, err := o.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &o.table, Key: keys, ReturnConsumedCapacity: ddb.ReturnConsumedCapacityTotal})
+	out, err := o.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &o.table, Key: keys, ReturnConsumedCapacity: ddbtypes.ReturnConsumedCapacityTotal})
 	if err != nil {
 		o.t.Fatalf("DeleteItem: %v", err)
 	}
@@ -186,8 +187,8 @@ func (o *oracle) delete(keys map[string]ddb.AttributeValue) {
 type update struct {
 	sets, removes []string
 	names         map[string]string
-	values        map[string]ddb.AttributeValue
-	item          map[string]ddb.AttributeValue
+	values        map[string]ddbtypes.AttributeValue
+	item          map[string]ddbtypes.AttributeValue
 }
 
 func (u *update) name(n string) string {
@@ -196,18 +197,18 @@ func (u *update) name(n string) string {
 	return ph
 }
 
-func (u *update) value(v ddb.AttributeValue) string {
+func (u *update) value(v ddbtypes.AttributeValue) string {
 	ph := ":v" + strconv.Itoa(len(u.values))
 	u.values[ph] = v
 	return ph
 }
 
-func (u *update) set(attr string, v ddb.AttributeValue) {
+func (u *update) set(attr string, v ddbtypes.AttributeValue) {
 	u.sets = append(u.sets, u.name(attr)+" = "+u.value(v))
 	u.item[attr] = v
 }
 
-func (o *oracle) apply(keys map[string]ddb.AttributeValue, u *update) {
+func (o *oracle) apply(keys map[string]ddbtypes.AttributeValue, u *update) {
 	expr := "SET " + strings.Join(u.sets, ", ")
 	if len(u.removes) > 0 {
 		expr += " REMOVE " + strings.Join(u.removes, ", ")
@@ -216,7 +217,7 @@ func (o *oracle) apply(keys map[string]ddb.AttributeValue, u *update) {
 	out, err := o.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: &o.table, Key: keys, UpdateExpression: aws.String(expr),
 		ExpressionAttributeNames: u.names, ExpressionAttributeValues: u.values,
-		ReturnConsumedCapacity: ddb.ReturnConsumedCapacityTotal,
+		ReturnConsumedCapacity: ddbtypes.ReturnConsumedCapacityTotal,
 	})
 	if err != nil {
 		o.t.Fatalf("UpdateItem %s (item to be %d bytes): %v", expr, o.size(u.item), err)
@@ -360,9 +361,9 @@ func TestWCUOracle(t *testing.T) {
 		seed   uint64
 	}{
 		// The main run: string partition key, number sort key.
-		{"string-pk-number-sk", dynamodblocal.TableSpec{Prefix: "oracle", HashKey: "pk", RangeKey: "sk", RangeKeyType: ddb.ScalarAttributeTypeN}, 520, 1},
+		{"string-pk-number-sk", dynamodblocal.TableSpec{Prefix: "oracle", HashKey: "pk", RangeKey: "sk", RangeKeyType: ddbtypes.ScalarAttributeTypeN}, 520, 1},
 		// Binary partition key, no sort key.
-		{"binary-pk", dynamodblocal.TableSpec{Prefix: "oracle-b", HashKey: "id", HashKeyType: ddb.ScalarAttributeTypeB}, 120, 2},
+		{"binary-pk", dynamodblocal.TableSpec{Prefix: "oracle-b", HashKey: "id", HashKeyType: ddbtypes.ScalarAttributeTypeB}, 120, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			seed := seedFor(t, tc.seed)
@@ -380,9 +381,9 @@ func TestWCUOracle(t *testing.T) {
 // exactly that.
 func TestWCULowerBound(t *testing.T) {
 	db, _ := dynamodblocal.Clients(t)
-	for i, view := range []ddb.StreamViewType{ddb.StreamViewTypeKeysOnly, ddb.StreamViewTypeNewImage, ddb.StreamViewTypeOldImage} {
+	for i, view := range []ddbtypes.StreamViewType{ddbtypes.StreamViewTypeKeysOnly, ddbtypes.StreamViewTypeNewImage, ddbtypes.StreamViewTypeOldImage} {
 		t.Run(string(view), func(t *testing.T) {
-			spec := dynamodblocal.TableSpec{Prefix: "bound", HashKey: "pk", RangeKey: "sk", RangeKeyType: ddb.ScalarAttributeTypeN, StreamViewType: view}
+			spec := dynamodblocal.TableSpec{Prefix: "bound", HashKey: "pk", RangeKey: "sk", RangeKeyType: ddbtypes.ScalarAttributeTypeN, StreamViewType: view}
 			table, arn := dynamodblocal.CreateTable(t, db, spec)
 			o := newOracle(t, db, table, "pk", "sk", seedFor(t, uint64(10+i)))
 			o.run(50, false)
@@ -411,7 +412,7 @@ func (o *oracle) stats() string {
 // TestNumberProbes pins DynamoDB Local's number sizes. Each number goes
 // into an item sized exactly 1,024 bytes if the number's size is the one
 // pinned (1 WCU), and one byte more (2 WCU): a size off by one byte either
-// way changes DynamoDB Local's charge. record.NumberSize must agree, and so
+// way changes DynamoDB Local's charge. ddb.NumberSize must agree, and so
 // must the WCU of the stream records.
 func TestNumberProbes(t *testing.T) {
 	probes := []struct {
@@ -436,16 +437,16 @@ func TestNumberProbes(t *testing.T) {
 	table, arn := dynamodblocal.CreateTable(t, db, dynamodblocal.TableSpec{Prefix: "probe"})
 	o := newOracle(t, db, table, "pk", "", 1)
 	for i, p := range probes {
-		if got, err := record.NumberSize(p.n); err != nil || got != p.size {
-			t.Errorf("record.NumberSize(%q) = %d, %v; DynamoDB Local's size is %d", p.n, got, err, p.size)
+		if got, err := ddb.NumberSize(p.n); err != nil || got != p.size {
+			t.Errorf("ddb.NumberSize(%q) = %d, %v; DynamoDB Local's size is %d", p.n, got, err, p.size)
 		}
 		// "pk" (2) + key value + "n" (1) + the number = 1024 exactly.
 		for extra, want := range []float64{1, 2} {
 			prefix := fmt.Sprintf("probe-%d-%d-", i, extra)
 			key := prefix + strings.Repeat("k", 1024-2-1-p.size-len(prefix)+extra)
-			item := map[string]ddb.AttributeValue{
-				"pk": &ddb.AttributeValueMemberS{Value: key},
-				"n":  &ddb.AttributeValueMemberN{Value: p.n},
+			item := map[string]ddbtypes.AttributeValue{
+				"pk": &ddbtypes.AttributeValueMemberS{Value: key},
+				"n":  &ddbtypes.AttributeValueMemberN{Value: p.n},
 			}
 			o.put(item)
 			if got := o.writes[len(o.writes)-1].wcu; got != want {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/report"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
@@ -90,7 +90,7 @@ func TestClientTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 100 {
-		k := record.Key{Type: record.String, Value: []byte("PROFILE#celebrity")}
+		k := ddb.Key{Type: ddb.String, Value: []byte("PROFILE#celebrity")}
 		w.AddRequest(k, start, 3*time.Millisecond, true, true)
 		w.AddCapacity(k, start, 80, 0, false)
 		w.AddThrottle(k, start, []string{"TableReadKeyRangeThroughputExceeded"})

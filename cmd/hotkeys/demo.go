@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 )
 
 const demoAbout = `Runs simulated traffic through the same pipeline as replay and the Lambda:
@@ -28,7 +28,7 @@ Examples:
 `
 
 // demoIndexes is the demo table's one global secondary index.
-var demoIndexes = []record.Index{{Name: "GSI1", PartitionKey: "GSI1PK", SortKey: "SK", Projection: record.ProjectAll}}
+var demoIndexes = []ddb.Index{{Name: "GSI1", PartitionKey: "GSI1PK", SortKey: "SK", Projection: ddb.ProjectAll}}
 
 // demoPhase is one minute of the scenario: its hot key generator on top of
 // the long tail.

@@ -7,9 +7,9 @@ import (
 	"io"
 	"os"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
-	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/redact"
 )
 
@@ -24,11 +24,11 @@ type options struct {
 	format       string
 	redaction    redactionFlags
 
-	describeTable string         // --describe-table FILE
-	indexes       string         // --indexes auto, on or off
-	indexDefs     []record.Index // the indexes to analyse, once resolved
-	described     string         // the table --describe-table describes
-	heatmap       string         // --heatmap FILE
+	describeTable string      // --describe-table FILE
+	indexes       string      // --indexes auto, on or off
+	indexDefs     []ddb.Index // the indexes to analyse, once resolved
+	described     string      // the table --describe-table describes
+	heatmap       string      // --heatmap FILE
 }
 
 // newFlagSet returns the flag set of command name with the flags every

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
 	"github.com/hotkeys-dev/hotkeys/historytable"
@@ -58,7 +59,7 @@ func newStoredDay(t *testing.T, shards, minutes int, start time.Time) *storedDay
 			}
 			add := func(k string, wcu uint64, sec int) {
 				r := record.Record{Table: "Orders", Shard: shard, Time: ws.Add(time.Duration(sec) * time.Second),
-					PartitionKey: record.Key{Type: record.String, Value: []byte(k)}, WCU: wcu, WCUExact: true}
+					PartitionKey: ddb.Key{Type: ddb.String, Value: []byte(k)}, WCU: wcu, WCUExact: true}
 				w.Add(&r)
 				d.wcu[ws.Unix()][k] += wcu
 				d.records[ws.Unix()]++
@@ -94,7 +95,7 @@ func newStoredDay(t *testing.T, shards, minutes int, start time.Time) *storedDay
 					wcu uint64
 				}{{"OPS_LOG", 120}, {fmt.Sprintf("DAY#%d", rng.IntN(40)), 1}} {
 					w := record.IndexWrite{Index: "GSI1", WCU: e.wcu, Exact: true,
-						Put: record.IndexEntry{Key: record.Key{Type: record.String, Value: []byte(e.key)}, WCU: e.wcu}}
+						Put: ddb.IndexEntry{Key: ddb.Key{Type: ddb.String, Value: []byte(e.key)}, WCU: e.wcu}}
 					iw.AddIndex(&r, &w)
 					d.indexWCU[ws.Unix()][e.key] += e.wcu
 				}

@@ -9,7 +9,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/redact"
 )
 
@@ -159,7 +159,7 @@ func canonicalKey(typ, k string) ([]byte, error) {
 	case "S":
 		return []byte(k), nil
 	case "N":
-		v, err := record.CanonicalNumber(nil, []byte(k))
+		v, err := ddb.CanonicalNumber(nil, []byte(k))
 		if err != nil {
 			return nil, fmt.Errorf("hash-key --type N: %w", err)
 		}

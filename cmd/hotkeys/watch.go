@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
-	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/streams"
 )
 
@@ -213,7 +213,7 @@ func watchHandler(ctx context.Context, batches chan<- watchBatch, stderr io.Writ
 }
 
 // indexNote names the indexes analysed, for the start-up line.
-func indexNote(defs []record.Index) string {
+func indexNote(defs []ddb.Index) string {
 	if len(defs) == 0 {
 		return ""
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/cfn"
 	"github.com/hotkeys-dev/hotkeys/record"
@@ -156,13 +157,13 @@ func hotWindow(t *testing.T, index string, peak int) report.Report {
 		t.Fatal(err)
 	}
 	add := func(key string, at time.Time, wcu uint64) {
-		k := record.Key{Type: record.String, Value: []byte(key)}
+		k := ddb.Key{Type: ddb.String, Value: []byte(key)}
 		r := record.Record{Table: testTable, PartitionKey: k, WCU: wcu, WCUExact: true, Time: at}
 		if index == "" {
 			w.Add(&r)
 			return
 		}
-		w.AddIndex(&r, &record.IndexWrite{Index: index, WCU: wcu, Exact: true, Put: record.IndexEntry{Key: k, WCU: wcu}})
+		w.AddIndex(&r, &record.IndexWrite{Index: index, WCU: wcu, Exact: true, Put: ddb.IndexEntry{Key: k, WCU: wcu}})
 	}
 	for range peak {
 		add("OPS_LOG", start.Add(7*time.Second), 1)

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/alert"
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/cfn"
-	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
@@ -65,7 +65,7 @@ func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	celebrity := record.Key{Type: record.String, Value: []byte("PROFILE#celebrity")}
+	celebrity := ddb.Key{Type: ddb.String, Value: []byte("PROFILE#celebrity")}
 	for range 300 {
 		cw.AddRequest(celebrity, start, 5*time.Millisecond, true, true)
 		cw.AddCapacity(celebrity, start, 20, 0, false)

@@ -1,4 +1,4 @@
-package record_test
+package clientwatch
 
 import (
 	"encoding/base64"
@@ -11,11 +11,14 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/record"
 )
 
 // avJSON writes an SDK attribute value as DynamoDB JSON, the form the
-// stream decoder sizes: the oracle for AttributeValueItemSize.
+// stream decoder sizes: record.ItemSize of it is the oracle for itemSize,
+// so that the client and the Lambda size an item alike. (Only this test
+// imports record.)
 func avJSON(b *strings.Builder, v types.AttributeValue) {
 	q := func(s string) { j, _ := json.Marshal(s); b.Write(j) }
 	switch v := v.(type) {
@@ -131,10 +134,10 @@ func randomAV(r *rand.Rand, depth int) types.AttributeValue {
 	}
 }
 
-// TestAttributeValueItemSizeMatchesItemSize holds the SDK form to the one
-// implementation of the size rules: every random item must size exactly as
-// its DynamoDB JSON does.
-func TestAttributeValueItemSizeMatchesItemSize(t *testing.T) {
+// TestItemSizeMatchesRecord holds the SDK walker to the stream decoder's:
+// both add up ddb's rules, and every random item must size exactly as its
+// DynamoDB JSON does.
+func TestItemSizeMatchesRecord(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 1))
 	for i := range 2000 {
 		item := map[string]types.AttributeValue{}
@@ -147,64 +150,71 @@ func TestAttributeValueItemSizeMatchesItemSize(t *testing.T) {
 		if err != nil {
 			t.Fatalf("item %d: ItemSize(%s): %v", i, b.String(), err)
 		}
-		got, err := record.AttributeValueItemSize(item)
+		got, err := itemSize(item)
 		if err != nil || got != want {
-			t.Fatalf("item %d %s: AttributeValueItemSize = %d, %v; ItemSize = %d", i, b.String(), got, err, want)
+			t.Fatalf("item %d %s: itemSize = %d, %v; record.ItemSize = %d", i, b.String(), got, err, want)
 		}
 	}
 }
 
 func TestAttributeValueSizeRejects(t *testing.T) {
+	deep := types.AttributeValue(&types.AttributeValueMemberNULL{Value: true})
+	for range ddb.MaxNesting + 1 {
+		deep = &types.AttributeValueMemberL{Value: []types.AttributeValue{deep}}
+	}
 	for _, tc := range []struct {
 		v    types.AttributeValue
 		want error
 	}{
-		{&types.AttributeValueMemberN{Value: "abc"}, record.ErrNumber},
-		{&types.AttributeValueMemberNS{Value: []string{"1", "1e999"}}, record.ErrNumber},
-		{&types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberN{Value: ""}}}, record.ErrNumber},
-		{nil, record.ErrAttributeValue},
+		{&types.AttributeValueMemberN{Value: "abc"}, ddb.ErrNumber},
+		{&types.AttributeValueMemberNS{Value: []string{"1", "1e999"}}, ddb.ErrNumber},
+		{&types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberN{Value: ""}}}, ddb.ErrNumber},
+		{&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"n": &types.AttributeValueMemberN{Value: "1e126"}}}, ddb.ErrNumber},
+		{nil, errAttributeValue},
+		{&types.UnknownUnionMember{Tag: "X"}, errAttributeValue},
+		{deep, errAttributeValue},
 	} {
-		if n, err := record.AttributeValueSize(tc.v); !errors.Is(err, tc.want) {
-			t.Errorf("AttributeValueSize(%#v) = %d, %v; want %v", tc.v, n, err, tc.want)
+		if n, err := attributeValueSize(tc.v, 0); !errors.Is(err, tc.want) {
+			t.Errorf("attributeValueSize(%#v) = %d, %v; want %v", tc.v, n, err, tc.want)
 		}
 	}
-	if _, err := record.AttributeValueSize(&types.UnknownUnionMember{Tag: "X"}); !errors.Is(err, record.ErrAttributeValue) {
-		t.Errorf("unknown member: %v, want ErrAttributeValue", err)
+	if n, err := attributeValueSize(deep.(*types.AttributeValueMemberL).Value[0], 0); err != nil || n != (ddb.MaxNesting)*4+1 {
+		t.Errorf("L nested %d deep = %d, %v; want %d", ddb.MaxNesting, n, err, ddb.MaxNesting*4+1)
 	}
 }
 
-// TestAppendAttributeValueKey holds the SDK key form to CanonicalNumber and
-// to the stream decoder's canonical keys.
-func TestAppendAttributeValueKey(t *testing.T) {
+// TestAppendKey holds the SDK key form to ddb.CanonicalNumber and to the
+// stream decoder's canonical keys.
+func TestAppendKey(t *testing.T) {
 	for _, n := range numbers {
-		want, err := record.CanonicalNumber(nil, []byte(n))
+		want, err := ddb.CanonicalNumber(nil, []byte(n))
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, typ, err := record.AppendAttributeValueKey([]byte("x"), &types.AttributeValueMemberN{Value: n})
-		if err != nil || typ != record.Number || string(got) != "x"+string(want) {
+		got, typ, err := appendKey([]byte("x"), &types.AttributeValueMemberN{Value: n})
+		if err != nil || typ != ddb.Number || string(got) != "x"+string(want) {
 			t.Errorf("N %q: %q %c %v, want %q", n, got, typ, err, "x"+string(want))
 		}
 	}
-	got, typ, err := record.AppendAttributeValueKey(nil, &types.AttributeValueMemberS{Value: "USER#é"})
-	if err != nil || typ != record.String || string(got) != "USER#é" {
+	got, typ, err := appendKey(nil, &types.AttributeValueMemberS{Value: "USER#é"})
+	if err != nil || typ != ddb.String || string(got) != "USER#é" {
 		t.Errorf("S: %q %c %v", got, typ, err)
 	}
-	got, typ, err = record.AppendAttributeValueKey(nil, &types.AttributeValueMemberB{Value: []byte{0, 1}})
-	if err != nil || typ != record.Binary || string(got) != "\x00\x01" {
+	got, typ, err = appendKey(nil, &types.AttributeValueMemberB{Value: []byte{0, 1}})
+	if err != nil || typ != ddb.Binary || string(got) != "\x00\x01" {
 		t.Errorf("B: %q %c %v", got, typ, err)
 	}
-	if _, _, err := record.AppendAttributeValueKey(nil, &types.AttributeValueMemberBOOL{}); !errors.Is(err, record.ErrKey) {
-		t.Errorf("BOOL: %v, want ErrKey", err)
+	if _, _, err := appendKey(nil, &types.AttributeValueMemberBOOL{}); !errors.Is(err, errNotKey) {
+		t.Errorf("BOOL: %v, want errNotKey", err)
 	}
-	if _, _, err := record.AppendAttributeValueKey(nil, &types.AttributeValueMemberN{Value: "1e999"}); !errors.Is(err, record.ErrNumber) {
+	if _, _, err := appendKey(nil, &types.AttributeValueMemberN{Value: "1e999"}); !errors.Is(err, ddb.ErrNumber) {
 		t.Errorf("N 1e999: %v, want ErrNumber", err)
 	}
 	buf := make([]byte, 0, 64)
 	var v types.AttributeValue = &types.AttributeValueMemberN{Value: "12.50"}
 	if a := testing.AllocsPerRun(100, func() {
-		buf, _, _ = record.AppendAttributeValueKey(buf[:0], v)
+		buf, _, _ = appendKey(buf[:0], v)
 	}); a != 0 {
-		t.Errorf("AppendAttributeValueKey allocates %v times", a)
+		t.Errorf("appendKey allocates %v times", a)
 	}
 }
