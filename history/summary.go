@@ -57,6 +57,15 @@ type Summary struct {
 	// window itself to fit the Lambda's state (report.Report.Trimmed);
 	// their bound went into OtherKeysWCUUpper.
 	Trimmed bool
+
+	// Sources is 0 for one stream shard's own window; for a merged step
+	// (a rollup, see Merger.Flush) it is how many shard windows were
+	// merged into it, at least 1.
+	Sources uint64
+	// DistinctPartial says some window merged into this one came without
+	// its distinct-key sketch: Distinct is the union of the others, and
+	// DistinctKeys at least the largest single estimate.
+	DistinctPartial bool
 }
 
 // FromReport makes the summary of a window from its report and the
