@@ -115,3 +115,50 @@ type keyID struct {
 	typ, key string
 	logical  bool
 }
+
+// Report returns the report of s in the JSON shape of replay, listing its
+// top heaviest physical keys: for a merged step (Merger.Flush), the keys
+// table-wide, with bounds; the stream shards merged in Shards.
+//
+// In a merged step, a physical key's bounds add the bounds of the
+// summaries that listed it and [0, OtherKeysWCUUpper] of those that did
+// not. Its verdict is the worst any shard-window gave it, with that
+// window's diagnosis; its peak the highest. TopKeys are the top heaviest
+// by upper bound; OtherKeysWCUUpper bounds every key they leave out.
+// DistinctKeys is the union of the summaries' HyperLogLogs, or, when some
+// summary came without one, the larger of that and the largest single
+// estimate.
+func (s *Summary) Report(top int) report.Report {
+	rep := report.Report{
+		Window:  report.Window{Table: s.Table, Index: s.Index, Start: s.Start, End: s.End},
+		Records: s.Records, TTLDeletes: s.TTLDeletes, TTLWCU: s.TTLWCU, Malformed: s.Malformed, InternalErrors: s.InternalErrors, Late: s.Late,
+		WCU: s.WCU, WCUIsLowerBound: s.WCUIsLowerBound, TerminatedEarly: s.TerminatedEarly, DistinctKeys: s.DistinctKeys,
+		HotKeys: []report.KeyReport{}, TopKeys: []report.KeyReport{}, Shards: append([]report.ShardReport{}, s.Shards...),
+	}
+	seconds := s.End.Sub(s.Start).Seconds()
+	var physical []report.KeyReport
+	for _, k := range s.Keys {
+		k.WCU = k.WCUUpper
+		if s.WCU > 0 {
+			k.Share = float64(k.WCUUpper) / float64(s.WCU)
+		}
+		k.AvgWCUPerSecond = float64(k.WCUUpper) / seconds
+		if k.Severity != report.None {
+			rep.HotKeys = append(rep.HotKeys, k)
+		}
+		if len(k.Shards) == 0 {
+			physical = append(physical, k)
+		}
+	}
+	slices.SortStableFunc(rep.HotKeys, byWCU)
+	slices.SortStableFunc(physical, byWCU)
+	top = max(0, top)
+	rep.TopKeys = append(rep.TopKeys, physical[:min(top, len(physical))]...)
+	// Every key left out: either listed but ranked below (at most the
+	// first one left out), or not listed (at most the ceiling).
+	rep.OtherKeysWCUUpper = s.OtherKeysWCUUpper
+	if len(physical) > top {
+		rep.OtherKeysWCUUpper = max(rep.OtherKeysWCUUpper, physical[top].WCUUpper)
+	}
+	return rep
+}
