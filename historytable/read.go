@@ -22,7 +22,16 @@ type Reader struct {
 	writeShards int
 	// parallel bounds the Query requests in flight.
 	parallel int
+	// consistent makes every read strongly consistent.
+	consistent bool
 }
+
+// ConsistentRead makes r read strongly consistent: it then sees every
+// write that succeeded before it, at twice the read units.
+func (r *Reader) ConsistentRead() { r.consistent = true }
+
+// WriteShards returns how many write shards r queries.
+func (r *Reader) WriteShards() int { return r.writeShards }
 
 // NewReader returns a Reader of table that queries writeShards write
 // shards of the shards' windows (0: DefaultWriteShards) and keeps at most
@@ -259,6 +268,7 @@ func (h *cursors) Pop() any {
 func (r *Reader) query(ctx context.Context, pk, lo, hi string, fn func([]map[string]types.AttributeValue) error, sem chan struct{}) error {
 	in := &dynamodb.QueryInput{
 		TableName:              aws.String(r.table),
+		ConsistentRead:         aws.Bool(r.consistent),
 		KeyConditionExpression: aws.String("#d = :d AND #w BETWEEN :lo AND :hi"),
 		ExpressionAttributeNames: map[string]string{
 			"#d": AttrDay, "#w": AttrWindow,

@@ -51,21 +51,28 @@ func RollupItem(level Level, s *history.Summary, retention time.Duration, rolled
 
 // PutRollup stores rollup s of level in table, replacing the one stored
 // for the same window, table and index unless that one merged more shard
-// windows (a run that read fewer, racing a later one, never undoes it).
-// It returns whether it stored s. Storing the same rollup again changes
-// nothing: reruns are idempotent.
+// windows, or is settled while s is not: a run that read fewer windows,
+// or a first run retried after the settling one, never undoes a better
+// rollup. It returns whether it stored s. Storing the same rollup again
+// changes nothing: reruns are idempotent.
 func PutRollup(ctx context.Context, api API, table string, level Level, s *history.Summary, retention time.Duration, rolledAt time.Time, settled bool) (bool, error) {
 	item, err := RollupItem(level, s, retention, rolledAt, settled)
 	if err != nil {
 		return false, err
 	}
-	_, err = api.PutItem(ctx, &dynamodb.PutItemInput{
+	in := &dynamodb.PutItemInput{
 		TableName:                 aws.String(table),
 		Item:                      item,
 		ConditionExpression:       aws.String("attribute_not_exists(#w) OR #src <= :src"),
 		ExpressionAttributeNames:  map[string]string{"#w": AttrWindow, "#src": AttrSources},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":src": item[AttrSources]},
-	})
+	}
+	if !settled {
+		in.ConditionExpression = aws.String("attribute_not_exists(#w) OR (#src <= :src AND #settled = :false)")
+		in.ExpressionAttributeNames["#settled"] = AttrSettled
+		in.ExpressionAttributeValues[":false"] = &types.AttributeValueMemberBOOL{Value: false}
+	}
+	_, err = api.PutItem(ctx, in)
 	var cond *types.ConditionalCheckFailedException
 	switch {
 	case errors.As(err, &cond):
