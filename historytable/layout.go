@@ -3,7 +3,6 @@ package historytable
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/zeebo/xxh3"
@@ -167,18 +166,4 @@ func minTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
-}
-
-// writeShardOf parses the write shard of a partition key "DAY#N", or -1
-// for an old one ("DAY") or one of another kind.
-func writeShardOf(pk string) int {
-	_, suffix, ok := strings.Cut(pk, "#")
-	if !ok {
-		return -1
-	}
-	n, err := strconv.Atoi(suffix)
-	if err != nil || n < 0 || strconv.Itoa(n) != suffix {
-		return -1
-	}
-	return n
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,5 +74,25 @@ func TestInvoke(t *testing.T) {
 		if _, err := h.Invoke(context.Background(), []byte(bad)); err == nil || !strings.Contains(err.Error(), "rollup:") {
 			t.Errorf("event %s: %v, want an error", bad, err)
 		}
+	}
+}
+
+// TestEnvVarsListed: envVars, which the template follows, lists exactly
+// the variables configFromEnv reads.
+func TestEnvVarsListed(t *testing.T) {
+	read := map[string]bool{}
+	if _, err := configFromEnv(func(k string) string { read[k] = true; return "H" }); err == nil {
+		t.Fatal("HOTKEYS_WINDOW=H accepted")
+	}
+	read = map[string]bool{}
+	configFromEnv(func(k string) string {
+		read[k] = true
+		if k == "HOTKEYS_HISTORY_TABLE" {
+			return "H"
+		}
+		return ""
+	})
+	if got := slices.Sorted(maps.Keys(read)); !slices.Equal(got, slices.Sorted(slices.Values(envVars))) {
+		t.Errorf("read %v, envVars %v", got, envVars)
 	}
 }
