@@ -46,6 +46,8 @@ var numericParameters = []numericParameter{
 		why: "the event source mapping's BatchSize for DynamoDB streams: at most 10,000 (Lambda developer guide, services-ddb-params)"},
 	{name: "TopKeys", integer: true, lo: 0, hi: alert.MaxTop, env: "HOTKEYS_TOP"},
 	{name: "HistoryRetentionDays", integer: true, lo: 1, hi: 3650, env: "HOTKEYS_HISTORY_RETENTION_DAYS"},
+	{name: "HistoryWriteShards", integer: true, lo: 1, hi: 1024, env: "HOTKEYS_HISTORY_WRITE_SHARDS"},
+	{name: "HistoryWriteSpreadSeconds", integer: true, lo: 0, hi: 20, env: "HOTKEYS_HISTORY_WRITE_SPREAD"},
 	{name: "ShareThreshold", lo: 0, loOpen: true, hi: 1, env: "HOTKEYS_SHARE_THRESHOLD"},
 	{name: "MinWCUPerSecond", lo: 0, hi: 1e9, env: "HOTKEYS_MIN_WCU_PER_SECOND",
 		others: map[string]string{"CriticalWCUPerSecond": "1000000000"}},
