@@ -371,6 +371,9 @@ func readKeys(r *frame.Reader, version int, out *Summary) {
 	}
 	n := r.Count(8)
 	seen := make(map[keyID]bool, n)
+	if n > 0 {
+		out.Keys = make([]report.KeyReport, 0, n)
+	}
 	for range n {
 		k := report.KeyReport{KeyFigures: report.KeyFigures{Type: r.Text(), Key: r.Text(), WCULower: r.Uvarint(), WCUUpper: r.Uvarint(), PeakWCUPerSecond: float64(r.Uvarint())}}
 		sev, pat := int(r.Byte()), int(r.Byte())

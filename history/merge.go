@@ -59,6 +59,16 @@ type stepAcc struct {
 	sparse                             *hyperloglog.Sketch // sparse sketches united, or nil
 	missingHLL                         bool                // some summary came without its sketch, or with part of one
 	distinctFloor                      uint64              // the largest single estimate: the union holds at least that
+	// added counts the summaries; while it is one and that one is a
+	// rollup, whose DistinctKeys this package computed from its own
+	// sketch, the step's distinct keys are that rollup's: no estimate to
+	// redo (a day of 1-minute steps from rollups is 1,440 of them).
+	added     int
+	oneRollup *Summary
+	// pending is the step's one summary while it has one, its keys not yet
+	// in keys: a step of one summary (1-minute steps read from rollups)
+	// takes them as they are, sorted, instead of through the map.
+	pending *Summary
 }
 
 type keyAcc struct {
@@ -111,12 +121,30 @@ func (m *Merger) Add(s *Summary) error {
 		return err
 	}
 	m.steps[at] = st
+	if st.added++; st.added == 1 && s.Sources > 0 {
+		st.oneRollup = s
+	}
 	st.missingHLL = st.missingHLL || s.DistinctPartial
 	st.addTotals(s)
+	if st.added == 1 {
+		st.pending = s
+		return nil
+	}
+	st.spill()
 	for _, k := range s.Keys {
 		st.addKey(k, s.OtherKeysWCUUpper)
 	}
 	return nil
+}
+
+// spill adds the keys of the pending summary to the map.
+func (st *stepAcc) spill() {
+	if p := st.pending; p != nil {
+		st.pending = nil
+		for _, k := range p.Keys {
+			st.addKey(k, p.OtherKeysWCUUpper)
+		}
+	}
 }
 
 // Live returns how many steps the Merger holds: those Flush has not
@@ -247,17 +275,24 @@ func (m *Merger) summary(at int64, st *stepAcc) *Summary {
 		WCU: st.wcu, WCUIsLowerBound: st.lowerBound, TerminatedEarly: st.terminatedEarly,
 		OtherKeysWCUUpper: st.ceilings, Sources: st.sources,
 	}
-	hll := st.distinct()
-	if hll != nil {
+	if r := st.oneRollup; st.added == 1 && r != nil {
+		s.DistinctKeys, s.Distinct, s.DistinctPartial = r.DistinctKeys, slices.Clone(r.Distinct), r.DistinctPartial && len(r.Distinct) > 0
+	} else if hll := st.distinct(); hll != nil {
 		s.DistinctKeys = hll.Estimate()
 		// Both kinds of sketch marshal without error.
 		s.Distinct, _ = hll.MarshalBinary()
 		s.DistinctPartial = st.missingHLL
+		if st.missingHLL {
+			s.DistinctKeys = max(s.DistinctKeys, st.distinctFloor)
+		}
+	} else {
+		s.DistinctKeys = st.distinctFloor
 	}
-	if hll == nil || st.missingHLL {
-		s.DistinctKeys = max(s.DistinctKeys, st.distinctFloor)
+	if st.pending != nil {
+		s.Keys = onlyKeys(st.pending)
+	} else {
+		s.Keys = st.keyList()
 	}
-	s.Keys = st.keyList()
 	s.Shards = make([]report.ShardReport, 0, len(st.shards))
 	for _, sh := range st.shards {
 		s.Shards = append(s.Shards, *sh)
@@ -292,6 +327,39 @@ func (st *stepAcc) keyList() []report.KeyReport {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, byWCU)
+	return keys
+}
+
+// onlyKeys returns the keys of a step of one summary, s: what keyList
+// gives once s's keys are in the map, without the map. With one summary a
+// key's bounds are its own (the ceilings of the summaries that did not
+// list it add nothing), its verdict its own (its diagnosis only when it
+// is flagged), and a logical key's parts its own, added up by key.
+func onlyKeys(s *Summary) []report.KeyReport {
+	keys := make([]report.KeyReport, len(s.Keys))
+	for i, k := range s.Keys {
+		out := report.KeyReport{KeyFigures: report.KeyFigures{Key: k.Key, Type: k.Type, WCU: k.WCUUpper, WCULower: k.WCULower, WCUUpper: k.WCUUpper,
+			PeakWCUPerSecond: k.PeakWCUPerSecond, RecommendedShards: k.RecommendedShards, Pattern: k.Pattern}}
+		if k.Severity.Rank() > 0 {
+			out.Severity, out.Diagnosis = k.Severity, k.Diagnosis
+		}
+		if len(k.Shards) > 0 {
+			parts := map[string]uint64{}
+			for _, p := range k.Shards {
+				parts[p.Key] += p.WCU
+			}
+			for key, wcu := range parts {
+				out.Shards = append(out.Shards, report.ShardedKeyPart{Key: key, WCU: wcu})
+			}
+			slices.SortFunc(out.Shards, func(a, b report.ShardedKeyPart) int {
+				return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Key, b.Key))
+			})
+		}
+		keys[i] = out
+	}
+	if !slices.IsSortedFunc(keys, byWCU) {
+		slices.SortFunc(keys, byWCU)
+	}
 	return keys
 }
 

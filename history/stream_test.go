@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -101,6 +102,9 @@ func TestRollupsMergeLikeShards(t *testing.T) {
 	minutes, _ := NewMerger("Orders", "", time.Minute, 5)
 	direct, _ := NewMerger("Orders", "", 5*time.Minute, 5)
 	fromRollups, _ := NewMerger("Orders", "", 5*time.Minute, 5)
+	// A step of one rollup reports what that rollup's step did.
+	perMinute, _ := NewMerger("Orders", "", time.Minute, 5)
+	var wantMinutes []report.Report
 	for _, s := range st.summaries {
 		if err := minutes.Add(s); err != nil {
 			t.Fatal(err)
@@ -114,6 +118,7 @@ func TestRollupsMergeLikeShards(t *testing.T) {
 			t.Fatalf("rollup of %s: %d sources, want 3", r.Start.Format("15:04"), r.Sources)
 		}
 		r.Compact(3, 3)
+		wantMinutes = append(wantMinutes, r.Report(5))
 		b, err := r.MarshalRollup()
 		if err != nil {
 			t.Fatal(err)
@@ -128,6 +133,12 @@ func TestRollupsMergeLikeShards(t *testing.T) {
 		if err := fromRollups.Add(&back); err != nil {
 			t.Fatal(err)
 		}
+		if err := perMinute.Add(&back); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff(wantMinutes, perMinute.Reports()); diff != "" {
+		t.Errorf("1-minute steps of one stored rollup each (-the rollups +merged again):\n%s", diff)
 	}
 	want, got := direct.Reports(), fromRollups.Reports()
 	if len(got) != 2 || len(want) != 2 {
@@ -228,4 +239,65 @@ func countOthers(keys []report.KeyReport) int {
 		}
 	}
 	return n
+}
+
+// TestOneSummaryStep: a step of one summary, which takes its keys as they
+// are, is exactly the step the same summary gives through the map of keys
+// (as when more come), for shards' windows, rollups, and keys with
+// verdicts, patterns and logical parts.
+func TestOneSummaryStep(t *testing.T) {
+	st := newStream(t, 3, 3, 4)
+	sums := slices.Clone(st.summaries)
+	for _, s := range compatSummaries() {
+		sums = append(sums, s)
+	}
+	logical := *st.summaries[0]
+	logical.Keys = append(slices.Clone(logical.Keys), report.KeyReport{KeyFigures: report.KeyFigures{Key: "ORDER", Type: "S", WCU: 9, WCULower: 9, WCUUpper: 9},
+		Shards: []report.ShardedKeyPart{{Key: "ORDER#1", WCU: 3}, {Key: "ORDER#0", WCU: 3}, {Key: "ORDER#1", WCU: 3}}})
+	sums = append(sums, &logical)
+	// Rollups, stored and read back: their distinct keys are taken as they
+	// are, which must be what the estimate from their sketch gives.
+	minutes, _ := NewMerger("Orders", "", time.Minute, 5)
+	for _, s := range st.summaries {
+		if err := minutes.Add(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range minutes.Flush(time.Unix(math.MaxInt64/2, 0)) {
+		r.Compact(3, 3)
+		b, err := r.MarshalRollup()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Summary
+		if err := back.UnmarshalBinary(b); err != nil {
+			t.Fatal(err)
+		}
+		sums = append(sums, &back)
+	}
+	for i, s := range sums {
+		for _, step := range []time.Duration{time.Minute, 5 * time.Minute} {
+			m, _ := NewMerger(s.Table, s.Index, step, 5)
+			if err := m.Add(s); err != nil {
+				t.Fatal(err)
+			}
+			var via *Summary
+			for at, acc := range m.steps {
+				acc.spill()
+				acc.oneRollup = nil // the estimate redone from the sketch, too
+				via = m.summary(at, acc)
+			}
+			fast, _ := NewMerger(s.Table, s.Index, step, 5)
+			if err := fast.Add(s); err != nil {
+				t.Fatal(err)
+			}
+			got := fast.Flush(time.Unix(math.MaxInt64/2, 0))
+			if len(got) != 1 {
+				t.Fatalf("%d steps", len(got))
+			}
+			if diff := cmp.Diff(via, got[0]); diff != "" {
+				t.Errorf("summary %d, step %s: (-through the map +as it is):\n%s", i, step, diff)
+			}
+		}
+	}
 }

@@ -136,29 +136,36 @@ func (s *Summary) Report(top int) report.Report {
 		HotKeys: []report.KeyReport{}, TopKeys: []report.KeyReport{}, Shards: append([]report.ShardReport{}, s.Shards...),
 	}
 	seconds := s.End.Sub(s.Start).Seconds()
-	var physical []report.KeyReport
-	for _, k := range s.Keys {
+	keys := s.Keys
+	if !slices.IsSortedFunc(keys, byWCU) { // a merged step's come sorted
+		keys = slices.Clone(keys)
+		slices.SortStableFunc(keys, byWCU)
+	}
+	decorate := func(k report.KeyReport) report.KeyReport {
 		k.WCU = k.WCUUpper
 		if s.WCU > 0 {
 			k.Share = float64(k.WCUUpper) / float64(s.WCU)
 		}
 		k.AvgWCUPerSecond = float64(k.WCUUpper) / seconds
-		if k.Severity != report.None {
-			rep.HotKeys = append(rep.HotKeys, k)
-		}
-		if len(k.Shards) == 0 {
-			physical = append(physical, k)
-		}
+		return k
 	}
-	slices.SortStableFunc(rep.HotKeys, byWCU)
-	slices.SortStableFunc(physical, byWCU)
-	top = max(0, top)
-	rep.TopKeys = append(rep.TopKeys, physical[:min(top, len(physical))]...)
-	// Every key left out: either listed but ranked below (at most the
-	// first one left out), or not listed (at most the ceiling).
+	// Every key left out of TopKeys: either listed but ranked below (at
+	// most the first one left out), or not listed (at most the ceiling).
 	rep.OtherKeysWCUUpper = s.OtherKeysWCUUpper
-	if len(physical) > top {
-		rep.OtherKeysWCUUpper = max(rep.OtherKeysWCUUpper, physical[top].WCUUpper)
+	top, physical := max(0, top), 0
+	for _, k := range keys {
+		if k.Severity != report.None {
+			rep.HotKeys = append(rep.HotKeys, decorate(k))
+		}
+		if len(k.Shards) > 0 {
+			continue
+		}
+		if physical < top {
+			rep.TopKeys = append(rep.TopKeys, decorate(k))
+		} else if physical == top {
+			rep.OtherKeysWCUUpper = max(rep.OtherKeysWCUUpper, k.WCUUpper)
+		}
+		physical++
 	}
 	return rep
 }
