@@ -70,7 +70,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, no
 		cfg.PartitionLimit = f.limit
 		out = newHeatmapWriter(out, f.heatmap, cfg, now)
 	}
-	n, skipped, err := f.read(ctx, dynamodb.NewFromConfig(awsCfg), from, to, out, stderr)
+	n, skipped, err := f.read(ctx, dynamodb.NewFromConfig(awsCfg, historytable.ClientOptions), from, to, out, stderr)
 	if err != nil {
 		return err
 	}

@@ -62,7 +62,7 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	if err != nil {
 		return nil, fmt.Errorf("loading AWS configuration: %w", err)
 	}
-	job, err := rollup.New(dynamodb.NewFromConfig(awsCfg), cfg, log, time.Now)
+	job, err := rollup.New(dynamodb.NewFromConfig(awsCfg, historytable.ClientOptions), cfg, log, time.Now)
 	if err != nil {
 		return nil, err
 	}

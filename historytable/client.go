@@ -1,0 +1,42 @@
+package historytable
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// ClientOptions sets a DynamoDB client up for reading a history table:
+// each response body is read whole before the SDK decodes it, so that the
+// SDK's JSON decoder works from memory, not from the connection, for
+// `hotkeys history`'s 1 MB Query pages (docs/history.md measures both).
+// An error while reading is the transport's, which the SDK retries; the
+// SDK still checks each body's X-Amz-Crc32.
+func ClientOptions(o *dynamodb.Options) {
+	next := o.HTTPClient
+	if next == nil {
+		next = awshttp.NewBuildableClient()
+	}
+	o.HTTPClient = wholeBodies{next}
+}
+
+// wholeBodies reads each response body whole.
+type wholeBodies struct{ next dynamodb.HTTPClient }
+
+func (w wholeBodies) Do(req *http.Request) (*http.Response, error) {
+	resp, err := w.next.Do(req)
+	if err != nil {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("historytable: reading the response: %w", err)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, nil
+}
