@@ -41,7 +41,9 @@ func main() {
 		log.Fatalf("-end %q: want RFC 3339 on a minute", end)
 	}
 	started := time.Now()
-	st, err := build(cfg, func(s string) { fmt.Fprintf(os.Stderr, "historyscale: %s (%s)\n", s, time.Since(started).Round(time.Millisecond)) })
+	st, err := build(cfg, func(s string) {
+		fmt.Fprintf(os.Stderr, "historyscale: %s (%s)\n", s, time.Since(started).Round(time.Millisecond))
+	})
 	if err != nil {
 		log.Fatal(err)
 	}
