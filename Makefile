@@ -96,10 +96,10 @@ $(RIE): go.mod go.sum
 ## invoke: `sam local invoke HotKeysFunction -e $(EVENT)` without Docker or an
 ## AWS account: make invoke EVENT=events/<file>.json [PARAMS="Name=Value ..."]
 ## [STATE=prev.json] [OUT=resp.json] [DYNAMODB=URL]. The response goes to stdout,
-## the EMF and log lines to stderr. `go run ./internal/invoke -h` says more.
+## the EMF and log lines to stderr. `go run ./internal/testkit/invoke -h` says more.
 invoke: $(RIE)
 	@$(MAKE) -s --no-print-directory build-HotKeysFunction LAMBDA_GOARCH=$$($(GO) env GOARCH) ARTIFACTS_DIR=$(INVOKE_DIR) >&2
-	@$(GO) build -o $(INVOKE_DIR)/invoke ./internal/invoke
+	@$(GO) build -o $(INVOKE_DIR)/invoke ./internal/testkit/invoke
 	@$(INVOKE_DIR)/invoke -rie $(RIE) -bootstrap $(INVOKE_DIR)/bootstrap -event '$(EVENT)' \
 		-parameter-overrides '$(INVOKE_PARAMS)' $(if $(STATE),-state '$(STATE)') $(if $(OUT),-out '$(OUT)') \
 		$(if $(DYNAMODB),-dynamodb-endpoint '$(DYNAMODB)')

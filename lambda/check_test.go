@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/fakecloudwatch"
 )
 
 // metric is one published value, from the API or from an EMF line.

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,8 +15,17 @@ import (
 )
 
 // TestProductionCodeNeverImportsTestkit holds README's Layout rule: test
-// fakes and support live under internal/testkit/, and only tests (and
-// testkit itself) import them.
+// fakes and support live under internal/testkit/, and the only Go files
+// that may import a package under it are
+//
+//   - tests (files named *_test.go), anywhere, and
+//   - the files of internal/testkit/ itself: the fakes, the harnesses and
+//     the developer tool behind `make invoke` (internal/testkit/invoke).
+//
+// Every other Go file may not, whatever its build tags: every package the
+// function (lambda) and the CLI (cmd/hotkeys) link is among them, so
+// neither can ever carry test support (TestBinariesLinkNoTestkit checks
+// that outcome directly).
 func TestProductionCodeNeverImportsTestkit(t *testing.T) {
 	root := repoRoot(t)
 	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
@@ -62,4 +72,29 @@ func modulePath(t *testing.T, gomod []byte) string {
 	}
 	t.Fatal("go.mod has no module directive")
 	return ""
+}
+
+// TestBinariesLinkNoTestkit: what the rule above is for. The function and
+// the CLI, built as `make build` builds them, link no package under
+// internal/testkit/.
+func TestBinariesLinkNoTestkit(t *testing.T) {
+	root := repoRoot(t)
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit := modulePath(t, gomod) + "/internal/testkit"
+	for _, tags := range []string{"", "lambda.norpc"} {
+		cmd := exec.Command("go", "list", "-deps", "-tags", tags, "./lambda", "./cmd/hotkeys")
+		cmd.Dir = root
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list -deps: %v", err)
+		}
+		for _, pkg := range strings.Fields(string(out)) {
+			if pkg == testkit || strings.HasPrefix(pkg, testkit+"/") {
+				t.Errorf("with tags %q, lambda or cmd/hotkeys links %s", tags, pkg)
+			}
+		}
+	}
 }

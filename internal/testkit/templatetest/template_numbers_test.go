@@ -13,7 +13,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/detector"
-	"github.com/hotkeys-dev/hotkeys/internal/cfn"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/cfn"
 )
 
 // numericParameter is a template parameter that carries a number: a String

@@ -4,7 +4,7 @@
 //
 // Tests call Screenshot (or Binary) first: without the browser they skip on
 // a developer's machine and fail in CI, so that CI can never go green by
-// skipping them (the rule of internal/dynamodblocal).
+// skipping them (the rule of internal/testkit/dynamodblocal).
 package headless
 
 import (

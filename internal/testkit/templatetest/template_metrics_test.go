@@ -16,7 +16,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
-	"github.com/hotkeys-dev/hotkeys/internal/cfn"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/cfn"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 

@@ -16,7 +16,7 @@ import (
 	"github.com/awslabs/goformation/v7/schema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/hotkeys-dev/hotkeys/internal/cfn"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/cfn"
 )
 
 // The resource schemas come from a module, github.com/awslabs/goformation/v7

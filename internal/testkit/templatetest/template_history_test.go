@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/hotkeys-dev/hotkeys/historytable"
-	"github.com/hotkeys-dev/hotkeys/internal/cfn"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/cfn"
 )
 
 // TestTemplateHistoryTable: off by default (no table, HOTKEYS_HISTORY_TABLE

@@ -4,7 +4,7 @@
 // plus stricter checks where those schemas are loose; that its alarms and
 // dashboard read metrics the alert package really publishes; and that its
 // IAM, event source mapping and environment keep the guarantees README
-// promises. The SAM CLI is not needed: internal/cfn parses the template and
+// promises. The SAM CLI is not needed: internal/testkit/cfn parses the template and
 // evaluates its intrinsic functions.
 package templatetest
 
@@ -14,12 +14,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hotkeys-dev/hotkeys/internal/cfn"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/cfn"
 )
 
 const (
 	// repoRoot is the checkout, where template.yaml and the Makefile live.
-	repoRoot     = "../.."
+	repoRoot     = "../../.."
 	templateFile = repoRoot + "/template.yaml"
 	// functionID must match the Makefile's build-HotKeysFunction target,
 	// which `sam build` runs for BuildMethod: makefile.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hotkeys-dev/hotkeys/internal/cfn"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/cfn"
 	"github.com/hotkeys-dev/hotkeys/redact"
 )
 

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hotkeys-dev/hotkeys/internal/cfn"
-	"github.com/hotkeys-dev/hotkeys/internal/rie"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/cfn"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/rie"
 )
 
 // Where a parameter's value came from, for the header the invoke prints.

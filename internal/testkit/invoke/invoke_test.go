@@ -15,8 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
-	"github.com/hotkeys-dev/hotkeys/internal/rie"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/rie"
 	"github.com/hotkeys-dev/hotkeys/redact"
 )
 
@@ -44,10 +44,10 @@ func builds(t *testing.T) (bootstrap, emulator string) {
 			return
 		}
 		built.bootstrap = filepath.Join(built.dir, "bootstrap")
-		cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", built.bootstrap, "../../lambda")
+		cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", built.bootstrap, "../../../lambda")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go build ../../lambda: %w\n%s", err, out)
+			built.err = fmt.Errorf("go build ../../../lambda: %w\n%s", err, out)
 			return
 		}
 		built.rie, built.err = rie.Build(built.dir)
@@ -69,7 +69,7 @@ type result struct {
 func invoke(t *testing.T, env map[string]string, params string, args ...string) result {
 	t.Helper()
 	bootstrap, emulator := builds(t)
-	all := append([]string{"-template", "../../template.yaml", "-bootstrap", bootstrap, "-rie", emulator,
+	all := append([]string{"-template", "../../../template.yaml", "-bootstrap", bootstrap, "-rie", emulator,
 		"-parameter-overrides", strings.TrimSpace("PartitionKeyName=PK " + params)}, args...)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), all, func(k string) string { return env[k] }, &stdout, &stderr)
@@ -167,7 +167,7 @@ var eventCases = []eventCase{
 // documents: the response, the keys flagged in the findings log and in the
 // EMF lines, or the failure.
 func TestEveryEventFile(t *testing.T) {
-	files, err := filepath.Glob("../../events/*.json")
+	files, err := filepath.Glob("../../../events/*.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestEveryEventFile(t *testing.T) {
 			t.Errorf("events/%s has no case here, nor a command in docs/events.md", filepath.Base(f))
 		}
 	}
-	docs, err := os.ReadFile("../../docs/events.md")
+	docs, err := os.ReadFile("../../../docs/events.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestEveryEventFile(t *testing.T) {
 			if !bytes.Contains(docs, []byte(c.command())) {
 				t.Errorf("docs/events.md does not give the command %s", c.command())
 			}
-			r := invoke(t, nil, c.params, "-event", "../../events/"+c.file)
+			r := invoke(t, nil, c.params, "-event", "../../../events/"+c.file)
 			if c.fails != nil {
 				if r.code != exitFailed {
 					t.Errorf("exit %d, want %d", r.code, exitFailed)
@@ -242,7 +242,7 @@ func TestWindow(t *testing.T) {
 	dir := t.TempDir()
 	var last result
 	for i, f := range []string{"tumbling-window-1.json", "tumbling-window-2.json", "tumbling-window-final.json"} {
-		args := []string{"-event", "../../events/" + f, "-out", filepath.Join(dir, fmt.Sprint(i+1))}
+		args := []string{"-event", "../../../events/" + f, "-out", filepath.Join(dir, fmt.Sprint(i+1))}
 		if i > 0 {
 			args = append(args, "-state", filepath.Join(dir, fmt.Sprint(i)))
 		}
@@ -274,7 +274,7 @@ func TestUsageErrors(t *testing.T) {
 	if err := os.WriteFile(notResponse, []byte(`{"batchItemFailures":[]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ops := "../../events/hot-key-ops-log.json"
+	ops := "../../../events/hot-key-ops-log.json"
 	for _, tc := range []struct {
 		name   string
 		params string
@@ -283,7 +283,7 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{"no event", "", nil, "no event: give one with EVENT=events/<file>.json"},
 		{"an event over 6,000,000 bytes", "", []string{"-event", big}, "is 6000001 bytes, over 6000000: Lambda refuses an invocation over 6 MB"},
-		{"an unknown parameter", "Nope=1", []string{"-event", ops}, "PARAMS: Nope is not a parameter of ../../template.yaml; its parameters are AlarmEmail, BatchSize,"},
+		{"an unknown parameter", "Nope=1", []string{"-event", ops}, "PARAMS: Nope is not a parameter of ../../../template.yaml; its parameters are AlarmEmail, BatchSize,"},
 		{"a token that is no Name=Value", "PartitionKeyName", []string{"-event", ops}, `PARAMS: "PartitionKeyName": want Name=Value`},
 		// Refused by MaxValue or by AllowedPattern, whichever the template
 		// declares; the message ends with the parameter's description.
@@ -292,13 +292,13 @@ func TestUsageErrors(t *testing.T) {
 		{"a value not allowed", "MetricsMode=loud", []string{"-event", ops}, `MetricsMode="loud": want one of api, emf, both, off`},
 		{"a value against the pattern", "AlarmEmail=nobody", []string{"-event", ops}, `AlarmEmail="nobody": must be empty or an e-mail address`},
 		{"metrics through the API", "MetricsMode=api", []string{"-event", ops}, "MetricsMode=api would call CloudWatch's PutMetricData, which make invoke never calls"},
-		{"state into a plain batch", "", []string{"-event", "../../events/plain-batch.json", "-state", ops}, `STATE: the event has no "window"`},
+		{"state into a plain batch", "", []string{"-event", "../../../events/plain-batch.json", "-state", ops}, `STATE: the event has no "window"`},
 		{"state from what is no response", "", []string{"-event", ops, "-state", notResponse}, "not a tumbling-window response"},
 		{"an argument", "", []string{"-event", ops, "extra"}, `unexpected arguments ["extra"]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			args := append([]string{"-template", "../../template.yaml", "-parameter-overrides", tc.params}, tc.args...)
+			args := append([]string{"-template", "../../../template.yaml", "-parameter-overrides", tc.params}, tc.args...)
 			code := run(context.Background(), args, func(string) string { return "" }, &stdout, &stderr)
 			if code != exitUsage || !strings.Contains(stderr.String(), tc.want) || stdout.Len() != 0 {
 				t.Errorf("exit %d (want %d), stdout %q, stderr:\n%s\nwant it to say %q", code, exitUsage, stdout.String(), stderr.String(), tc.want)
@@ -323,7 +323,7 @@ func TestHelp(t *testing.T) {
 // TestNothingBuilt: without the bootstrap, the command says how to get it.
 func TestNothingBuilt(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"-template", "../../template.yaml", "-event", "../../events/hot-key-ops-log.json",
+	code := run(context.Background(), []string{"-template", "../../../template.yaml", "-event", "../../../events/hot-key-ops-log.json",
 		"-parameter-overrides", "PartitionKeyName=PK", "-bootstrap", filepath.Join(t.TempDir(), "bootstrap")}, os.Getenv, &stdout, &stderr)
 	if code != exitInternal || !strings.Contains(stderr.String(), "make invoke builds it") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr.String())
@@ -336,7 +336,7 @@ func TestNothingBuilt(t *testing.T) {
 // secret too short to key the hash fails the cold start.
 func TestRedactionLocally(t *testing.T) {
 	const secret = "a-local-secret-of-enough-bytes"
-	r := invoke(t, map[string]string{"HOTKEYS_KEY_REDACTION_SECRET": secret}, "KeyRedaction=hash", "-event", "../../events/hot-key-ops-log.json")
+	r := invoke(t, map[string]string{"HOTKEYS_KEY_REDACTION_SECRET": secret}, "KeyRedaction=hash", "-event", "../../../events/hot-key-ops-log.json")
 	h, err := redact.New([]byte(secret))
 	if err != nil {
 		t.Fatal(err)
@@ -350,7 +350,7 @@ func TestRedactionLocally(t *testing.T) {
 		t.Error("the output holds the key or the secret")
 	}
 
-	r = invoke(t, map[string]string{"HOTKEYS_KEY_REDACTION_SECRET": "short"}, "KeyRedaction=hash", "-event", "../../events/hot-key-ops-log.json")
+	r = invoke(t, map[string]string{"HOTKEYS_KEY_REDACTION_SECRET": "short"}, "KeyRedaction=hash", "-event", "../../../events/hot-key-ops-log.json")
 	if r.code != exitFailed || !strings.Contains(r.stderr, "its cold start failed") || !strings.Contains(r.stderr, "at least 16") {
 		t.Errorf("a short secret: exit %d; want a failed cold start that says the secret is too short", r.code)
 	}
@@ -360,7 +360,7 @@ func TestRedactionLocally(t *testing.T) {
 // denied, the function logs it and counts it, and the batch succeeds with
 // its window published.
 func TestHistoryWithoutAnAccount(t *testing.T) {
-	r := invoke(t, nil, "History=on", "-event", "../../events/hot-key-ops-log.json")
+	r := invoke(t, nil, "History=on", "-event", "../../../events/hot-key-ops-log.json")
 	found, _ := r.flagged(t)
 	if r.code != exitOK || len(found) != 1 {
 		t.Fatalf("exit %d, %d findings", r.code, len(found))
@@ -378,7 +378,7 @@ func TestHistoryWithoutAnAccount(t *testing.T) {
 func TestDescribeTableWithDynamoDBLocal(t *testing.T) {
 	ddb, _ := dynamodblocal.Clients(t)
 	table, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "CustomerOrders", HashKey: "customerId", RangeKey: "createdAt"})
-	raw, err := os.ReadFile("../../events/describe-table-lookup.json")
+	raw, err := os.ReadFile("../../../events/describe-table-lookup.json")
 	if err != nil {
 		t.Fatal(err)
 	}

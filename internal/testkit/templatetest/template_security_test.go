@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/hotkeys-dev/hotkeys/alert"
-	"github.com/hotkeys-dev/hotkeys/internal/cfn"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/cfn"
 )
 
 // variants are parameter sets that switch the template's conditions.

@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hotkeys-dev/hotkeys/internal/faultproxy"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/faultproxy"
 )
 
 // TestSDKDecodesTheRefusal: for each of DynamoDB's three throttling

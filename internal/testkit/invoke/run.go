@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/internal/fakesecretsmanager"
-	"github.com/hotkeys-dev/hotkeys/internal/rie"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/fakesecretsmanager"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/rie"
 )
 
 // run starts the local services and the emulator, posts the event, prints

@@ -1,9 +1,9 @@
 // Command invoke is `make invoke`: the local equivalent of
 // `sam local invoke HotKeysFunction -e FILE`, without Docker and without an
 // AWS account. It runs the function's bootstrap under AWS's Lambda Runtime
-// Interface Emulator (internal/rie), with the environment template.yaml
+// Interface Emulator (internal/testkit/rie), with the environment template.yaml
 // gives the function for the template's parameter defaults and the
-// overrides asked for (evaluated by internal/cfn, as the template tests
+// overrides asked for (evaluated by internal/testkit/cfn, as the template tests
 // do), posts the event, and prints the function's response on stdout, then
 // its EMF lines and log lines on stderr.
 //
@@ -13,7 +13,7 @@
 // ships. Like every command here, it reads its configuration (flags and
 // HOTKEYS_KEY_REDACTION_SECRET) in main only.
 //
-// Run `go run ./internal/invoke -h` for what it does with each AWS service.
+// Run `go run ./internal/testkit/invoke -h` for what it does with each AWS service.
 package main
 
 import (
@@ -50,7 +50,7 @@ type options struct {
 }
 
 const usage = `usage: make invoke EVENT=FILE [PARAMS="Name=Value ..."] [STATE=PREV.json] [OUT=RESP.json] [DYNAMODB=URL]
-   or: go run ./internal/invoke -event FILE [flags]
+   or: go run ./internal/testkit/invoke -event FILE [flags]
 
 The local 'sam local invoke HotKeysFunction -e FILE', without Docker and
 without an AWS account. It runs the function's bootstrap (built for this
