@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/redact"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
@@ -81,7 +82,7 @@ const (
 	DefaultShareThreshold       = 0.10
 	DefaultMinWCUPerSecond      = 100
 	DefaultCriticalWCUPerSecond = 800
-	DefaultPartitionLimit       = 1000
+	DefaultPartitionLimit       = ddb.PartitionWriteUnits
 	DefaultTop                  = 10
 	MaxWindow                   = 15 * time.Minute
 )
@@ -167,7 +168,7 @@ func (c Config) Validate() error {
 	case !finite(c.MinWCUPerSecond):
 		return bad("MinWCUPerSecond", c.MinWCUPerSecond, "≥ 0")
 	case !(c.PartitionLimit > 0) || c.PartitionLimit > 1e9:
-		return bad("PartitionLimit", c.PartitionLimit, "> 0 (DynamoDB's is 1000)")
+		return bad("PartitionLimit", c.PartitionLimit, fmt.Sprintf("> 0 (DynamoDB's is %d)", ddb.PartitionWriteUnits))
 	case !(c.CriticalWCUPerSecond > 0) || c.CriticalWCUPerSecond > 1e9:
 		return bad("CriticalWCUPerSecond", c.CriticalWCUPerSecond, "> 0")
 	case c.CriticalWCUPerSecond < c.MinWCUPerSecond:
