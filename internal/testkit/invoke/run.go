@@ -206,8 +206,8 @@ func splitOutput(s string) output {
 func (inv *invocation) summary(out output, response []byte, w io.Writer) {
 	for _, win := range out.windows {
 		what := fmt.Sprint(win["TableName"])
-		if ix, ok := win["IndexName"]; ok {
-			what += " index " + fmt.Sprint(ix)
+		if index, ok := win["IndexName"]; ok {
+			what += " index " + fmt.Sprint(index)
 		}
 		fmt.Fprintf(w, "invoke: published %s, window at %s: %v records, %v WCU, malformed %v, TTL deletes %v, hot keys %v\n",
 			what, time.UnixMilli(int64(asFloat(dig(win, "_aws", "Timestamp")))).UTC().Format(time.RFC3339),
