@@ -175,32 +175,10 @@ const maxCombinations = 1 << 12
 // other parameters (those without a default). Of the combinations that
 // reach the same values, the first tried is kept.
 func Scenarios(template map[string]any, base map[string]string, samples map[string][]string, conditions []string) ([]Scenario, error) {
-	params, _ := template["Parameters"].(map[string]any)
 	names := ParametersOf(template, conditions)
-	candidates := make([][]string, len(names))
-	combinations := 1
-	for i, name := range names {
-		decl, _ := params[name].(map[string]any)
-		if allowed, ok := decl["AllowedValues"].([]any); ok {
-			for _, a := range allowed {
-				candidates[i] = append(candidates[i], ScalarString(a))
-			}
-		} else {
-			if len(samples[name]) == 0 {
-				return nil, fmt.Errorf("parameter %s, which conditions %v read, has no AllowedValues: give sample values for it", name, conditions)
-			}
-			if d, ok := decl["Default"]; ok {
-				candidates[i] = append(candidates[i], ScalarString(d))
-			}
-			for _, v := range samples[name] {
-				if !slices.Contains(candidates[i], v) {
-					candidates[i] = append(candidates[i], v)
-				}
-			}
-		}
-		if combinations *= len(candidates[i]); combinations > maxCombinations {
-			return nil, fmt.Errorf("conditions %v read parameters %v: more than %d combinations of their values", conditions, names, maxCombinations)
-		}
+	candidates, combinations, err := candidateValues(template, names, samples, conditions)
+	if err != nil {
+		return nil, err
 	}
 	found := map[string]Scenario{}
 	pick := make([]int, len(names))
@@ -238,4 +216,37 @@ func Scenarios(template map[string]any, base map[string]string, samples map[stri
 		out = append(out, found[k])
 	}
 	return out, nil
+}
+
+// candidateValues returns the values Scenarios tries for each parameter of
+// names: its AllowedValues, or else its default and its samples; and how
+// many combinations they make, at most maxCombinations.
+func candidateValues(template map[string]any, names []string, samples map[string][]string, conditions []string) ([][]string, int, error) {
+	params, _ := template["Parameters"].(map[string]any)
+	candidates := make([][]string, len(names))
+	combinations := 1
+	for i, name := range names {
+		decl, _ := params[name].(map[string]any)
+		if allowed, ok := decl["AllowedValues"].([]any); ok {
+			for _, a := range allowed {
+				candidates[i] = append(candidates[i], ScalarString(a))
+			}
+		} else {
+			if len(samples[name]) == 0 {
+				return nil, 0, fmt.Errorf("parameter %s, which conditions %v read, has no AllowedValues: give sample values for it", name, conditions)
+			}
+			if d, ok := decl["Default"]; ok {
+				candidates[i] = append(candidates[i], ScalarString(d))
+			}
+			for _, v := range samples[name] {
+				if !slices.Contains(candidates[i], v) {
+					candidates[i] = append(candidates[i], v)
+				}
+			}
+		}
+		if combinations *= len(candidates[i]); combinations > maxCombinations {
+			return nil, 0, fmt.Errorf("conditions %v read parameters %v: more than %d combinations of their values", conditions, names, maxCombinations)
+		}
+	}
+	return candidates, combinations, nil
 }

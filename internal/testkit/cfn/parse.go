@@ -76,58 +76,18 @@ var yaml11Booleans = map[string]bool{
 	"y": true, "yes": true, "n": true, "no": true, "on": true, "off": true,
 }
 
+// fromNode converts a YAML node to plain Go values (maps, slices,
+// scalars), with the short forms of intrinsic functions in their long form.
 func fromNode(n *yaml.Node) (any, error) {
-	where := func() string { return fmt.Sprintf("template line %d", n.Line) }
 	if n.Kind == yaml.AliasNode {
 		return fromNode(n.Alias)
 	}
 	if n.Tag != "" && strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
-		long, ok := shortTags[n.Tag]
-		if !ok {
-			return nil, fmt.Errorf("%s: unknown tag %s", where(), n.Tag)
-		}
-		var arg any
-		switch {
-		case n.Kind == yaml.ScalarNode && long == "Fn::GetAtt":
-			resource, attribute, ok := strings.Cut(n.Value, ".")
-			if !ok {
-				return nil, fmt.Errorf("%s: !GetAtt %q: want Resource.Attribute", where(), n.Value)
-			}
-			arg = []any{resource, attribute}
-		case n.Kind == yaml.ScalarNode:
-			arg = n.Value
-		default:
-			c := *n
-			c.Tag = ""
-			v, err := fromNode(&c)
-			if err != nil {
-				return nil, err
-			}
-			arg = v
-		}
-		return map[string]any{long: arg}, nil
+		return fromShortTag(n)
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
-		m := make(map[string]any, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, vn := n.Content[i], n.Content[i+1]
-			if k.Kind != yaml.ScalarNode {
-				return nil, fmt.Errorf("%s: mapping key is not a scalar", where())
-			}
-			if k.Value == "<<" && k.Style == 0 {
-				return nil, fmt.Errorf("%s: merge keys are not CloudFormation", where())
-			}
-			if _, dup := m[k.Value]; dup {
-				return nil, fmt.Errorf("template line %d: duplicate key %q", k.Line, k.Value)
-			}
-			v, err := fromNode(vn)
-			if err != nil {
-				return nil, err
-			}
-			m[k.Value] = v
-		}
-		return m, nil
+		return fromMapping(n)
 	case yaml.SequenceNode:
 		s := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
@@ -141,7 +101,60 @@ func fromNode(n *yaml.Node) (any, error) {
 	case yaml.ScalarNode:
 		return scalar(n)
 	}
-	return nil, fmt.Errorf("%s: unexpected YAML node kind %v", where(), n.Kind)
+	return nil, fmt.Errorf("template line %d: unexpected YAML node kind %v", n.Line, n.Kind)
+}
+
+// fromShortTag reads a node tagged with an intrinsic function's short
+// form (!Ref, !Sub, !GetAtt, ...) as the long form's one-key mapping.
+func fromShortTag(n *yaml.Node) (any, error) {
+	long, ok := shortTags[n.Tag]
+	if !ok {
+		return nil, fmt.Errorf("template line %d: unknown tag %s", n.Line, n.Tag)
+	}
+	var arg any
+	switch {
+	case n.Kind == yaml.ScalarNode && long == "Fn::GetAtt":
+		resource, attribute, ok := strings.Cut(n.Value, ".")
+		if !ok {
+			return nil, fmt.Errorf("template line %d: !GetAtt %q: want Resource.Attribute", n.Line, n.Value)
+		}
+		arg = []any{resource, attribute}
+	case n.Kind == yaml.ScalarNode:
+		arg = n.Value
+	default:
+		c := *n
+		c.Tag = ""
+		v, err := fromNode(&c)
+		if err != nil {
+			return nil, err
+		}
+		arg = v
+	}
+	return map[string]any{long: arg}, nil
+}
+
+// fromMapping reads a mapping, refusing what CloudFormation refuses: keys
+// that are not scalars, merge keys, and a key given twice.
+func fromMapping(n *yaml.Node) (map[string]any, error) {
+	m := make(map[string]any, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, vn := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("template line %d: mapping key is not a scalar", n.Line)
+		}
+		if k.Value == "<<" && k.Style == 0 {
+			return nil, fmt.Errorf("template line %d: merge keys are not CloudFormation", n.Line)
+		}
+		if _, dup := m[k.Value]; dup {
+			return nil, fmt.Errorf("template line %d: duplicate key %q", k.Line, k.Value)
+		}
+		v, err := fromNode(vn)
+		if err != nil {
+			return nil, err
+		}
+		m[k.Value] = v
+	}
+	return m, nil
 }
 
 func scalar(n *yaml.Node) (any, error) {

@@ -121,6 +121,32 @@ func TableName(prefix string) string {
 // when the test ends.
 func CreateTable(t testing.TB, ddb *dynamodb.Client, spec TableSpec) (tableName, streamARN string) {
 	t.Helper()
+	name := TableName(spec.Prefix)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := ddb.CreateTable(ctx, spec.withDefaults().input(name))
+	if err != nil {
+		t.Fatalf("dynamodblocal: create table %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, err := ddb.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+		var gone *types.ResourceNotFoundException
+		if err != nil && !errors.As(err, &gone) { // a test may have deleted it
+			t.Errorf("dynamodblocal: delete table %s: %v", name, err)
+		}
+	})
+	desc := waitActive(ctx, t, ddb, name, out.TableDescription)
+	arn := aws.ToString(desc.LatestStreamArn)
+	if !spec.NoStream && arn == "" {
+		t.Fatalf("dynamodblocal: table %s has no stream ARN", name)
+	}
+	return name, arn
+}
+
+// withDefaults fills in the zero fields TableSpec documents.
+func (spec TableSpec) withDefaults() TableSpec {
 	if spec.HashKey == "" {
 		spec.HashKey = "pk"
 	}
@@ -133,7 +159,11 @@ func CreateTable(t testing.TB, ddb *dynamodb.Client, spec TableSpec) (tableName,
 	if spec.StreamViewType == "" {
 		spec.StreamViewType = types.StreamViewTypeNewAndOldImages
 	}
-	name := TableName(spec.Prefix)
+	return spec
+}
+
+// input is the CreateTable request of table name to spec.
+func (spec TableSpec) input(name string) *dynamodb.CreateTableInput {
 	in := &dynamodb.CreateTableInput{
 		TableName:   aws.String(name),
 		BillingMode: types.BillingModePayPerRequest,
@@ -155,26 +185,18 @@ func CreateTable(t testing.TB, ddb *dynamodb.Client, spec TableSpec) (tableName,
 	if !spec.NoStream {
 		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: spec.StreamViewType}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	out, err := ddb.CreateTable(ctx, in)
-	if err != nil {
-		t.Fatalf("dynamodblocal: create table %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_, err := ddb.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-		var gone *types.ResourceNotFoundException
-		if err != nil && !errors.As(err, &gone) { // a test may have deleted it
-			t.Errorf("dynamodblocal: delete table %s: %v", name, err)
-		}
-	})
-	desc := out.TableDescription
-	// dynamodb.TableExistsWaiter waits 20 s before its first retry; DynamoDB
-	// Local is usually ACTIVE at once, so poll briefly instead. DynamoDB has
-	// no event for a table becoming ACTIVE: polling its state is the wait,
-	// and only how long it takes depends on the machine, not the outcome.
+	return in
+}
+
+// waitActive returns the description of table name once it is ACTIVE;
+// desc is CreateTable's.
+//
+// dynamodb.TableExistsWaiter waits 20 s before its first retry; DynamoDB
+// Local is usually ACTIVE at once, so poll briefly instead. DynamoDB has
+// no event for a table becoming ACTIVE: polling its state is the wait,
+// and only how long it takes depends on the machine, not the outcome.
+func waitActive(ctx context.Context, t testing.TB, ddb *dynamodb.Client, name string, desc *types.TableDescription) *types.TableDescription {
+	t.Helper()
 	for desc == nil || desc.TableStatus != types.TableStatusActive {
 		select {
 		case <-ctx.Done():
@@ -187,9 +209,5 @@ func CreateTable(t testing.TB, ddb *dynamodb.Client, spec TableSpec) (tableName,
 		}
 		desc = d.Table
 	}
-	arn := aws.ToString(desc.LatestStreamArn)
-	if !spec.NoStream && arn == "" {
-		t.Fatalf("dynamodblocal: table %s has no stream ARN", name)
-	}
-	return name, arn
+	return desc
 }

@@ -118,27 +118,11 @@ func (s *Server) Rejected() []string {
 	return append([]string(nil), s.rejected...)
 }
 
+// serve answers GetSecretValue as the service does: the secret, or the
+// error the service gives for a missing or refused one.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-	if err != nil {
-		s.reject(w, "reading the body: "+err.Error())
-		return
-	}
-	switch {
-	case r.Method != http.MethodPost || r.URL.Path != "/":
-		s.reject(w, fmt.Sprintf("%s %s: awsJson1_1 posts to /", r.Method, r.URL.Path))
-		return
-	case !strings.HasPrefix(r.Header.Get("Content-Type"), ContentType):
-		s.reject(w, "Content-Type "+r.Header.Get("Content-Type"))
-		return
-	case r.Header.Get("X-Amz-Target") != Target:
-		writeError(w, http.StatusBadRequest, "UnknownOperationException", "")
-		s.note("X-Amz-Target " + r.Header.Get("X-Amz-Target"))
-		return
-	case !strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 ") ||
-		!strings.Contains(r.Header.Get("Authorization"), "/secretsmanager/aws4_request"):
-		writeError(w, http.StatusBadRequest, "IncompleteSignature", "the request is not signed for secretsmanager")
-		s.note("Authorization " + r.Header.Get("Authorization"))
+	body, ok := s.readRequest(w, r)
+	if !ok {
 		return
 	}
 	var in struct {
@@ -185,6 +169,35 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", ContentType)
 	w.Header().Set("X-Amzn-Requestid", "fake-request-id")
 	json.NewEncoder(w).Encode(out)
+}
+
+// readRequest reads r's body, once r is a GetSecretValue request as the
+// SDK sends it (awsJson1_1, signed for secretsmanager); otherwise it
+// answers as the service would, notes why, and returns false.
+func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		s.reject(w, "reading the body: "+err.Error())
+		return nil, false
+	}
+	switch {
+	case r.Method != http.MethodPost || r.URL.Path != "/":
+		s.reject(w, fmt.Sprintf("%s %s: awsJson1_1 posts to /", r.Method, r.URL.Path))
+		return nil, false
+	case !strings.HasPrefix(r.Header.Get("Content-Type"), ContentType):
+		s.reject(w, "Content-Type "+r.Header.Get("Content-Type"))
+		return nil, false
+	case r.Header.Get("X-Amz-Target") != Target:
+		writeError(w, http.StatusBadRequest, "UnknownOperationException", "")
+		s.note("X-Amz-Target " + r.Header.Get("X-Amz-Target"))
+		return nil, false
+	case !strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 ") ||
+		!strings.Contains(r.Header.Get("Authorization"), "/secretsmanager/aws4_request"):
+		writeError(w, http.StatusBadRequest, "IncompleteSignature", "the request is not signed for secretsmanager")
+		s.note("Authorization " + r.Header.Get("Authorization"))
+		return nil, false
+	}
+	return body, true
 }
 
 // lookup finds a secret by ARN or by name, as the service does.
