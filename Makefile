@@ -70,7 +70,7 @@ browser:
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER); } || \
 		{ echo "could not install $(BROWSER): run 'sudo apt-get install $(BROWSER)', then make test again"; exit 1; }; }
 
-## heatmap-png: the demo's heatmap as README shows it, screenshot by the browser the tests use.
+## heatmap-png: the demo's heatmap as docs/heatmap.md shows it, screenshot by the browser the tests use.
 heatmap-png: browser
 	mkdir -p .cache
 	$(GO) run ./cmd/hotkeys demo --heatmap .cache/demo-heatmap.html >/dev/null 2>&1
@@ -114,7 +114,7 @@ invoke-window: $(RIE)
 build: build-HotKeysFunction
 	$(GO) build -o bin/hotkeys ./cmd/hotkeys
 
-## bench: the benchmarks whose figures README quotes.
+## bench: the benchmarks whose figures README and docs/performance.md quote.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./sketch ./record ./alert ./clientwatch
 

@@ -72,11 +72,12 @@ func (c Config) IndexSketchConfig() sketch.Config {
 // index's WCU with probability 1 - e^-4 ≈ 98 %). They are smaller than a
 // table's so that a table's window and 20 index windows travel together
 // in one tumbling window's state (see MarshalWithin), and so that the
-// index windows cost the pipeline less (README, "With global secondary
-// indexes", has what three indexes cost).
+// index windows cost the pipeline less (docs/performance.md, "With global
+// secondary indexes", has what three indexes cost).
 func DefaultIndexSketch() sketch.Config { return sketch.Config{Counters: 64, Width: 256, Depth: 4} }
 
-// Defaults, as documented in README.
+// Defaults, as documented in docs/cli.md (the flags) and docs/lambda.md
+// (the function's variables).
 const (
 	DefaultWindow               = 60 * time.Second
 	DefaultShareThreshold       = 0.10

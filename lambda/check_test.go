@@ -125,7 +125,7 @@ type windowCheck struct {
 	early    bool // isWindowTerminatedEarly
 }
 
-// tableMetrics are the per-window metrics README and docs/metrics.md promise; more are allowed.
+// tableMetrics are the per-window metrics docs/metrics.md ("Metrics") promises; more are allowed.
 var tableMetrics = []string{"WriteCapacityUnits", "StreamRecords", "DistinctPartitionKeys", "MaxKeyWCUShare", "MaxKeyPeakWCUPerSecond", "HotKeys", "MalformedRecords"}
 
 // checkWindow checks a published window against its design, against the

@@ -165,7 +165,8 @@ func TestEnvError(t *testing.T) {
 	}
 }
 
-// TestEnvVarsListed: envVars, which README and the template follow, lists
+// TestEnvVarsListed: envVars, which docs/lambda.md ("Configuration") and
+// the template follow, lists
 // exactly the variables configFromEnv and redactionFromEnv read.
 func TestEnvVarsListed(t *testing.T) {
 	read := map[string]bool{}

@@ -32,7 +32,7 @@ func WindowStart(t time.Time, window time.Duration) time.Time {
 
 // Report is what the detector concludes about one closed window of a
 // table's stream. Its JSON form is the stable `--format json` shape
-// documented in README.
+// documented in docs/json-report.md.
 type Report struct {
 	Window
 

@@ -98,3 +98,73 @@ func TestBinariesLinkNoTestkit(t *testing.T) {
 		}
 	}
 }
+
+// TestLayoutListsEveryPackage: README's Layout has a line for every
+// package `go list ./...` finds, and every folder it names exists. A line
+// in the first column names a folder; one indented by two spaces, a folder
+// inside the last one in the first column; more indented lines go on with
+// the line above.
+func TestLayoutListsEveryPackage(t *testing.T) {
+	root := repoRoot(t)
+	src, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := layoutFolders(t, string(src))
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	module := modulePath(t, gomod)
+	cmd := exec.Command("go", "list", "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if dir := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/"); !listed[dir] {
+			t.Errorf("README's Layout has no line for the package %s", dir)
+		}
+	}
+	for dir := range listed {
+		if info, err := os.Stat(filepath.Join(root, filepath.FromSlash(dir))); err != nil || !info.IsDir() {
+			t.Errorf("README's Layout names %s/, which is not a folder", dir)
+		}
+	}
+}
+
+// layoutFolders reads the folders of the code block under README's
+// "## Layout" heading.
+func layoutFolders(t *testing.T, readme string) map[string]bool {
+	t.Helper()
+	_, section, ok := strings.Cut(readme, "\n## Layout\n")
+	if !ok {
+		t.Fatal("README has no ## Layout")
+	}
+	_, block, ok := strings.Cut(section, "```\n")
+	if ok {
+		block, _, ok = strings.Cut(block, "```")
+	}
+	if !ok {
+		t.Fatal("README's Layout has no code block")
+	}
+	folders := map[string]bool{}
+	parent := ""
+	for _, line := range strings.Split(strings.TrimSuffix(block, "\n"), "\n") {
+		indent := len(line) - len(strings.TrimLeft(line, " "))
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		name := strings.TrimSuffix(fields[0], "/")
+		switch indent {
+		case 0:
+			parent = name
+			folders[name] = true
+		case 2:
+			folders[parent+"/"+name] = true
+		}
+	}
+	return folders
+}

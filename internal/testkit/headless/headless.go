@@ -39,7 +39,8 @@ func Binary(t testing.TB) string {
 }
 
 // Args are the browser's arguments for a screenshot of page (a file path)
-// at width×height CSS pixels into out: the same as README's command, with
+// at width×height CSS pixels into out: the same as `make heatmap-png`'s
+// (docs/heatmap.md), with
 // a profile directory of the test's own so that parallel runs never share
 // one.
 func Args(page, out string, width, height int) []string {

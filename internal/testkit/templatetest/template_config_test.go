@@ -194,7 +194,7 @@ func TestTemplateEnvironmentIsWhatTheLambdaReads(t *testing.T) {
 }
 
 // configFromEnvironment reads the function's variables into the configs the
-// way README documents them (it is no copy of lambda/main.go's reader,
+// way docs/lambda.md ("Configuration") documents them (it is no copy of lambda/main.go's reader,
 // which package main keeps to itself; the Lambda's own tests cover that).
 func configFromEnvironment(t *testing.T, env map[string]string) (detector.Config, alert.Config, string) {
 	t.Helper()

@@ -267,8 +267,8 @@ func TestTemplateReadsOnlyPublishedMetrics(t *testing.T) {
 		read[r.name] = true
 	}
 
-	// The dashboard shows every table and key metric README lists, and
-	// the alarms watch the three README and docs/deploy.md describe.
+	// The dashboard shows every table and key metric docs/metrics.md lists, and
+	// the alarms watch the three docs/deploy.md describe.
 	idx := []string{alert.DimensionIndexName, alert.DimensionTableName}
 	idxKey := []string{alert.DimensionIndexName, alert.DimensionPartitionKey, alert.DimensionTableName}
 	shows := func(refs []metricRef, id string) bool {

@@ -3,8 +3,8 @@
 // deploy it, against the resource schemas that goformation embeds (schema_test.go),
 // plus stricter checks where those schemas are loose; that its alarms and
 // dashboard read metrics the alert package really publishes; and that its
-// IAM, event source mapping and environment keep the guarantees README
-// promises. The SAM CLI is not needed: internal/testkit/cfn parses the template and
+// IAM, event source mapping and environment keep the guarantees
+// docs/deploy.md promises. The SAM CLI is not needed: internal/testkit/cfn parses the template and
 // evaluates its intrinsic functions.
 package templatetest
 
