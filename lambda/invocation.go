@@ -76,14 +76,14 @@ func (inv *invocation) countUnread(payload []byte, err error) {
 	}
 	// The decoder hands over an event only once it has read all of it, so
 	// when it handed over none, the whole event is lost: its envelope is
-	// read again by record.ReadEnvelope, which shares no code with the
-	// decoder that failed, so that a tumbling window keeps its state
-	// (Lambda fails an answer without one, and would retry the same batch,
-	// and meet the same bug, until the records expire), and each of its
-	// records counts as an internal error of its table.
+	// read again by readEnvelope, which shares no code with the decoder
+	// that failed, so that a tumbling window keeps its state (Lambda fails
+	// an answer without one, and would retry the same batch, and meet the
+	// same bug, until the records expire), and each of its records counts
+	// as an internal error of its table.
 	n := uint64(1)
 	if !inv.sawEvent {
-		if ev, records, err := record.ReadEnvelope(payload); err == nil {
+		if ev, records, err := readEnvelope(payload); err == nil {
 			inv.start(&ev)
 			if ie.Table == "" {
 				ie.Table = inv.table
