@@ -28,12 +28,8 @@ import (
 // that outcome directly).
 func TestProductionCodeNeverImportsTestkit(t *testing.T) {
 	root := repoRoot(t)
-	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	testkit := modulePath(t, gomod) + "/internal/testkit"
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	testkit := modulePath(t, root) + "/internal/testkit"
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -61,9 +57,25 @@ func TestProductionCodeNeverImportsTestkit(t *testing.T) {
 	}
 }
 
-// modulePath reads the module directive of go.mod.
-func modulePath(t *testing.T, gomod []byte) string {
+// goList runs `go list args...` in root and returns the packages it names.
+func goList(t *testing.T, root string, args ...string) []string {
 	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.Fields(string(out))
+}
+
+// modulePath reads the module directive of root's go.mod.
+func modulePath(t *testing.T, root string) string {
+	t.Helper()
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	sc := bufio.NewScanner(bytes.NewReader(gomod))
 	for sc.Scan() {
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
@@ -79,19 +91,9 @@ func modulePath(t *testing.T, gomod []byte) string {
 // internal/testkit/.
 func TestBinariesLinkNoTestkit(t *testing.T) {
 	root := repoRoot(t)
-	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	testkit := modulePath(t, gomod) + "/internal/testkit"
+	testkit := modulePath(t, root) + "/internal/testkit"
 	for _, tags := range []string{"", "lambda.norpc"} {
-		cmd := exec.Command("go", "list", "-deps", "-tags", tags, "./lambda", "./cmd/hotkeys")
-		cmd.Dir = root
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("go list -deps: %v", err)
-		}
-		for _, pkg := range strings.Fields(string(out)) {
+		for _, pkg := range goList(t, root, "-deps", "-tags", tags, "./lambda", "./cmd/hotkeys") {
 			if pkg == testkit || strings.HasPrefix(pkg, testkit+"/") {
 				t.Errorf("with tags %q, lambda or cmd/hotkeys links %s", tags, pkg)
 			}
@@ -111,18 +113,8 @@ func TestLayoutListsEveryPackage(t *testing.T) {
 		t.Fatal(err)
 	}
 	listed := layoutFolders(t, string(src))
-	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	module := modulePath(t, gomod)
-	cmd := exec.Command("go", "list", "./...")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for _, pkg := range strings.Fields(string(out)) {
+	module := modulePath(t, root)
+	for _, pkg := range goList(t, root, "./...") {
 		if dir := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/"); !listed[dir] {
 			t.Errorf("README's Layout has no line for the package %s", dir)
 		}
