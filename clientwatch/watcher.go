@@ -224,7 +224,7 @@ func (w *Watcher) enqueue(cw *detector.ClientWindow) {
 }
 
 // windowStart aligns the client's windows as the stream's are aligned.
-func windowStart(t time.Time, window time.Duration) time.Time { return detector.WindowStart(t, window) }
+func windowStart(t time.Time, window time.Duration) time.Time { return report.WindowStart(t, window) }
 
 // Flush closes every window that ended by t onto the queue: call it when
 // the application goes quiet, or let Run do it each second.
