@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +109,77 @@ func TestHistoryFromEnvWriteShardsAndSpread(t *testing.T) {
 				t.Errorf("%s=%q: %v, want an error naming it", name, v, err)
 			}
 		}
+	}
+}
+
+// TestHistoryWritesSpreadOnDynamoDBLocal: the Lambda's own write path
+// (historyFromEnv's defaults, historyStore.write) stores the windows of
+// 1,000 stream shards, closed at the same instant, on DynamoDB Local. Read
+// back, each shard's item is under its write shard, the items are over
+// every one of the default 64 partition key values, and the busiest value
+// holds few enough that, were every item the largest a window can be
+// (16 KB, 16 WCU), all of them landing in one second would stay within
+// DynamoDB's 1,000 WCU per second per partition: the same count
+// historytable's TestWriteSpread replays, here from what was stored.
+func TestHistoryWritesSpreadOnDynamoDBLocal(t *testing.T) {
+	client, _ := dynamodblocal.Clients(t)
+	table, _ := dynamodblocal.CreateTable(t, client, dynamodblocal.TableSpec{Prefix: "history", HashKey: historytable.AttrDay,
+		RangeKey: historytable.AttrWindow, NoStream: true})
+	s, err := historyFromEnv(func(k string) string { return map[string]string{"HOTKEYS_HISTORY_TABLE": table}[k] }, client, "NS",
+		slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var emf bytes.Buffer
+	s.emf = &emf
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	cfg := detector.DefaultConfig()
+	w, err := detector.NewWindow(cfg.Sketch, "Orders", start, start.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Add(&record.Record{Table: "Orders", Time: start, WCU: 1, WCUExact: true, PartitionKey: ddb.Key{Type: ddb.String, Value: []byte("A")}})
+	rep := w.Report(cfg)
+	rng := rand.New(rand.NewPCG(25, 1000))
+	shards := map[string]bool{}
+	for len(shards) < 1000 {
+		shards[fmt.Sprintf("shardId-%020d-%08x", 1795305600000+rng.Int64N(1e9), rng.Uint32())] = true
+	}
+	ctx := context.Background()
+	for shard := range shards {
+		if !s.write(ctx, w, rep, shard) {
+			t.Fatalf("shard %s: window not stored: %s", shard, emf.String())
+		}
+	}
+
+	perKey := map[string]int{}
+	p := dynamodb.NewScanPaginator(client, &dynamodb.ScanInput{TableName: aws.String(table)})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, item := range out.Items {
+			pk := item[historytable.AttrDay].(*types.AttributeValueMemberS).Value
+			sk := strings.Split(item[historytable.AttrWindow].(*types.AttributeValueMemberS).Value, "#")
+			if len(sk) != 3 || !shards[sk[2]] {
+				t.Fatalf("item %s / %v: not one of the shards' windows", pk, sk)
+			}
+			if want := fmt.Sprintf("2026-11-22#%d", historytable.Suffix(sk[2], historytable.DefaultWriteShards)); pk != want {
+				t.Errorf("shard %s stored under %s, want %s", sk[2], pk, want)
+			}
+			perKey[pk]++
+			delete(shards, sk[2])
+		}
+	}
+	if len(shards) != 0 {
+		t.Fatalf("%d shards' windows missing", len(shards))
+	}
+	busiest := slices.Max(slices.Collect(maps.Values(perKey)))
+	largest := int(ddb.WriteUnits(16 * 1024)) // history.MaxEncodedSize and the item's key and attributes
+	t.Logf("1,000 windows over %d partition key values, at most %d on one (%d WCU if every one were %d WCU)", len(perKey), busiest, busiest*largest, largest)
+	if len(perKey) != historytable.DefaultWriteShards || busiest*largest > int(ddb.PartitionWriteUnits) {
+		t.Errorf("1,000 windows over %d partition key values (want %d), at most %d on one: %d WCU in a second, over DynamoDB's %d",
+			len(perKey), historytable.DefaultWriteShards, busiest, busiest*largest, ddb.PartitionWriteUnits)
 	}
 }
