@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -89,5 +90,53 @@ func TestServesWhatTheReaderReads(t *testing.T) {
 	}
 	if fake.continued.Load() == 0 {
 		t.Error("no query needed a second page: the 1 MB limit went untested")
+	}
+}
+
+// BenchmarkRollupMinute is the rollup function's work for one minute of a
+// table of 16, 256 and 1,000 stream shards (docs/deploy.md, Cost at 16,
+// 256 and 1,000 shards): decode the shards' stored windows, merge them,
+// compact the merged step and encode the rollup. The SDK's decoding of
+// the Query responses is not in it. Making the 1,000 windows takes a
+// minute or two before the timers start:
+//
+//	go test ./internal/testkit/historyscale -run '^$' -bench RollupMinute -benchtime 10x -benchmem
+func BenchmarkRollupMinute(b *testing.B) {
+	ids := shardIDs(1000, 7)
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	stored := make([][]byte, len(ids))
+	for i, id := range ids {
+		s, err := shardWindow("bench", id, i, start, 60000, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if stored[i], err = s.MarshalBinary(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, n := range []int{16, 256, 1000} {
+		b.Run(fmt.Sprintf("shards=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				sums := make([]*history.Summary, n)
+				for i, data := range stored[:n] {
+					sums[i] = &history.Summary{}
+					if err := sums[i].UnmarshalBinary(data); err != nil {
+						b.Fatal(err)
+					}
+				}
+				r, err := rollupOf("bench", time.Minute, sums)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if r.Sources != uint64(n) {
+					b.Fatalf("rollup of %d windows, want %d", r.Sources, n)
+				}
+				out, err := r.MarshalRollup()
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(len(out)), "B/rollup")
+			}
+		})
 	}
 }
