@@ -119,21 +119,14 @@ func TestRollupsMergeLikeShards(t *testing.T) {
 		}
 		r.Compact(3, 3)
 		wantMinutes = append(wantMinutes, r.Report(5))
-		b, err := r.MarshalRollup()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back Summary
-		if err := back.UnmarshalBinary(b); err != nil {
-			t.Fatal(err)
-		}
+		back := storedRollup(t, r)
 		if back.Version() != version4 || len(back.Shards) != 3 || countOthers(back.Keys) > 3 {
 			t.Fatalf("stored rollup: version %d, shards %+v", back.Version(), back.Shards)
 		}
-		if err := fromRollups.Add(&back); err != nil {
+		if err := fromRollups.Add(back); err != nil {
 			t.Fatal(err)
 		}
-		if err := perMinute.Add(&back); err != nil {
+		if err := perMinute.Add(back); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -265,15 +258,8 @@ func TestOneSummaryStep(t *testing.T) {
 	}
 	for _, r := range minutes.Flush(time.Unix(math.MaxInt64/2, 0)) {
 		r.Compact(3, 3)
-		b, err := r.MarshalRollup()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back Summary
-		if err := back.UnmarshalBinary(b); err != nil {
-			t.Fatal(err)
-		}
-		sums = append(sums, &back)
+		back := storedRollup(t, r)
+		sums = append(sums, back)
 	}
 	for i, s := range sums {
 		for _, step := range []time.Duration{time.Minute, 5 * time.Minute} {
@@ -300,4 +286,19 @@ func TestOneSummaryStep(t *testing.T) {
 			}
 		}
 	}
+}
+
+// storedRollup returns r as stored and read back: MarshalRollup, then
+// UnmarshalBinary.
+func storedRollup(t *testing.T, r *Summary) *Summary {
+	t.Helper()
+	b, err := r.MarshalRollup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Summary
+	if err := back.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	return &back
 }

@@ -22,7 +22,22 @@ import (
 	"github.com/hotkeys-dev/hotkeys/historytable"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
+
+// oneWriteWindow returns the window of Orders at 10:00 on 2026-11-22 with
+// one write, and its report.
+func oneWriteWindow(t *testing.T) (*detector.Window, report.Report) {
+	t.Helper()
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	cfg := detector.DefaultConfig()
+	w, err := detector.NewWindow(cfg.Sketch, "Orders", start, start.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Add(&record.Record{Table: "Orders", Time: start, WCU: 1, WCUExact: true, PartitionKey: ddb.Key{Type: ddb.String, Value: []byte("A")}})
+	return w, w.Report(cfg)
+}
 
 // TestHistoryWriteSpread: a final invoke waits its shard's
 // historytable.WriteDelay once before its first write, however many
@@ -34,14 +49,7 @@ func TestHistoryWriteSpread(t *testing.T) {
 	client, _ := dynamodblocal.Clients(t)
 	table, _ := dynamodblocal.CreateTable(t, client, dynamodblocal.TableSpec{Prefix: "history", HashKey: historytable.AttrDay,
 		RangeKey: historytable.AttrWindow, NoStream: true})
-	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	cfg := detector.DefaultConfig()
-	w, err := detector.NewWindow(cfg.Sketch, "Orders", start, start.Add(time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Add(&record.Record{Table: "Orders", Time: start, WCU: 1, WCUExact: true, PartitionKey: ddb.Key{Type: ddb.String, Value: []byte("A")}})
-	rep := w.Report(cfg)
+	w, rep := oneWriteWindow(t)
 	const shard = "shardId-00000001795305600000-0000f778"
 	const spread = 8 * time.Second
 	full := historytable.WriteDelay(shard, spread)
@@ -132,14 +140,7 @@ func TestHistoryWritesSpreadOnDynamoDBLocal(t *testing.T) {
 	}
 	var emf bytes.Buffer
 	s.emf = &emf
-	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	cfg := detector.DefaultConfig()
-	w, err := detector.NewWindow(cfg.Sketch, "Orders", start, start.Add(time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Add(&record.Record{Table: "Orders", Time: start, WCU: 1, WCUExact: true, PartitionKey: ddb.Key{Type: ddb.String, Value: []byte("A")}})
-	rep := w.Report(cfg)
+	w, rep := oneWriteWindow(t)
 	rng := rand.New(rand.NewPCG(25, 1000))
 	shards := map[string]bool{}
 	for len(shards) < 1000 {

@@ -53,11 +53,12 @@ var pendingLambdaEnvironment []string
 
 var envName = regexp.MustCompile(`^HOTKEYS_[A-Z0-9_]+$`)
 
-// lambdaSourceEnvironment returns the HOTKEYS_ names that appear as string
-// literals of their own in the Lambda's non-test sources.
-func lambdaSourceEnvironment(t *testing.T) []string {
+// sourceEnvironment returns the HOTKEYS_ names that appear as string
+// literals of their own in the non-test sources of a function's package
+// (lambda, cmd/rollup).
+func sourceEnvironment(t *testing.T, dir string) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(repoRoot, "lambda", "*.go"))
+	files, err := filepath.Glob(filepath.Join(repoRoot, dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func lambdaSourceEnvironment(t *testing.T) []string {
 		})
 	}
 	if len(seen) == 0 {
-		t.Fatalf("no HOTKEYS_ variable in %v: the Lambda's sources are missing", files)
+		t.Fatalf("no HOTKEYS_ variable in %v: the function's sources are missing", files)
 	}
 	return slices.Sorted(maps.Keys(seen))
 }
@@ -102,7 +103,7 @@ func functionEnvironment(t *testing.T, s *cfn.Stack) map[string]string {
 // values a deployment gets parse and agree with the code's defaults.
 func TestTemplateEnvironmentIsWhatTheLambdaReads(t *testing.T) {
 	want := slices.Sorted(slices.Values(lambdaEnvironment))
-	read := lambdaSourceEnvironment(t)
+	read := sourceEnvironment(t, "lambda")
 	for _, p := range pendingLambdaEnvironment {
 		if slices.Contains(read, p) {
 			t.Errorf("the Lambda's sources now read %s: remove it from pendingLambdaEnvironment", p)

@@ -3,9 +3,6 @@ package templatetest
 import (
 	"encoding/json"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"maps"
 	"os/exec"
 	"path/filepath"
@@ -18,36 +15,6 @@ import (
 )
 
 const rollupID = "HistoryRollupFunction"
-
-// rollupSourceEnvironment returns the HOTKEYS_ names the rollup function's
-// sources (cmd/rollup) read: string literals of their own.
-func rollupSourceEnvironment(t *testing.T) []string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(repoRoot, "cmd", "rollup", "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	fset := token.NewFileSet()
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(file, func(n ast.Node) bool {
-			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				if s, err := strconv.Unquote(lit.Value); err == nil && envName.MatchString(s) {
-					seen[s] = true
-				}
-			}
-			return true
-		})
-	}
-	return slices.Sorted(maps.Keys(seen))
-}
 
 // TestTemplateHistoryRollup: with History on, and only then, the rollup
 // function runs every minute from EventBridge Scheduler (ScheduleV2, its
@@ -81,7 +48,7 @@ func TestTemplateHistoryRollup(t *testing.T) {
 	if !maps.Equal(vars, want) {
 		t.Errorf("rollup environment %v, want %v", vars, want)
 	}
-	if read := rollupSourceEnvironment(t); !slices.Equal(read, slices.Sorted(maps.Keys(want))) {
+	if read := sourceEnvironment(t, filepath.Join("cmd", "rollup")); !slices.Equal(read, slices.Sorted(maps.Keys(want))) {
 		t.Errorf("cmd/rollup reads %v, the template sets %v", read, slices.Sorted(maps.Keys(want)))
 	}
 	if fn["Role"] != cfn.GetAtt("HistoryRollupRole", "Arn") || fn["Runtime"] != "provided.al2023" || fn["Handler"] != "bootstrap" {
