@@ -16,7 +16,7 @@ import (
 // `hotkeys history`'s 1 MB Query pages from the connection, the SDK now
 // and then fails a page after its retries with "use of closed network
 // connection" (aws-sdk-go-v2 issues 1825 and 2737, seen against DynamoDB);
-// the scale measurement in docs/history.md saw it end two runs of three
+// the scale measurement in docs/history.md saw it end three runs of eight
 // of the build before this one, and none since. An error while reading is
 // the transport's, which the SDK retries; the SDK still checks each
 // body's X-Amz-Crc32.
