@@ -113,12 +113,14 @@ func NewClientIndexWindow(cfg sketch.Config, table, index string, start, end tim
 // TestClientWindowBytes holds it against a measured worst case.
 func ClientWindowBytes(cfg sketch.Config, keyLen int) int {
 	keyLen = min(max(keyLen, 1), sketch.MaxKeyLen)
-	long := 0 // per heavy-hitter counter: the buffers of keys longer than a slot holds
-	if keyLen > 48 {
+	// Per heavy-hitter counter: the buffers of keys longer than a slot
+	// holds; events and slack keys carry a kind byte more.
+	long, kinded := 0, keyLen+1
+	if kinded > 48 {
 		long = 64 + 24
 	}
-	if keyLen > 64 {
-		long += roundUp(keyLen, 16)
+	if kinded > 64 {
+		long += roundUp(kinded, 16)
 	}
 	index := 8
 	for index < 4*cfg.Counters {
