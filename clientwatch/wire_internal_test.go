@@ -2,8 +2,14 @@ package clientwatch
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -40,7 +46,7 @@ func TestWireRead(t *testing.T) {
 		{"empty", ``, ``, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var st wireState
+			var st callState
 			body := []byte(tc.body)
 			start, end, ok := st.read(body)
 			if ok != (tc.want != "") {
@@ -52,7 +58,11 @@ func TestWireRead(t *testing.T) {
 			got := string(append(body[:start:start], body[end:]...))
 			var caps []capOut
 			for _, c := range st.caps {
-				caps = append(caps, capOut{string(st.names[c.nameStart:c.nameEnd]), c.units})
+				units := c.total
+				if c.hasTable {
+					units = c.table
+				}
+				caps = append(caps, capOut{string(st.names[c.nameStart:c.nameEnd]), units})
 			}
 			if got != tc.want || !cmp.Equal(caps, tc.caps) {
 				t.Errorf("body %q, capacity %+v; want %q, %+v", got, caps, tc.want, tc.caps)
@@ -69,7 +79,7 @@ func FuzzWireRead(f *testing.F) {
 	f.Add(`{"ConsumedCapacity":[{"TableName":"A","CapacityUnits":1}],"X":[1,2,{"ConsumedCapacity":1}]}`)
 	f.Add(`{ "a" : "\u00e9" , "ConsumedCapacity" : { "TableName" : "T" , "CapacityUnits" : 1 } }`)
 	f.Fuzz(func(t *testing.T, body string) {
-		var st wireState
+		var st callState
 		b := []byte(body)
 		start, end, ok := st.read(b)
 		if !ok {
@@ -94,4 +104,99 @@ func FuzzWireRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// errorResponse is an HTTP 400 answer with body and, when errType is not
+// empty, the x-amzn-ErrorType header.
+func errorResponse(errType, body string) *smithyhttp.Response {
+	h := http.Header{}
+	if errType != "" {
+		h.Set("X-Amzn-Errortype", errType)
+	}
+	return &smithyhttp.Response{Response: &http.Response{StatusCode: 400, Header: h, Body: io.NopCloser(strings.NewReader(body))}}
+}
+
+// TestReadError: an error answer is noted as a throttled attempt when
+// DynamoDB throttled the request (with the reasons it gave, however the
+// member is spelt) or items of a transaction; the SDK then reads the body
+// as it came.
+func TestReadError(t *testing.T) {
+	const pfx = `com.amazonaws.dynamodb.v20120810#`
+	for _, tc := range []struct {
+		name, header, body string
+		want               []throttledAttempt
+	}{
+		{"provisioned throughput", "", `{"__type":"` + pfx + `ProvisionedThroughputExceededException","message":"m","ThrottlingReasons":[{"reason":"TableReadKeyRangeThroughputExceeded","resource":"arn"}]}`,
+			[]throttledAttempt{{reasons: []string{"TableReadKeyRangeThroughputExceeded"}}}},
+		{"throttling exception, lower-case member, two reasons", "", `{"__type":"` + pfx + `ThrottlingException","throttlingReasons":[{"reason":"A","resource":"x"},{"resource":"y","reason":"B"}]}`,
+			[]throttledAttempt{{reasons: []string{"A", "B"}}}},
+		{"request limit, no reasons", "", `{"__type":"` + pfx + `RequestLimitExceeded","message":"m"}`, []throttledAttempt{{}}},
+		{"the header alone", "ThrottlingException:http://internal.amazon.com/coral/com.amazon.coral.availability/", `not JSON`, []throttledAttempt{{}}},
+		{"transaction items", "", `{"__type":"` + pfx + `TransactionCanceledException","CancellationReasons":[{"Code":"None"},{"Code":"ThrottlingError","Message":"m"},{"Code":"ConditionalCheckFailed"},{"Code":"ThrottlingError"}]}`,
+			[]throttledAttempt{{items: []int{1, 3}, tx: true}}},
+		{"a transaction cancelled by its condition", "", `{"__type":"` + pfx + `TransactionCanceledException","CancellationReasons":[{"Code":"ConditionalCheckFailed"}]}`, nil},
+		{"a condition failure", "", `{"__type":"` + pfx + `ConditionalCheckFailedException","message":"m"}`, nil},
+		{"validation", "", `{"__type":"com.amazon.coral.validate#ValidationException","message":"m"}`, nil},
+		{"an escaped type is left to the header", "ValidationException", `{"__type":"` + pfx + `Throttling\u0045xception"}`, nil},
+	} {
+		var st callState
+		resp := errorResponse(tc.header, tc.body)
+		st.readError(resp)
+		body, err := io.ReadAll(resp.Body)
+		if err != nil || string(body) != tc.body {
+			t.Errorf("%s: the SDK reads %q, %v; want the body as it came", tc.name, body, err)
+		}
+		if diff := cmp.Diff(tc.want, st.throttles, cmp.AllowUnexported(throttledAttempt{})); diff != "" || st.panics != 0 {
+			t.Errorf("%s: throttled attempts (-want +got):\n%s\npanics %d", tc.name, diff, st.panics)
+		}
+	}
+}
+
+// FuzzReadError: any error body is read without a panic, and handed to
+// the SDK byte for byte.
+func FuzzReadError(f *testing.F) {
+	f.Add(`{"__type":"x#ThrottlingException","ThrottlingReasons":[{"reason":"r"}]}`)
+	f.Add(`{"__type":"x#TransactionCanceledException","CancellationReasons":[{"Code":"ThrottlingError"},null,1]}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		var st callState
+		resp := errorResponse("", body)
+		st.readError(resp)
+		got, err := io.ReadAll(resp.Body)
+		if err != nil || string(got) != body || st.panics != 0 {
+			t.Fatalf("the SDK reads %q, %v (panics %d); want %q", got, err, st.panics, body)
+		}
+	})
+}
+
+// TestWireReadIndexes: a capacity object's index breakdown is read, and a
+// window is charged its own: a global index's units, or the table's and a
+// local index's together.
+func TestWireReadIndexes(t *testing.T) {
+	body := []byte(`{"Items":[],"ConsumedCapacity":{"TableName":"T","CapacityUnits":3.5,"Table":{"CapacityUnits":1.0},` +
+		`"LocalSecondaryIndexes":{"byL":{"CapacityUnits":0.5}},"GlobalSecondaryIndexes":{"byG":{"CapacityUnits":2.0}}}}`)
+	st := &callState{}
+	if _, _, ok := st.read(body); !ok || len(st.caps) != 1 {
+		t.Fatalf("read: %v, %d caps", ok, len(st.caps))
+	}
+	st.ok = true
+	r := &recorder{st: st, wins: []callWindow{{key: windowKey{"T", ""}}, {key: windowKey{"T", "byG"}}, {key: windowKey{"T", ""}, lsi: "byL"}}}
+	var got []float64
+	for win := range r.wins {
+		got = append(got, r.wireUnits(&st.caps[0], win))
+	}
+	if diff := cmp.Diff([]float64{1, 2, 1.5}, got); diff != "" {
+		t.Errorf("units (-want +got):\n%s", diff)
+	}
+	// The same object decoded by the SDK (a caller who asked for it).
+	f := func(v float64) *float64 { return &v }
+	cc := &types.ConsumedCapacity{TableName: aws.String("T"), CapacityUnits: f(3.5), Table: &types.Capacity{CapacityUnits: f(1)},
+		LocalSecondaryIndexes:  map[string]types.Capacity{"byL": {CapacityUnits: f(0.5)}},
+		GlobalSecondaryIndexes: map[string]types.Capacity{"byG": {CapacityUnits: f(2)}}}
+	got = got[:0]
+	for win := range r.wins {
+		got = append(got, r.decodedUnits(cc, win))
+	}
+	if diff := cmp.Diff([]float64{1, 2, 1.5}, got); diff != "" {
+		t.Errorf("decoded units (-want +got):\n%s", diff)
+	}
 }
