@@ -55,8 +55,8 @@ type Publisher struct {
 	keys int
 
 	requests, wcu, throttled, unprocessed, conditional, unattributed, dropped, internal metric.Int64Counter
-	rcu                                                                                metric.Float64Counter
-	hotKeys                                                                            metric.Int64Gauge
+	rcu                                                                                 metric.Float64Counter
+	hotKeys                                                                             metric.Int64Gauge
 
 	keyRequests, keyWCU, keyThrottled, keyUnprocessed metric.Int64Counter
 	keyRCU                                            metric.Float64Counter
