@@ -149,8 +149,12 @@ var invalidCodes = []string{
 
 // rejected reports whether err is DynamoDB refusing the call as invalid.
 func rejected(err error) bool {
+	return err != nil && invalid(err) // the nil test first: invalid's errors.As allocates
+}
+
+func invalid(err error) bool {
 	var ae smithy.APIError
-	if err == nil || !errors.As(err, &ae) {
+	if !errors.As(err, &ae) {
 		return false
 	}
 	code := ae.ErrorCode()

