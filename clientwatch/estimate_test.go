@@ -11,6 +11,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/clientwatch"
 	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/internal/faultproxy"
 )
 
 // TestEstimatedCapacityOnDynamoDBLocal: with EstimateCapacity the
@@ -136,4 +137,37 @@ func reflectCapacity(out any) *types.ConsumedCapacity {
 		return o.ConsumedCapacity
 	}
 	return nil
+}
+
+// TestEstimateChargesNoFailedWrite: estimating, a write DynamoDB refused
+// by its condition costs its least units (DynamoDB charges it), a write
+// throttled to the end nothing (it never happened).
+func TestEstimateChargesNoFailedWriteOnDynamoDBLocal(t *testing.T) {
+	table, proxy, _ := throttledTable(t, faultproxy.Rule{Period: 1, Throttle: 1})
+	opts := clientwatch.DefaultOptions()
+	opts.PartitionKeys = map[string]string{table: "pk"}
+	opts.EstimateCapacity = true
+	w := newWatcher(t, opts)
+	inst := newClient(proxy.URL, w, nil)
+	put := func(k string) error {
+		_, err := inst.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: &table, Item: map[string]types.AttributeValue{"pk": s(k), "v": s(strings.Repeat("x", 3000))},
+			ConditionExpression: aws.String("attribute_not_exists(pk)")})
+		return err
+	}
+	if err := put("fresh"); err != nil {
+		t.Fatal(err)
+	}
+	if err := put("fresh"); !strings.Contains(apiError(err), "ConditionalCheckFailed") {
+		t.Fatalf("%v, want the condition to fail", err)
+	}
+	if err := put("hot"); err == nil {
+		t.Fatal("the proxy let a write on hot through")
+	}
+	got := map[string]capacity{}
+	for _, k := range oneReport(t, w).TopKeys {
+		got[k.Key] = capacity{k.RCU, float64(k.WCU)}
+	}
+	if diff := cmp.Diff(map[string]capacity{"fresh": {WCU: 6}, "hot": {}}, got); diff != "" {
+		t.Errorf("estimated WCU per key (-want +got):\n%s", diff)
+	}
 }

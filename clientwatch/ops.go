@@ -45,7 +45,7 @@ func (w *Watcher) finish(st *callState, params, result any, callErr error, start
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	r := &w.rec
-	r.reset(w, st, end)
+	r.reset(w, st, end, callErr)
 	r.operation(params, result)
 	r.charge(callErr, start)
 }
@@ -293,6 +293,13 @@ func (r *recorder) decodedUnits(cc *types.ConsumedCapacity, win int) float64 {
 		return table
 	}
 	return total
+}
+
+// conditionFailed reports whether a single write was refused by its
+// condition (DynamoDB charges it).
+func conditionFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
 }
 
 // markConditionFailures marks the parts whose write DynamoDB refused by

@@ -22,8 +22,11 @@ type recorder struct {
 	end time.Time
 
 	read       bool // the call's units are read units (half RCU), else WCU
-	estimating bool // DynamoDB reported no capacity: estimate it from item sizes
-	page       bool // the units of a window are a page's, split by item size
+	estimating bool // DynamoDB reports no capacity: estimate it from item sizes
+	// failed: the call failed, and DynamoDB charged nothing an estimate
+	// could tell (a write refused by its condition is still charged).
+	failed bool
+	page   bool // the units of a window are a page's, split by item size
 
 	wins     []callWindow
 	itemWins []int    // a transaction's items' windows, by position
@@ -80,8 +83,9 @@ const (
 )
 
 // reset starts recording one call.
-func (r *recorder) reset(w *Watcher, st *callState, end time.Time) {
+func (r *recorder) reset(w *Watcher, st *callState, end time.Time, callErr error) {
 	r.w, r.st, r.end = w, st, end
+	r.failed = callErr != nil && !conditionFailed(callErr)
 	r.read, r.page = false, false
 	r.estimating = w.estimate
 	clear(r.wins)
@@ -230,7 +234,7 @@ func (r *recorder) windowParts(win int) (lo, hi int) {
 func (r *recorder) chargeUnits(win int) {
 	c := &r.wins[win]
 	units, known := c.units, c.reported
-	if !known && r.estimating && c.estimate > 0 {
+	if !known && r.estimating && !r.failed && c.estimate > 0 {
 		units, known = c.estimate, true
 	}
 	lo, hi := r.windowParts(win)
