@@ -119,35 +119,51 @@ func (st *callState) recoverWire() {
 	}
 }
 
-var errSkip = errors.New("clientwatch: not a capacity object")
+var (
+	errSkip = errors.New("clientwatch: not a capacity object")
+	errStop = errors.New("clientwatch: the member is read") // the rest is the SDK's to read
+
+	capacityName = []byte(`"ConsumedCapacity"`)
+)
 
 // read finds the top-level ConsumedCapacity member of body, reads it into
 // st.caps, and returns the span to cut out of the body (the member and one
 // comma beside it). ok is false when body is not a JSON object, has no
 // such member, or holds one the scanner cannot read: then nothing is cut.
+// It scans no further than the member (and the next member's name, when
+// the member comes first, as DynamoDB sends it): a Query page's items
+// after it are the SDK's to read, not twice.
 func (st *callState) read(body []byte) (start, end int, ok bool) {
 	st.caps, st.idx, st.names = st.caps[:0], st.idx[:0], st.names[:0]
-	prevEnd, found, afterNext := -1, false, false
+	prevEnd, found := -1, false
 	var vs, ve int
 	err := st.sc.Members(body, func(name []byte, key, s, e int) error {
-		if afterNext {
-			end, afterNext = key, false // the member was first: cut up to the next one
+		if string(name) != "ConsumedCapacity" {
+			prevEnd = e
+			return nil
 		}
-		if string(name) == "ConsumedCapacity" {
-			if found {
-				return errSkip // twice: leave such a body to the SDK
-			}
-			found, vs, ve = true, s, e
-			if prevEnd >= 0 {
-				start, end = prevEnd, e // `,"ConsumedCapacity":…`
-			} else {
-				start, end, afterNext = key, e, true
-			}
+		found, vs, ve = true, s, e
+		if prevEnd >= 0 {
+			start, end = prevEnd, e // `,"ConsumedCapacity":…`
+			return errStop
 		}
-		prevEnd = e
-		return nil
+		// The member is first, as DynamoDB sends it: cut it and the comma
+		// after it, up to the next member's name, found without reading
+		// that member's value.
+		next, closed := st.sc.Next(e, '}')
+		switch {
+		case next < 0:
+			return errSkip
+		case closed:
+			start, end = key, e // `{"ConsumedCapacity":…}` leaves `{}`
+		case bytes.HasPrefix(body[next:], capacityName):
+			return errSkip // twice: leave such a body to the SDK
+		default:
+			start, end = key, next
+		}
+		return errStop
 	})
-	if err != nil || !found {
+	if err != nil && err != errStop || !found {
 		return 0, 0, false
 	}
 	// The value: one object (single-table calls) or an array of them.
