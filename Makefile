@@ -70,7 +70,7 @@ browser:
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER); } || \
 		{ echo "could not install $(BROWSER): run 'sudo apt-get install $(BROWSER)', then make test again"; exit 1; }; }
 
-## heatmap-png: the demo's heatmap as README shows it, screenshot by the browser the tests use.
+## heatmap-png: the demo's heatmap as docs/heatmap.md shows it, screenshot by the browser the tests use.
 heatmap-png: browser
 	mkdir -p .cache
 	$(GO) run ./cmd/hotkeys demo --heatmap .cache/demo-heatmap.html >/dev/null 2>&1
@@ -96,10 +96,10 @@ $(RIE): go.mod go.sum
 ## invoke: `sam local invoke HotKeysFunction -e $(EVENT)` without Docker or an
 ## AWS account: make invoke EVENT=events/<file>.json [PARAMS="Name=Value ..."]
 ## [STATE=prev.json] [OUT=resp.json] [DYNAMODB=URL]. The response goes to stdout,
-## the EMF and log lines to stderr. `go run ./internal/invoke -h` says more.
+## the EMF and log lines to stderr. `go run ./internal/testkit/invoke -h` says more.
 invoke: $(RIE)
 	@$(MAKE) -s --no-print-directory build-HotKeysFunction LAMBDA_GOARCH=$$($(GO) env GOARCH) ARTIFACTS_DIR=$(INVOKE_DIR) >&2
-	@$(GO) build -o $(INVOKE_DIR)/invoke ./internal/invoke
+	@$(GO) build -o $(INVOKE_DIR)/invoke ./internal/testkit/invoke
 	@$(INVOKE_DIR)/invoke -rie $(RIE) -bootstrap $(INVOKE_DIR)/bootstrap -event '$(EVENT)' \
 		-parameter-overrides '$(INVOKE_PARAMS)' $(if $(STATE),-state '$(STATE)') $(if $(OUT),-out '$(OUT)') \
 		$(if $(DYNAMODB),-dynamodb-endpoint '$(DYNAMODB)')
@@ -114,7 +114,7 @@ invoke-window: $(RIE)
 build: build-HotKeysFunction
 	$(GO) build -o bin/hotkeys ./cmd/hotkeys
 
-## bench: the benchmarks whose figures README quotes.
+## bench: the benchmarks whose figures README and docs/performance.md quote.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./sketch ./record ./alert ./clientwatch
 

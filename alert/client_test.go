@@ -13,7 +13,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
-	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/fakecloudwatch"
 	"github.com/hotkeys-dev/hotkeys/redact"
 	"github.com/hotkeys-dev/hotkeys/report"
 )

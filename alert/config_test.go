@@ -87,7 +87,7 @@ func TestMetricsCatalogue(t *testing.T) {
 	for _, name := range []string{"WriteCapacityUnits", "StreamRecords", "DistinctPartitionKeys", "MaxKeyWCUShare",
 		"MaxKeyPeakWCUPerSecond", "HotKeys", "MalformedRecords", "KeyWriteCapacityUnits", "KeyWCUShare", "KeyPeakWCUPerSecond"} {
 		if !seen[name] {
-			t.Errorf("metric %s, which README promises, is missing", name)
+			t.Errorf("metric %s, which docs/metrics.md promises, is missing", name)
 		}
 	}
 	ms[0].Dimensions[0] = "changed"

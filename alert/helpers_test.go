@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/fakecloudwatch"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 

@@ -57,7 +57,7 @@ type MetricDefinition struct {
 	Name       string
 	Unit       string   // a CloudWatch standard unit
 	Dimensions []string // dimension names, in the order they are sent
-	// Description says what the value means, for README and dashboards.
+	// Description says what the value means, for docs/metrics.md and dashboards.
 	Description string
 	// IndexDimensions are the dimension names, in the order they are sent,
 	// when the value describes a global secondary index's window: those of

@@ -17,7 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/fakecloudwatch"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 

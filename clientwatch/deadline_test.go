@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hotkeys-dev/hotkeys/clientwatch"
-	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
-	"github.com/hotkeys-dev/hotkeys/internal/faultproxy"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/faultproxy"
 )
 
 const readReason = "TableReadKeyRangeThroughputExceeded"

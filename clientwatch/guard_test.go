@@ -20,7 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hotkeys-dev/hotkeys/clientwatch"
-	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 )
 
 // TestInvalidCallsNotCountedOnDynamoDBLocal: calls DynamoDB refuses as

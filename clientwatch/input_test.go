@@ -17,7 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hotkeys-dev/hotkeys/clientwatch"
-	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 )
 
 // tokens is an IdempotencyTokenProvider that gives prefix-1, prefix-2, …:

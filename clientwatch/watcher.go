@@ -220,7 +220,7 @@ func (w *Watcher) lookupWindow(k windowKey, t time.Time) (cw *detector.ClientWin
 	if cw != nil {
 		w.enqueue(cw)
 	}
-	start := detector.WindowStart(t, w.cfg.Window)
+	start := report.WindowStart(t, w.cfg.Window)
 	nw, err := detector.NewClientIndexWindow(w.cfg.Sketch, k.table, k.index, start, start.Add(w.cfg.Window))
 	if err != nil {
 		panic(err) // the sketch config was validated in New

@@ -10,9 +10,12 @@ const (
 	Binary KeyType = 'B'
 )
 
-// MaxKeyNameBytes is DynamoDB's limit on the name of a key attribute (and
-// of an index), in UTF-8 bytes.
-const MaxKeyNameBytes = 255
+// DynamoDB's limits on keys, in bytes: a key attribute's (and an index's)
+// name in UTF-8, and a partition key's value (S in UTF-8, B raw).
+const (
+	MaxKeyNameBytes      = 255
+	MaxPartitionKeyBytes = 2048
+)
 
 // Key is a key attribute's value in canonical form, so that two values
 // DynamoDB treats as the same key are byte-for-byte equal:

@@ -11,7 +11,7 @@ import (
 // DynamoDB's per-partition read cap, and the client-side defaults that
 // follow from it the way the write defaults follow from 1,000 WCU/s.
 const (
-	DefaultReadPartitionLimit   = 3000
+	DefaultReadPartitionLimit   = ddb.PartitionReadUnits
 	DefaultCriticalRCUPerSecond = 2400
 	DefaultMinRCUPerSecond      = 300
 )

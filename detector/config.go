@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/redact"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
@@ -71,17 +72,18 @@ func (c Config) IndexSketchConfig() sketch.Config {
 // index's WCU with probability 1 - e^-4 ≈ 98 %). They are smaller than a
 // table's so that a table's window and 20 index windows travel together
 // in one tumbling window's state (see MarshalWithin), and so that the
-// index windows cost the pipeline less (README, "With global secondary
-// indexes", has what three indexes cost).
+// index windows cost the pipeline less (docs/performance.md, "With global
+// secondary indexes", has what three indexes cost).
 func DefaultIndexSketch() sketch.Config { return sketch.Config{Counters: 64, Width: 256, Depth: 4} }
 
-// Defaults, as documented in README.
+// Defaults, as documented in docs/cli.md (the flags) and docs/lambda.md
+// (the function's variables).
 const (
 	DefaultWindow               = 60 * time.Second
 	DefaultShareThreshold       = 0.10
 	DefaultMinWCUPerSecond      = 100
 	DefaultCriticalWCUPerSecond = 800
-	DefaultPartitionLimit       = 1000
+	DefaultPartitionLimit       = ddb.PartitionWriteUnits
 	DefaultTop                  = 10
 	MaxWindow                   = 15 * time.Minute
 )
@@ -167,7 +169,7 @@ func (c Config) Validate() error {
 	case !finite(c.MinWCUPerSecond):
 		return bad("MinWCUPerSecond", c.MinWCUPerSecond, "≥ 0")
 	case !(c.PartitionLimit > 0) || c.PartitionLimit > 1e9:
-		return bad("PartitionLimit", c.PartitionLimit, "> 0 (DynamoDB's is 1000)")
+		return bad("PartitionLimit", c.PartitionLimit, fmt.Sprintf("> 0 (DynamoDB's is %d)", ddb.PartitionWriteUnits))
 	case !(c.CriticalWCUPerSecond > 0) || c.CriticalWCUPerSecond > 1e9:
 		return bad("CriticalWCUPerSecond", c.CriticalWCUPerSecond, "> 0")
 	case c.CriticalWCUPerSecond < c.MinWCUPerSecond:

@@ -54,21 +54,6 @@ func New(cfg Config) (*Detector, error) {
 // Config returns the detector's configuration.
 func (d *Detector) Config() Config { return d.cfg }
 
-// WindowStart returns the start of the window that holds t.
-func (d *Detector) WindowStart(t time.Time) time.Time { return WindowStart(t, d.cfg.Window) }
-
-// WindowStart returns the start of the tumbling window of length window
-// (whole seconds, at least one) that holds t: windows are aligned to
-// multiples of their length in Unix time, before 1970 too, so that every
-// reader of a stream (replay, watch, the Lambda's plain batches, the
-// client middleware) puts a record in the same window.
-func WindowStart(t time.Time, window time.Duration) time.Time {
-	sec := int64(window / time.Second)
-	u := t.Unix()
-	u -= ((u % sec) + sec) % sec
-	return time.Unix(u, 0).UTC()
-}
-
 // Add counts one record in its window. A record without a time must have
 // been given one by the caller (the time it was read); a record older than
 // every open window of its table by more than the lateness is counted as
@@ -80,7 +65,7 @@ func (d *Detector) Add(r *record.Record) error {
 	}
 	w := d.last
 	if w == nil || t < w.start || t >= w.end || d.lastTable != r.Table {
-		start := d.WindowStart(r.Time).Unix()
+		start := report.WindowStart(r.Time, d.cfg.Window).Unix()
 		w = d.open[windowKey{r.Table, "", start}]
 		if w == nil && start+int64(d.cfg.Window/time.Second)+int64(d.cfg.Lateness/time.Second) <= d.watermark {
 			// Its window has closed (or would have, had Flush been called).
@@ -193,7 +178,7 @@ func (d *Detector) Flush() []report.Report {
 func (d *Detector) FlushAll() []report.Report {
 	reps := d.close(func(*Window) bool { return true })
 	for _, table := range slices.Sorted(maps.Keys(d.pending)) {
-		start := d.WindowStart(d.Watermark())
+		start := report.WindowStart(d.Watermark(), d.cfg.Window)
 		w, err := NewWindow(d.cfg.Sketch, table, start, start.Add(d.cfg.Window))
 		if err != nil {
 			continue // the config was validated: cannot happen

@@ -530,28 +530,3 @@ func TestShardSuffix(t *testing.T) {
 		}
 	}
 }
-
-// TestWindowStart: the window holding t starts at or before t, less than
-// a window before it, on a multiple of the window in Unix time, in UTC;
-// before 1970 too, and at a window's first and last second.
-func TestWindowStart(t *testing.T) {
-	for _, window := range []time.Duration{time.Second, 7 * time.Second, time.Minute, 90 * time.Second, 15 * time.Minute, time.Hour} {
-		sec := int64(window / time.Second)
-		for _, u := range []int64{-3*sec - 1, -sec, -1, 0, 1, sec - 1, sec, 1_795_000_000, 1_795_000_000 + sec - 1} {
-			for _, t0 := range []time.Time{time.Unix(u, 0), time.Unix(u, 999_999_999).In(time.FixedZone("X", 3600))} {
-				got := WindowStart(t0, window)
-				if got.After(t0) || !t0.Before(got.Add(window)) || got.Unix()%sec != 0 || got.Location() != time.UTC || got.Nanosecond() != 0 {
-					t.Errorf("WindowStart(%v, %s) = %v", t0, window, got)
-				}
-			}
-		}
-	}
-	d, err := New(DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := time.Date(2026, 11, 22, 10, 0, 59, 0, time.UTC)
-	if got, want := d.WindowStart(at), WindowStart(at, DefaultConfig().Window); !got.Equal(want) {
-		t.Errorf("the detector's windows start at %v, WindowStart says %v", got, want)
-	}
-}

@@ -9,7 +9,7 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
-	"github.com/hotkeys-dev/hotkeys/internal/maxkeys"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/maxkeys"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/report"
 )

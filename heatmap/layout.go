@@ -43,7 +43,7 @@ func (b *Builder) columns(m *Map, ws []*window) [][]*window {
 		m.Bucket = (windows + b.opts.MaxColumns - 1) / b.opts.MaxColumns
 	}
 	span := m.Window * time.Duration(m.Bucket)
-	first := ws[0].start.Truncate(span)
+	first := report.WindowStart(ws[0].start, span)
 	for t := first; t.Before(last); t = t.Add(span) {
 		m.Columns = append(m.Columns, Column{Start: t, End: t.Add(span)})
 	}

@@ -140,6 +140,26 @@ func TestBucketing(t *testing.T) {
 	}
 }
 
+// TestColumnsAlignAsWindowsDo: columns start where the windows do, on
+// multiples of their length in Unix time (report.WindowStart), for a
+// length that does not divide the seconds from year 1 to 1970 too (7 s:
+// time.Truncate would start them elsewhere).
+func TestColumnsAlignAsWindowsDo(t *testing.T) {
+	const window = 7 * time.Second
+	first := report.WindowStart(t0, window)
+	b := New(Options{MinShare: -1})
+	var want []Column
+	for k := range 3 {
+		start := first.Add(time.Duration(k) * window)
+		b.Add(report.Report{Window: report.Window{Table: "Shop", Start: start, End: start.Add(window)}, WCU: 10,
+			TopKeys: []report.KeyReport{key("A", 10, 10, 2, report.None)}, HotKeys: []report.KeyReport{}})
+		want = append(want, Column{Start: start, End: start.Add(window), Windows: 1, WCU: 10})
+	}
+	if diff := cmp.Diff(want, b.Maps()[0].Columns); diff != "" {
+		t.Errorf("columns (-want +got):\n%s", diff)
+	}
+}
+
 // TestBoundsBracketTruth runs a random stream through the detector (few
 // top keys per window, so most keys go unlisted somewhere) and checks every
 // cell and every row's run total against the exact per-key sums.

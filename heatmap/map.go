@@ -3,6 +3,7 @@ package heatmap
 import (
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
@@ -31,7 +32,7 @@ type Options struct {
 // minutes; with every cell drawn the page stays under 3 MB (a test holds
 // it to that).
 const (
-	defaultPartitionLimit = 1000 // DynamoDB's per-partition write cap, WCU/s
+	defaultPartitionLimit = ddb.PartitionWriteUnits // DynamoDB's per-partition write cap, WCU/s
 	defaultMaxKeys        = 32
 	defaultMaxColumns     = 240
 	defaultMaxShards      = 16

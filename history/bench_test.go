@@ -10,8 +10,9 @@ import (
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
-// dayShards and dayWindows are the scale README measures: 24 h of 60-s windows from
-// 16 stream shards, 23,040 summaries.
+// dayShards and dayWindows are the scale docs/performance.md ("History
+// merge") measures: 24 h of 60-s windows from 16 stream shards, 23,040
+// summaries.
 const (
 	dayShards  = 16
 	dayWindows = 24 * 60

@@ -73,7 +73,7 @@ func (m *Merger) Add(s *Summary) error {
 		return fmt.Errorf("%w: %s, not %s", ErrTable, Source(s.Table, s.Index), Source(m.table, m.index))
 	}
 	start, end := s.Start.Unix(), s.End.Unix()
-	at := start - ((start%m.step)+m.step)%m.step
+	at := report.WindowStart(s.Start, time.Duration(m.step)*time.Second).Unix()
 	if end > at+m.step || end <= start {
 		return fmt.Errorf("%w: window %s–%s, step %ds", ErrStep, s.Start.Format(time.RFC3339), s.End.Format(time.RFC3339), m.step)
 	}

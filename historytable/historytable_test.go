@@ -16,7 +16,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/record"
 )
 

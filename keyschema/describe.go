@@ -30,19 +30,21 @@ type tableJSON struct {
 		AttributeName string
 		AttributeType string
 	}
-	GlobalSecondaryIndexes []struct {
-		IndexName  string
-		KeySchema  []keyElementJSON
-		Projection *struct {
-			ProjectionType   string
-			NonKeyAttributes []string
-		}
-	}
-	StreamSpecification *struct {
+	GlobalSecondaryIndexes []indexJSON
+	StreamSpecification    *struct {
 		StreamEnabled  bool
 		StreamViewType string
 	}
 	LatestStreamArn string
+}
+
+type indexJSON struct {
+	IndexName  string
+	KeySchema  []keyElementJSON
+	Projection *struct {
+		ProjectionType   string
+		NonKeyAttributes []string
+	}
 }
 
 type keyElementJSON struct {
@@ -56,28 +58,43 @@ type keyElementJSON struct {
 // secondary indexes and its stream. Errors wrap ErrDescribeTableJSON,
 // ErrNoKeySchema or ErrBadIndex, and say what is wrong.
 func ParseDescribeTable(r io.Reader) (Schema, error) {
+	t, err := readTableJSON(r)
+	if err != nil {
+		return Schema{}, err
+	}
+	return t.schema()
+}
+
+// readTableJSON reads describe-table's output: the table description in
+// its {"Table": ...} envelope, or bare.
+func readTableJSON(r io.Reader) (*tableJSON, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxDescribeTableJSON+1))
 	if err != nil {
-		return Schema{}, fmt.Errorf("keyschema: reading describe-table output: %w", err)
+		return nil, fmt.Errorf("keyschema: reading describe-table output: %w", err)
 	}
 	if len(data) > maxDescribeTableJSON {
-		return Schema{}, fmt.Errorf("%w: more than %d bytes", ErrDescribeTableJSON, maxDescribeTableJSON)
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrDescribeTableJSON, maxDescribeTableJSON)
 	}
 	var doc describeTableJSON
 	if err := decodeStrict(data, &doc); err != nil {
-		return Schema{}, err
+		return nil, err
 	}
-	t := doc.Table
-	if t == nil { // the bare TableDescription, as some tools save it
-		var bare tableJSON
-		if err := decodeStrict(data, &bare); err != nil {
-			return Schema{}, err
-		}
-		if bare.TableName == nil && len(bare.KeySchema) == 0 {
-			return Schema{}, fmt.Errorf("%w: no \"Table\" object (run `aws dynamodb describe-table --table-name NAME --output json`)", ErrDescribeTableJSON)
-		}
-		t = &bare
+	if doc.Table != nil {
+		return doc.Table, nil
 	}
+	var bare tableJSON // the bare TableDescription, as some tools save it
+	if err := decodeStrict(data, &bare); err != nil {
+		return nil, err
+	}
+	if bare.TableName == nil && len(bare.KeySchema) == 0 {
+		return nil, fmt.Errorf("%w: no \"Table\" object (run `aws dynamodb describe-table --table-name NAME --output json`)", ErrDescribeTableJSON)
+	}
+	return &bare, nil
+}
+
+// schema is the schema the table description t gives: its key, its
+// indexes and its stream.
+func (t *tableJSON) schema() (Schema, error) {
 	s := Schema{}
 	if t.TableName != nil {
 		s.Table = *t.TableName
@@ -101,18 +118,7 @@ func ParseDescribeTable(r io.Reader) (Schema, error) {
 		}
 	}
 	for _, g := range t.GlobalSecondaryIndexes {
-		ix := indexFromJSON(g.IndexName, g.KeySchema)
-		var proj string
-		if g.Projection != nil {
-			proj = g.Projection.ProjectionType
-			ix.NonKeyAttributes = g.Projection.NonKeyAttributes
-		}
-		for _, k := range g.KeySchema {
-			if k.KeyType != "HASH" && k.KeyType != "RANGE" {
-				return Schema{}, fmt.Errorf("%w: table %q, index %q: KeyType %q is not HASH or RANGE", ErrBadIndex, s.Table, g.IndexName, k.KeyType)
-			}
-		}
-		if err := s.addIndex(ix, proj); err != nil {
+		if err := s.addIndexJSON(g); err != nil {
 			return Schema{}, err
 		}
 	}
@@ -121,6 +127,22 @@ func ParseDescribeTable(r io.Reader) (Schema, error) {
 		s.StreamViewType = spec.StreamViewType
 	}
 	return s, nil
+}
+
+// addIndexJSON adds the global secondary index g describes.
+func (s *Schema) addIndexJSON(g indexJSON) error {
+	def := indexFromJSON(g.IndexName, g.KeySchema)
+	var proj string
+	if g.Projection != nil {
+		proj = g.Projection.ProjectionType
+		def.NonKeyAttributes = g.Projection.NonKeyAttributes
+	}
+	for _, k := range g.KeySchema {
+		if k.KeyType != "HASH" && k.KeyType != "RANGE" {
+			return fmt.Errorf("%w: table %q, index %q: KeyType %q is not HASH or RANGE", ErrBadIndex, s.Table, g.IndexName, k.KeyType)
+		}
+	}
+	return s.addIndex(def, proj)
 }
 
 // decodeStrict decodes one JSON value and nothing after it, naming the
@@ -146,15 +168,16 @@ func decodeStrict(data []byte, v any) error {
 	return nil
 }
 
-func indexFromJSON(name string, keys []keyElementJSON) (ix ddb.Index) {
-	ix.Name = name
+// indexFromJSON is the index definition of name, with its key from keys.
+func indexFromJSON(name string, keys []keyElementJSON) (def ddb.Index) {
+	def.Name = name
 	for _, k := range keys {
 		switch k.KeyType {
 		case "HASH":
-			ix.PartitionKey = k.AttributeName
+			def.PartitionKey = k.AttributeName
 		case "RANGE":
-			ix.SortKey = k.AttributeName
+			def.SortKey = k.AttributeName
 		}
 	}
-	return ix
+	return def
 }

@@ -93,21 +93,21 @@ func fromDescription(d *types.TableDescription, asked string) (Schema, error) {
 		}
 	}
 	for _, g := range d.GlobalSecondaryIndexes {
-		ix := ddb.Index{Name: aws.ToString(g.IndexName)}
+		def := ddb.Index{Name: aws.ToString(g.IndexName)}
 		for _, k := range g.KeySchema {
 			switch k.KeyType {
 			case types.KeyTypeHash:
-				ix.PartitionKey = aws.ToString(k.AttributeName)
+				def.PartitionKey = aws.ToString(k.AttributeName)
 			case types.KeyTypeRange:
-				ix.SortKey = aws.ToString(k.AttributeName)
+				def.SortKey = aws.ToString(k.AttributeName)
 			}
 		}
 		var proj string
 		if g.Projection != nil {
 			proj = string(g.Projection.ProjectionType)
-			ix.NonKeyAttributes = g.Projection.NonKeyAttributes
+			def.NonKeyAttributes = g.Projection.NonKeyAttributes
 		}
-		if err := s.addIndex(ix, proj); err != nil {
+		if err := s.addIndex(def, proj); err != nil {
 			return Schema{}, err
 		}
 	}
@@ -162,28 +162,28 @@ func TableFromARN(arn string) (string, error) {
 	return name, nil
 }
 
-// addIndex checks ix, whose projection type is proj, and adds it.
-func (s *Schema) addIndex(ix ddb.Index, proj string) error {
+// addIndex checks def, whose projection type is proj, and adds it.
+func (s *Schema) addIndex(def ddb.Index, proj string) error {
 	p, err := ddb.ParseProjection(proj)
 	if err != nil {
-		return fmt.Errorf("%w: table %q, index %q: %w", ErrBadIndex, s.Table, ix.Name, err)
+		return fmt.Errorf("%w: table %q, index %q: %w", ErrBadIndex, s.Table, def.Name, err)
 	}
-	ix.Projection = p
+	def.Projection = p
 	if p != ddb.ProjectInclude {
-		ix.NonKeyAttributes = nil
+		def.NonKeyAttributes = nil
 	}
-	if err := ix.Validate(); err != nil {
+	if err := def.Validate(); err != nil {
 		return fmt.Errorf("%w: table %q: %w", ErrBadIndex, s.Table, err)
 	}
 	for _, o := range s.Indexes {
-		if o.Name == ix.Name {
-			return fmt.Errorf("%w: table %q has two indexes named %q", ErrBadIndex, s.Table, ix.Name)
+		if o.Name == def.Name {
+			return fmt.Errorf("%w: table %q has two indexes named %q", ErrBadIndex, s.Table, def.Name)
 		}
 	}
 	// By name: DescribeTable's order is not stable (DynamoDB Local's is
 	// not the creation order), and the Lambda compares answers.
-	at, _ := slices.BinarySearchFunc(s.Indexes, ix.Name, func(o ddb.Index, name string) int { return strings.Compare(o.Name, name) })
-	s.Indexes = slices.Insert(s.Indexes, at, ix)
+	at, _ := slices.BinarySearchFunc(s.Indexes, def.Name, func(o ddb.Index, name string) int { return strings.Compare(o.Name, name) })
+	s.Indexes = slices.Insert(s.Indexes, at, def)
 	return nil
 }
 

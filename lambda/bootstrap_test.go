@@ -15,14 +15,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
-	"github.com/hotkeys-dev/hotkeys/internal/fakesecretsmanager"
-	"github.com/hotkeys-dev/hotkeys/internal/rie"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/fakecloudwatch"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/fakesecretsmanager"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/rie"
 )
 
 // The function under test is the real bootstrap, built as `sam build` builds
 // it (lambda.norpc, no cgo) for the host architecture, and run under AWS's
-// Lambda Runtime Interface Emulator (internal/rie), the emulator `sam local
+// Lambda Runtime Interface Emulator (internal/testkit/rie), the emulator `sam local
 // invoke` runs in its container, here without Docker. CloudWatch is a fake
 // that decodes the client's real CBOR requests, Secrets Manager a fake that
 // speaks its JSON protocol.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/fakecloudwatch"
 )
 
 // metric is one published value, from the API or from an EMF line.
@@ -125,7 +125,7 @@ type windowCheck struct {
 	early    bool // isWindowTerminatedEarly
 }
 
-// tableMetrics are the per-window metrics README and docs/metrics.md promise; more are allowed.
+// tableMetrics are the per-window metrics docs/metrics.md ("Metrics") promises; more are allowed.
 var tableMetrics = []string{"WriteCapacityUnits", "StreamRecords", "DistinctPartitionKeys", "MaxKeyWCUShare", "MaxKeyPeakWCUPerSecond", "HotKeys", "MalformedRecords"}
 
 // checkWindow checks a published window against its design, against the

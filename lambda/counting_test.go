@@ -123,7 +123,7 @@ func (s *scriptedSchemas) Lookup(_ context.Context, table string) (keyschema.Sch
 
 // TestPlainWindowClosesByTheClock: a plain batch's window is published by
 // the clock once it is a window plus the lateness past the window's end
-// (README, "Plain batches"), not before, so that a quiet table's last
+// (docs/lambda.md, "Plain batches"), not before, so that a quiet table's last
 // window comes out with the next batch, however empty.
 func TestPlainWindowClosesByTheClock(t *testing.T) {
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
-	"github.com/hotkeys-dev/hotkeys/internal/fakecloudwatch"
-	"github.com/hotkeys-dev/hotkeys/internal/rie"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/fakecloudwatch"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/rie"
 )
 
 // TestEMFMode: HOTKEYS_METRICS=emf writes the same metrics as EMF lines on

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -54,11 +53,6 @@ func indexesFromEnv(getenv func(string) string) (indexMode, error) {
 	return "", fmt.Errorf("HOTKEYS_INDEXES=%q: %w: want auto (analyse the global secondary indexes when the table has any), on or off", v, detector.ErrConfig)
 }
 
-// tableFinder is what indexSource needs of its own record.Decoder.
-type tableFinder interface {
-	FirstTable(payload []byte) string
-}
-
 // indexSource keeps the decoder's index definitions in step with the
 // table's, as DescribeTable gives them, once per container and again every
 // indexRefresh.
@@ -66,7 +60,6 @@ type indexSource struct {
 	mode    indexMode
 	schemas schemaLookup // a refreshing keyschema.Cache in production
 	dec     *record.Decoder
-	probe   tableFinder // finds a batch's table without decoding it
 	log     *slog.Logger
 	now     func() time.Time
 
@@ -76,37 +69,18 @@ type indexSource struct {
 	warnedNone bool        // "on" with a table without indexes was logged
 }
 
-// tableOf returns the table the batch's first eventSourceARN names (""
-// when none does), reading no record: the probe skips everything else. A
-// panic in it (a bug of ours) is logged and leaves the indexes as they
-// are; the batch's own decoding then meets the same bug, recovered and
-// counted there.
-func (s *indexSource) tableOf(payload []byte) (table string) {
-	defer func() {
-		if p := recover(); p != nil {
-			s.log.Error("internal error: a bug in hotkeys; the batch's table was not found, its indexes stay as they were",
-				"error", fmt.Sprint(p), "stack", string(debug.Stack()))
-			table = ""
-		}
-	}()
-	return s.probe.FirstTable(payload)
-}
-
-// prepare gives the decoder the indexes of the batch's table before the
-// batch is decoded. It returns an error, which fails the batch so that
-// Lambda delivers it again, only when HOTKEYS_INDEXES is on and the lookup
+// prepare gives the decoder the indexes of the batch's table (the probe's,
+// "" when it found none) before the batch is decoded. It returns an error,
+// which fails the batch so that Lambda delivers it again, only when
+// HOTKEYS_INDEXES is on and the lookup
 // failed in a way a retry can fix (throttling, a network or server error):
 // the user asked for the indexes, and the retried batch is counted with
 // them. Otherwise a failed lookup never fails the batch: the table's own
 // windows do not need it, so the batch is counted without index windows
 // (or with the indexes known before), the failure is logged, and the
 // lookup is tried again a minute later.
-func (s *indexSource) prepare(ctx context.Context, payload []byte) error {
-	if s.mode == indexesOff {
-		return nil
-	}
-	table := s.tableOf(payload)
-	if table == "" || (table == s.table && s.now().Before(s.retryAfter)) {
+func (s *indexSource) prepare(ctx context.Context, table string) error {
+	if s.mode == indexesOff || table == "" || (table == s.table && s.now().Before(s.retryAfter)) {
 		return nil
 	}
 	schema, err := s.schemas.Lookup(ctx, table)

@@ -17,7 +17,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/history"
 	"github.com/hotkeys-dev/hotkeys/historytable"
-	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/streams"
 )
 

@@ -20,7 +20,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
-	"github.com/hotkeys-dev/hotkeys/internal/maxkeys"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/maxkeys"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
 	"github.com/hotkeys-dev/hotkeys/report"
 )

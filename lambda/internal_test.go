@@ -108,7 +108,7 @@ func (p panickyFeed) Decode(payload []byte, sink detector.Sink, h detector.Hooks
 	return p.feeder.Decode(payload, sink, h)
 }
 
-// panickyProbe is the index source's probe with a bug.
+// panickyProbe is the handler's probe with a bug.
 type panickyProbe struct{}
 
 func (panickyProbe) FirstTable([]byte) string { panic("probe bug") }
@@ -147,12 +147,12 @@ func TestDecoderPanicKeepsTheWindow(t *testing.T) {
 			if tumbling {
 				state := tumblingResponse(t, invoke(tumblingEvent(good, map[string]string{}, start, false)))
 				state = tumblingResponse(t, invoke(tumblingEvent(bad, state, start, false)))
-				h.indexes.probe = panickyProbe{}
+				h.probe = panickyProbe{}
 				tumblingResponse(t, invoke(tumblingEvent(nil, state, start, true)))
 			} else {
 				plainResponse(t, invoke(fmt.Appendf(nil, `{"Records":[%s]}`, strings.Join(good, ","))))
 				plainResponse(t, invoke(fmt.Appendf(nil, `{"Records":[%s]}`, strings.Join(bad, ","))))
-				h.indexes.probe = panickyProbe{}
+				h.probe = panickyProbe{}
 				clock = start.Add(time.Hour) // the window closes by the clock
 				plainResponse(t, invoke([]byte(`{"Records":[]}`)))
 			}

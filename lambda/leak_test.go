@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/redact"
 )
 

@@ -16,7 +16,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/detector"
-	"github.com/hotkeys-dev/hotkeys/internal/maxkeys"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/maxkeys"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
 )
 
@@ -99,8 +99,8 @@ func TestMaximumLengthKeysInTheLambda(t *testing.T) {
 
 // TestStateAtMaximumLengthKeys measures the worst tumbling-window state:
 // every heavy-hitter counter holding a 2,048-byte key. Lambda caps state at
-// 1 MB per shard, counting the base64 this function stores; README quotes
-// the size this test logs.
+// 1 MB per shard, counting the base64 this function stores; docs/limits.md
+// quotes the size this test logs.
 func TestStateAtMaximumLengthKeys(t *testing.T) {
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	cfg := detector.DefaultConfig()

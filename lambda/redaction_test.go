@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hotkeys-dev/hotkeys/internal/fakesecretsmanager"
-	"github.com/hotkeys-dev/hotkeys/internal/rie"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/fakesecretsmanager"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/rie"
 )
 
 // The secrets every test function's Secrets Manager holds. The test secret

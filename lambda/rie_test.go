@@ -15,8 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hotkeys-dev/hotkeys/internal/cfn"
-	"github.com/hotkeys-dev/hotkeys/internal/rie"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/cfn"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/rie"
 )
 
 // What the Lambda Runtime Interface Emulator does with the function when

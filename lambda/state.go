@@ -9,6 +9,13 @@ import (
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
+// State keys of a tumbling window, each holding what its comment says.
+const (
+	stateWindow  = "hotkeys.window"   // base64 of the table's detector.Window
+	stateIndex   = "hotkeys.index."   // + 0, 1, ...: base64 of an index's detector.Window
+	stateLastSeq = "hotkeys.last_seq" // highest sequence number counted in this window
+)
+
 // The tumbling-window state: the table's window and up to maxIndexes index
 // windows, each base64 in a state key of its own, must stay under Lambda's
 // cap of 1 MB per shard, or Lambda ends the window early.

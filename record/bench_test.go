@@ -26,7 +26,7 @@ func reportCPU(b *testing.B, bytesPerOp int) func() {
 	}
 }
 
-// BenchmarkDecode decodes README's 10,000-record NEW_AND_OLD_IMAGES
+// BenchmarkDecode decodes the benchmark batch, 10,000 NEW_AND_OLD_IMAGES
 // batch from raw bytes to records with their WCU.
 func BenchmarkDecode(b *testing.B) {
 	payload := benchBatch()
@@ -72,7 +72,8 @@ func BenchmarkDecodeCountPerKey(b *testing.B) {
 	}
 }
 
-// BenchmarkBaselineEventsDynamoDBEvent is the baseline README measures against:
+// BenchmarkBaselineEventsDynamoDBEvent is the baseline README's figures
+// and docs/performance.md measure against:
 // encoding/json into aws-lambda-go's events.DynamoDBEvent, item sizes from
 // events.DynamoDBAttributeValue by the same rules, WCU per key in a map.
 func BenchmarkBaselineEventsDynamoDBEvent(b *testing.B) {

@@ -148,34 +148,3 @@ func (d *Decoder) addEnvelopeError(i int, what string) {
 		Err:    fmt.Errorf("%w: %s (byte %d)", ErrEnvelope, what, i),
 	})
 }
-
-// ReadEnvelope reads an event's envelope (the Event Decode would have
-// delivered) and counts its records with encoding/json, apart from the
-// decoder: for a caller whose Decode failed before it delivered the event
-// (a bug of ours that panicked mid-batch), which must still answer Lambda
-// with the window's state and count what was lost. (FirstTable names the
-// records' table.) An error wraps ErrEnvelope: payload is not one event
-// object.
-func ReadEnvelope(payload []byte) (ev Event, records int, err error) {
-	var e struct {
-		Records []json.RawMessage `json:"Records"`
-		Window  *struct {
-			Start time.Time `json:"start"`
-			End   time.Time `json:"end"`
-		} `json:"window"`
-		State                   map[string]string `json:"state"`
-		ShardID                 string            `json:"shardId"`
-		EventSourceARN          string            `json:"eventSourceARN"`
-		IsFinalInvokeForWindow  bool              `json:"isFinalInvokeForWindow"`
-		IsWindowTerminatedEarly bool              `json:"isWindowTerminatedEarly"`
-	}
-	if err := json.Unmarshal(payload, &e); err != nil {
-		return Event{}, 0, fmt.Errorf("%w: %w", ErrEnvelope, err)
-	}
-	ev = Event{State: e.State, ShardID: e.ShardID, EventSourceARN: e.EventSourceARN,
-		IsFinalInvokeForWindow: e.IsFinalInvokeForWindow, IsWindowTerminatedEarly: e.IsWindowTerminatedEarly}
-	if e.Window != nil {
-		ev.WindowStart, ev.WindowEnd, ev.TimeWindow = e.Window.Start, e.Window.End, true
-	}
-	return ev, len(e.Records), nil
-}

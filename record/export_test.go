@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// BenchBatch is README's 10,000-record NEW_AND_OLD_IMAGES batch (~6 MB),
+// BenchBatch is the 10,000-record NEW_AND_OLD_IMAGES benchmark batch (~6 MB),
 // for the pipeline benchmark in package record_test.
 func BenchBatch() []byte { return benchBatch() }
 

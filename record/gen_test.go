@@ -341,6 +341,6 @@ func (g *gen) event(n int, view string, random bool) []byte {
 	return b.Bytes()
 }
 
-// benchBatch is README's benchmark batch: 10,000 NEW_AND_OLD_IMAGES
-// records of a realistic table, about 6 MB.
+// benchBatch is the benchmark batch of README and docs/performance.md:
+// 10,000 NEW_AND_OLD_IMAGES records of a realistic table, about 6 MB.
 func benchBatch() []byte { return newGen(2026).realistic(10000, "NEW_AND_OLD_IMAGES") }

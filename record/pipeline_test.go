@@ -40,8 +40,9 @@ func pipeline(tb testing.TB, dec *record.Decoder, payload []byte) []report.Repor
 	return d.FlushAll()
 }
 
-// BenchmarkPipeline is README's measure of speed: the 10,000-record batch from raw
-// bytes to findings. Compare with BenchmarkBaselineEventsDynamoDBEvent,
+// BenchmarkPipeline is the measure of speed README's figures and
+// docs/performance.md ("Whole pipeline") quote: the 10,000-record batch
+// from raw bytes to findings. Compare with BenchmarkBaselineEventsDynamoDBEvent,
 // which only decodes and counts.
 func BenchmarkPipeline(b *testing.B) {
 	payload := record.BenchBatch()
@@ -66,10 +67,11 @@ var benchIndexes = []ddb.Index{
 
 // byAbsent indexes an attribute no item of the batch has: named in
 // -pipeline-index-names, alone, it measures what index analysis costs
-// before any index is written (README, "What each index costs").
+// before any index is written (docs/performance.md, "What each index costs").
 var byAbsent = ddb.Index{Name: "byAbsent", PartitionKey: "absent", Projection: ddb.ProjectKeysOnly}
 
-// BenchmarkPipelineIndexes is README's speed measure for indexes: the
+// BenchmarkPipelineIndexes is the speed measure for indexes of
+// docs/performance.md ("With global secondary indexes"): the
 // pipeline on the benchmark batch without indexes and with three GSIs.
 // The goal is three GSIs at most 1.3 times the time without.
 //
@@ -134,7 +136,7 @@ var (
 
 // TestPipelineRuns runs the pipeline on the benchmark batch
 // -pipeline-runs times, without indexes or with benchIndexes, when asked.
-// It is README's instruction count: cachegrind's count for 4 runs minus
+// It is docs/performance.md's instruction count: cachegrind's count for 4 runs minus
 // its count for 1, divided by 3, is one batch's, without the setup:
 //
 //	go test -c -o record.test ./record

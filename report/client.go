@@ -21,7 +21,7 @@ type ClientReport struct {
 	WCU                  uint64  // write capacity consumed
 	RCU                  float64 // read capacity consumed
 	DistinctKeys         uint64  // HyperLogLog estimate of the keys called
-	UnattributedRequests uint64  // calls that named no key the client could see (see README)
+	UnattributedRequests uint64  // calls that named no key the client could see (see docs/client.md)
 	UnattributedRCU      float64 // of RCU, charged to no key
 	UnattributedWCU      uint64  // of WCU, charged to no key
 	ApportionedRCU       float64 // of RCU, split over several keys by item size

@@ -9,7 +9,7 @@
 // The two reports share the window they cover (Window) and what they say
 // of a key's writes (KeyFigures); the rest is each side's own, so a
 // consumer tells them apart by their type. Their JSON is one shape, the
-// `--format json` shape documented in README: a client report is the
+// `--format json` shape documented in docs/json-report.md: a client report is the
 // stream's shape with "source":"client", the stream's own counts at zero,
 // and the client's figures added (see ClientReport.MarshalJSON).
 package report

@@ -13,9 +13,26 @@ type Window struct {
 	End   time.Time `json:"end"`
 }
 
+// WindowStart returns the start of the tumbling window of length window
+// (whole seconds; a shorter one aligns to the second) that holds t.
+// Windows are aligned to multiples of their length in Unix time, before
+// 1970 too, so that every reader of a stream (replay, watch, the Lambda's
+// plain batches), the client middleware, history's steps and the
+// heatmap's columns put a moment in the same window. It is the one
+// alignment of hotkeys. It lives here because a Report's window starts at
+// it, and every package that aligns (detector, clientwatch, history,
+// heatmap) imports this one, while history and heatmap must not import
+// the detector.
+func WindowStart(t time.Time, window time.Duration) time.Time {
+	sec := max(int64(window/time.Second), 1)
+	u := t.Unix()
+	u -= ((u % sec) + sec) % sec
+	return time.Unix(u, 0).UTC()
+}
+
 // Report is what the detector concludes about one closed window of a
 // table's stream. Its JSON form is the stable `--format json` shape
-// documented in README.
+// documented in docs/json-report.md.
 type Report struct {
 	Window
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/zeebo/xxh3"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/internal/frame"
 )
 
@@ -25,7 +26,7 @@ const (
 // (the detector's key type, so that "1" the string and 1 the number stay
 // apart). Every key DynamoDB accepts is thus kept whole; a longer key is
 // counted under its first MaxKeyLen bytes.
-const MaxKeyLen = 1 + 2048
+const MaxKeyLen = 1 + ddb.MaxPartitionKeyBytes
 
 // Errors returned, wrapped, by this package. Match them with errors.Is.
 var (

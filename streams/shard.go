@@ -40,59 +40,88 @@ func (r *shardReader) read() bool {
 			Limit:         aws.Int32(r.cfg.Limit),
 		})
 		if err != nil {
-			switch classify(r.ctx, err) {
-			case kindStop:
-				return false
-			case kindExpired:
-				r.status("shard %s: iterator expired; renewing it %s", r.shard.id, r.position())
-				r.iter = ""
-			case kindTrimmed:
-				r.trimmed(err)
-			case kindGone:
-				r.lost(r.shard.id, fmt.Errorf("streams: shard %s is gone: %w", r.shard.id, err))
-				return true
-			case kindTransient:
-				r.retry("GetRecords", err)
-			default:
-				r.fail(fmt.Errorf("streams: GetRecords on shard %s: %w", r.shard.id, err))
-				return false
+			if stop, end := r.getRecordsFailed(err); stop {
+				return end
 			}
 			continue
 		}
 		r.fails = 0
 		n := len(out.Records)
 		if n > 0 {
-			r.buf = AppendLambdaEvent(r.buf[:0], out.Records, r.cfg.StreamARN)
-			if err := r.batch(r.shard.id, r.buf); err != nil {
+			if err := r.deliver(out.Records); err != nil {
 				return false // Run is stopping, maybe on Batch's error
 			}
-			for i := n - 1; i >= 0; i-- {
-				if d := out.Records[i].Dynamodb; d != nil && d.SequenceNumber != nil {
-					r.lastSeq = *d.SequenceNumber
-					break
-				}
-			}
 			delay = r.cfg.MinPoll
-			r.shard.idle.Store(false)
 		}
 		if out.NextShardIterator == nil {
 			return true // the shard is closed and read to its end
 		}
 		r.iter = *out.NextShardIterator
-		switch {
-		case n >= int(r.cfg.Limit):
-			// More is waiting: go on at once.
-		case n > 0:
-			r.sleep(r.cfg.MinPoll)
-		default:
-			r.sleep(delay)
-			delay = min(2*delay, r.cfg.MaxPoll)
-			if delay == r.cfg.MaxPoll {
-				r.shard.idle.Store(true)
-			}
-		}
+		delay = r.pause(n, delay)
 	}
 	return false
+}
+
+// getRecordsFailed deals with a failed GetRecords: it renews an expired
+// iterator, skips trimmed records, retries what may pass. stop says the
+// shard's reading ends; end then says whether the shard is over (true) or
+// Run is stopping.
+func (r *shardReader) getRecordsFailed(err error) (stop, end bool) {
+	switch classify(r.ctx, err) {
+	case kindStop:
+		return true, false
+	case kindExpired:
+		r.status("shard %s: iterator expired; renewing it %s", r.shard.id, r.position())
+		r.iter = ""
+	case kindTrimmed:
+		r.trimmed(err)
+	case kindGone:
+		r.lost(r.shard.id, fmt.Errorf("streams: shard %s is gone: %w", r.shard.id, err))
+		return true, true
+	case kindTransient:
+		r.retry("GetRecords", err)
+	default:
+		r.fail(fmt.Errorf("streams: GetRecords on shard %s: %w", r.shard.id, err))
+		return true, false
+	}
+	return false, false
+}
+
+// deliver hands a page of records to Batch as one Lambda event, and moves
+// the shard's position past them.
+func (r *shardReader) deliver(records []types.Record) error {
+	r.buf = AppendLambdaEvent(r.buf[:0], records, r.cfg.StreamARN)
+	if err := r.batch(r.shard.id, r.buf); err != nil {
+		return err
+	}
+	for i := len(records) - 1; i >= 0; i-- {
+		if d := records[i].Dynamodb; d != nil && d.SequenceNumber != nil {
+			r.lastSeq = *d.SequenceNumber
+			break
+		}
+	}
+	r.shard.idle.Store(false)
+	return nil
+}
+
+// pause waits before the next GetRecords of a page of n records: not at
+// all when more is waiting, MinPoll after records, and after an empty page
+// delay, doubled each time up to MaxPoll, when the shard counts as idle.
+// It returns the delay after the next empty page.
+func (r *shardReader) pause(n int, delay time.Duration) time.Duration {
+	switch {
+	case n >= int(r.cfg.Limit):
+		// More is waiting: go on at once.
+	case n > 0:
+		r.sleep(r.cfg.MinPoll)
+	default:
+		r.sleep(delay)
+		delay = min(2*delay, r.cfg.MaxPoll)
+		if delay == r.cfg.MaxPoll {
+			r.shard.idle.Store(true)
+		}
+	}
+	return delay
 }
 
 // renew gets an iterator after the last delivered record, or at the start

@@ -12,7 +12,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/report"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
-	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 )
 
 // TestClientDemoOnDynamoDBLocal runs the client demo end to end. How hot

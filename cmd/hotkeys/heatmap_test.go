@@ -12,7 +12,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/heatmap"
-	"github.com/hotkeys-dev/hotkeys/internal/headless"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/headless"
 )
 
 // demoHeatmap runs the demo with --heatmap and returns the page, and the

@@ -21,7 +21,7 @@ import (
 
 const historyAbout = `Reads the window summaries the Lambda stored in its history table (one per
 stream shard and window, and one per global secondary index written in it; see
-README "History") and merges them across shards into steps: the table-wide top
+docs/history.md) and merges them across shards into steps: the table-wide top
 keys of each step with bounds that bracket the truth, distinct keys, the stream
 shards' load, and the findings. It prints the same report as replay, one window
 per step and per table or index ("index" names it), its "shards" naming the

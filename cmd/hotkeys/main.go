@@ -26,7 +26,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/detector"
 )
 
-// Exit statuses, documented in README.
+// Exit statuses, documented in docs/cli.md ("Exit status").
 const (
 	exitOK         = 0
 	exitInputError = 1

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hotkeys-dev/hotkeys/internal/maxkeys"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/maxkeys"
 	"github.com/hotkeys-dev/hotkeys/record"
 )
 

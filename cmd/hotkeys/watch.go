@@ -218,8 +218,8 @@ func indexNote(defs []ddb.Index) string {
 		return ""
 	}
 	names := make([]string, len(defs))
-	for k, ix := range defs {
-		names[k] = ix.Name
+	for k, def := range defs {
+		names[k] = def.Name
 	}
 	return ", indexes " + strings.Join(names, ", ")
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/hotkeys-dev/hotkeys/heatmap"
-	"github.com/hotkeys-dev/hotkeys/internal/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/streams"
 )

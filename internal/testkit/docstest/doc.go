@@ -1,9 +1,11 @@
 // Package docstest keeps README.md a front door and the documentation's
 // links whole. Its tests, run by `go test ./internal/...`, fail when
 // README.md grows past 300 lines, when README.md or a file in docs/ links
-// to a file or a heading anchor that does not exist, and when README's map
-// of docs/ leaves a file out. One more holds the rule README's Layout
-// states: code outside internal/testkit/ imports it only from tests.
+// to a file or a heading anchor that does not exist, when README's map
+// of docs/ leaves a file out, and when README's Layout leaves out a package
+// or names a folder that is not there. Two more hold the rule README's Layout
+// states: outside internal/testkit/, only tests import it, so neither the
+// function nor the CLI links any of it.
 //
 // Anchors follow GitHub's rule for heading ids (github-slugger): the
 // heading's text, lowercased, with every character that is not a letter, a

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,16 +15,21 @@ import (
 )
 
 // TestProductionCodeNeverImportsTestkit holds README's Layout rule: test
-// fakes and support live under internal/testkit/, and only tests (and
-// testkit itself) import them.
+// fakes and support live under internal/testkit/, and the only Go files
+// that may import a package under it are
+//
+//   - tests (files named *_test.go), anywhere, and
+//   - the files of internal/testkit/ itself: the fakes, the harnesses and
+//     the developer tool behind `make invoke` (internal/testkit/invoke).
+//
+// Every other Go file may not, whatever its build tags: every package the
+// function (lambda) and the CLI (cmd/hotkeys) link is among them, so
+// neither can ever carry test support (TestBinariesLinkNoTestkit checks
+// that outcome directly).
 func TestProductionCodeNeverImportsTestkit(t *testing.T) {
 	root := repoRoot(t)
-	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	testkit := modulePath(t, gomod) + "/internal/testkit"
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	testkit := modulePath(t, root) + "/internal/testkit"
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -51,9 +57,25 @@ func TestProductionCodeNeverImportsTestkit(t *testing.T) {
 	}
 }
 
-// modulePath reads the module directive of go.mod.
-func modulePath(t *testing.T, gomod []byte) string {
+// goList runs `go list args...` in root and returns the packages it names.
+func goList(t *testing.T, root string, args ...string) []string {
 	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.Fields(string(out))
+}
+
+// modulePath reads the module directive of root's go.mod.
+func modulePath(t *testing.T, root string) string {
+	t.Helper()
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	sc := bufio.NewScanner(bytes.NewReader(gomod))
 	for sc.Scan() {
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
@@ -62,4 +84,79 @@ func modulePath(t *testing.T, gomod []byte) string {
 	}
 	t.Fatal("go.mod has no module directive")
 	return ""
+}
+
+// TestBinariesLinkNoTestkit: what the rule above is for. The function and
+// the CLI, built as `make build` builds them, link no package under
+// internal/testkit/.
+func TestBinariesLinkNoTestkit(t *testing.T) {
+	root := repoRoot(t)
+	testkit := modulePath(t, root) + "/internal/testkit"
+	for _, tags := range []string{"", "lambda.norpc"} {
+		for _, pkg := range goList(t, root, "-deps", "-tags", tags, "./lambda", "./cmd/hotkeys") {
+			if pkg == testkit || strings.HasPrefix(pkg, testkit+"/") {
+				t.Errorf("with tags %q, lambda or cmd/hotkeys links %s", tags, pkg)
+			}
+		}
+	}
+}
+
+// TestLayoutListsEveryPackage: README's Layout has a line for every
+// package `go list ./...` finds, and every folder it names exists. A line
+// in the first column names a folder; one indented by two spaces, a folder
+// inside the last one in the first column; more indented lines go on with
+// the line above.
+func TestLayoutListsEveryPackage(t *testing.T) {
+	root := repoRoot(t)
+	src, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := layoutFolders(t, string(src))
+	module := modulePath(t, root)
+	for _, pkg := range goList(t, root, "./...") {
+		if dir := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/"); !listed[dir] {
+			t.Errorf("README's Layout has no line for the package %s", dir)
+		}
+	}
+	for dir := range listed {
+		if info, err := os.Stat(filepath.Join(root, filepath.FromSlash(dir))); err != nil || !info.IsDir() {
+			t.Errorf("README's Layout names %s/, which is not a folder", dir)
+		}
+	}
+}
+
+// layoutFolders reads the folders of the code block under README's
+// "## Layout" heading.
+func layoutFolders(t *testing.T, readme string) map[string]bool {
+	t.Helper()
+	_, section, ok := strings.Cut(readme, "\n## Layout\n")
+	if !ok {
+		t.Fatal("README has no ## Layout")
+	}
+	_, block, ok := strings.Cut(section, "```\n")
+	if ok {
+		block, _, ok = strings.Cut(block, "```")
+	}
+	if !ok {
+		t.Fatal("README's Layout has no code block")
+	}
+	folders := map[string]bool{}
+	parent := ""
+	for _, line := range strings.Split(strings.TrimSuffix(block, "\n"), "\n") {
+		indent := len(line) - len(strings.TrimLeft(line, " "))
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		name := strings.TrimSuffix(fields[0], "/")
+		switch indent {
+		case 0:
+			parent = name
+			folders[name] = true
+		case 2:
+			folders[parent+"/"+name] = true
+		}
+	}
+	return folders
 }
