@@ -206,6 +206,9 @@ func TestManyTablesStayWithinTheMemoryCap(t *testing.T) {
 	if otherRep == nil || own+other != tables*perTable || otherRep.Requests != other || otherRep.RCU != float64(other)/2 {
 		t.Errorf("%d reports: %d calls in tables' own windows, %d unattributed in %+v; want all %d calls, the rest unattributed", len(reps), own, other, otherRep, tables*perTable)
 	}
+	if got := w.Failures(); got != (clientwatch.Failures{PastCap: other}) || other != (tables-clientwatch.DefaultMaxTables)*perTable {
+		t.Errorf("Failures() = %+v, want PastCap %d: the calls on the %d tables past the cap", got, (tables-clientwatch.DefaultMaxTables)*perTable, tables-clientwatch.DefaultMaxTables)
+	}
 	// One warning: the clock did not move a minute between the refusals.
 	want := `level=WARN msg="clientwatch: a table is past the cap on tables and memory; its calls count as unattributed in the window of (other tables)" table=table-64 index="" tables=64 max_tables=64 max_memory=67108864 calls_refused=1` + "\n"
 	if logged.String() != want {

@@ -75,7 +75,8 @@ func (failingPublisher) Publish(context.Context, []report.ClientReport) error {
 }
 
 // TestFailuresAreLogged: a DescribeTable that fails and a publish that
-// fails never reach a caller's call; the Logger hears of both.
+// fails never reach a caller's call; the Logger hears of both, and
+// Failures counts them.
 func TestFailuresAreLogged(t *testing.T) {
 	srv := instantServer(t)
 	logs := &records{}
@@ -100,5 +101,8 @@ func TestFailuresAreLogged(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, logs.take()); diff != "" {
 		t.Errorf("logged (-want +got):\n%s", diff)
+	}
+	if got, want := w.Failures(), (clientwatch.Failures{DescribeTable: 1, Publish: 1}); got != want {
+		t.Errorf("Failures() = %+v, want %+v", got, want)
 	}
 }

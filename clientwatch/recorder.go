@@ -117,6 +117,7 @@ func (r *recorder) target(table, index string) int {
 	cw, ok := r.w.window(key, r.end)
 	if !ok {
 		pk = ""
+		r.w.pastCap.Add(1)
 	}
 	r.wins = append(r.wins, callWindow{key: key, cw: cw, pk: pk, lsi: lsi})
 	return len(r.wins) - 1

@@ -132,6 +132,7 @@ func (w *Watcher) describeTable(table string) {
 	defer cancel()
 	schema, err := keyschema.Lookup(ctx, w.describe, table)
 	if err != nil {
+		w.describeFailed.Add(1)
 		w.log.LogAttrs(ctx, slog.LevelWarn, "clientwatch: DescribeTable failed: the table's calls count as unattributed until it answers (tried again in a minute)",
 			slog.String("table", table), slog.Any("error", err))
 	}

@@ -141,6 +141,9 @@ type Watcher struct {
 	internal atomic.Uint64 // internal errors not yet in a window
 	done     []report.ClientReport
 	doneMu   sync.Mutex
+
+	// What went wrong off the request path, for Failures.
+	describeFailed, publishFailed, pastCap atomic.Uint64
 }
 
 // windowKey names a window: a table, or one of its global secondary
@@ -350,9 +353,24 @@ func (w *Watcher) deliver(ctx context.Context, reps []report.ClientReport) {
 	}
 	if err := w.publish(ctx, reps); err != nil {
 		// Nothing here may reach a caller's call: the logger hears it.
+		w.publishFailed.Add(uint64(len(reps)))
 		w.log.LogAttrs(ctx, slog.LevelWarn, "clientwatch: publishing a window's report failed",
 			slog.String("table", reps[0].Table), slog.String("index", reps[0].Index), slog.Time("start", reps[0].Start), slog.Any("error", err))
 	}
+}
+
+// Failures counts what went wrong off the request path since New, beside
+// what the Logger heard: for an application's health check or a metric of
+// its own. None of it ever reached a caller's call.
+type Failures struct {
+	DescribeTable uint64 // DescribeTable calls that failed (a table's calls stay unattributed meanwhile)
+	Publish       uint64 // reports the Publisher refused, or panicked on: lost
+	PastCap       uint64 // calls on a table past MaxTables or MaxMemory, counted in OtherTables
+}
+
+// Failures returns the counts so far.
+func (w *Watcher) Failures() Failures {
+	return Failures{DescribeTable: w.describeFailed.Load(), Publish: w.publishFailed.Load(), PastCap: w.pastCap.Load()}
 }
 
 // publish calls the Publisher, a panic in it turned into an error.
