@@ -162,44 +162,9 @@ const (
 var sideNames = [sides]string{"plain", "noop", "floor2", "asking", "estimating"}
 
 func benchmarkOverhead(b *testing.B, wl workload, transport string) {
-	srv := instantServer(b)
-	watcher := func(estimate bool) *clientwatch.Watcher {
-		opts := clientwatch.DefaultOptions()
-		opts.PartitionKeys = map[string]string{"Users": "pk"}
-		opts.EstimateCapacity = estimate
-		w, err := clientwatch.New(opts)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return w
-	}
-	hc := func() dynamodb.HTTPClient {
-		if transport == "memory" {
-			return &memoryHTTP{}
-		}
-		return srv.Client()
-	}
-	with := func(c *dynamodb.Client, m func(*middleware.Stack) error) *dynamodb.Client {
-		return dynamodb.New(c.Options(), func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, m) })
-	}
-	clients := [sides]*dynamodb.Client{
-		plainSide:      newClient(srv.URL, nil, hc()),
-		noopSide:       with(newClient(srv.URL, nil, hc()), noopMiddleware),
-		floor2Side:     with(newClient(srv.URL, nil, hc()), noopPair),
-		askingSide:     newClient(srv.URL, watcher(false), hc()),
-		estimatingSide: newClient(srv.URL, watcher(true), hc()),
-	}
+	clients := overheadClients(b, transport)
 	order := wl.order()
-	table := "Users"
-	ctx := context.Background()
-	call := func(c *dynamodb.Client, i int) {
-		in := &dynamodb.GetItemInput{TableName: &table, Key: map[string]types.AttributeValue{
-			"pk": &types.AttributeValueMemberS{Value: keyOf(order, i)},
-		}}
-		if _, err := c.GetItem(ctx, in); err != nil {
-			b.Fatal(err)
-		}
-	}
+	call := benchGetItem(b, order)
 	for i := range 50_000 { // warm up: connections, buffers, pools, the window's sketches
 		call(clients[i%sides], i)
 	}
@@ -224,6 +189,75 @@ func benchmarkOverhead(b *testing.B, wl workload, transport string) {
 		allocs[side] = allocsPerCall(4096, func(j int) { call(c, n+j) })
 	}
 	reportSides(b, n, cpu, allocs)
+}
+
+// overheadClients makes BenchmarkOverhead's five clients, over a local
+// HTTP server or in memory.
+func overheadClients(b *testing.B, transport string) [sides]*dynamodb.Client {
+	srv := instantServer(b)
+	watcher := func(estimate bool) *clientwatch.Watcher {
+		opts := clientwatch.DefaultOptions()
+		opts.PartitionKeys = map[string]string{"Users": "pk"}
+		opts.EstimateCapacity = estimate
+		w, err := clientwatch.New(opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return w
+	}
+	hc := func() dynamodb.HTTPClient {
+		if transport == "memory" {
+			return &memoryHTTP{}
+		}
+		return srv.Client()
+	}
+	with := func(c *dynamodb.Client, m func(*middleware.Stack) error) *dynamodb.Client {
+		return dynamodb.New(c.Options(), func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, m) })
+	}
+	return [sides]*dynamodb.Client{
+		plainSide:      newClient(srv.URL, nil, hc()),
+		noopSide:       with(newClient(srv.URL, nil, hc()), noopMiddleware),
+		floor2Side:     with(newClient(srv.URL, nil, hc()), noopPair),
+		askingSide:     newClient(srv.URL, watcher(false), hc()),
+		estimatingSide: newClient(srv.URL, watcher(true), hc()),
+	}
+}
+
+// benchGetItem returns the benchmarks' call: a GetItem of the i-th key of
+// order, its input built afresh as a real caller builds it.
+func benchGetItem(b *testing.B, order []int) func(c *dynamodb.Client, i int) {
+	table := "Users"
+	ctx := context.Background()
+	return func(c *dynamodb.Client, i int) {
+		in := &dynamodb.GetItemInput{TableName: &table, Key: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: keyOf(order, i)},
+		}}
+		if _, err := c.GetItem(ctx, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGetItem runs each side of BenchmarkOverhead alone, in memory,
+// over 1,000 keys (Zipf): for counting the instructions a call executes
+// with cachegrind, which is deterministic where the clock of a shared
+// machine is not. One call's count is the count of a run of N calls
+// minus that of a run of M, over N − M (the warm-up and setup cancel).
+func BenchmarkGetItem(b *testing.B) {
+	for side := range sides {
+		b.Run(sideNames[side], func(b *testing.B) {
+			c := overheadClients(b, "memory")[side]
+			call := benchGetItem(b, workloads[1].order())
+			for i := range 5_000 { // warm up: buffers, pools, the window's sketches
+				call(c, i)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				call(c, i)
+			}
+		})
+	}
 }
 
 // noopMiddleware is an Initialize-step middleware that does nothing: what
