@@ -336,3 +336,22 @@ func (w *ClientWindow) Requests() uint64 { return w.requests }
 
 // Dropped returns the calls counted as dropped in the window.
 func (w *ClientWindow) Dropped() uint64 { return w.dropped }
+
+// KeyPeaks returns a lower bound on key k's largest read (in half RCU)
+// and write units within one second of the window, from the heavy
+// hitters (0 for a key they do not track). Checked right after each
+// charge, it says when a key crosses a per-second rate.
+func (w *ClientWindow) KeyPeaks(k ddb.Key) (rcuHalf, wcu uint64) {
+	key := w.typed(k)
+	if w.reads != nil {
+		if e, ok := w.reads.Lookup(key); ok {
+			rcuHalf = e.Peak
+		}
+	}
+	if w.writes != nil {
+		if e, ok := w.writes.Lookup(key); ok {
+			wcu = e.Peak
+		}
+	}
+	return rcuHalf, wcu
+}
