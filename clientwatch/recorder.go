@@ -250,11 +250,18 @@ func (r *recorder) chargeUnits(win int) {
 	case hi-lo == 1:
 		rcu, wcu := r.split(units)
 		c.cw.AddCapacity(r.key(&r.parts[lo]), r.end, rcu, wcu, false)
+		if h := r.w.hot; h != nil {
+			h.charged(c.key, c.cw, r.key(&r.parts[lo]), r.end, rcu, wcu)
+		}
 	default:
 		ps := r.parts[lo:hi]
 		r.splitWindow(ps, units)
 		for j := range ps {
 			c.cw.AddShare(r.key(&ps[j]), r.end, r.read, ps[j].share, ps[j].below, ps[j].above)
+			if h := r.w.hot; h != nil {
+				rcu, wcu := r.split(ps[j].share)
+				h.charged(c.key, c.cw, r.key(&ps[j]), r.end, rcu, wcu)
+			}
 		}
 	}
 }
@@ -286,6 +293,9 @@ func (r *recorder) chargeThrottles() {
 			for i := lo; i < hi; i++ {
 				if p := &r.parts[i]; !t.tx || p.throttled&bit != 0 {
 					r.wins[win].cw.AddKeyThrottle(r.key(p), r.end, reasons)
+					if h := r.w.hot; h != nil {
+						h.throttled(r.wins[win].key, r.wins[win].cw, r.key(p), r.end)
+					}
 				}
 			}
 		}

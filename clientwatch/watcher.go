@@ -70,6 +70,15 @@ type Options struct {
 	// next report's Dropped. Default 2.
 	Queue int
 
+	// OnHotKey, when set, is called as soon as a key goes hot: within the
+	// second its reads or writes cross a rate, it spends a third second of
+	// the window at 90 % of a partition's limit, or DynamoDB throttles a
+	// call on it (HotKeyReason), at most once per key, reason and window.
+	// Run calls it, off the request path, one event at a time; the calls
+	// only queue the events (a bounded queue: past it they are dropped and
+	// counted in Failures, never a call blocked). It must return quickly.
+	OnHotKey func(HotKeyEvent)
+
 	// Logger receives what goes wrong off the request path: a DescribeTable
 	// that failed, a publish that failed, tables past the cap, internal
 	// errors. Nil: slog.Default().
@@ -118,6 +127,7 @@ type Watcher struct {
 	describe  keyschema.DescribeTableAPI
 	publisher Publisher
 	log       *slog.Logger
+	hot       *hotWatch // nil without OnHotKey
 
 	schemas schemaStore
 
@@ -182,6 +192,9 @@ func New(opts Options) (*Watcher, error) {
 		windows:   map[windowKey]*detector.ClientWindow{},
 		queue:     make(chan *detector.ClientWindow, opts.Queue),
 		caps:      tableCap{maxTables: opts.MaxTables, maxMemory: opts.MaxMemory, queue: opts.Queue},
+	}
+	if opts.OnHotKey != nil {
+		w.hot = newHotWatch(opts.OnHotKey, opts.Detector)
 	}
 	if err := w.schemas.init(opts.PartitionKeys, opts.IndexPartitionKeys); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -269,6 +282,9 @@ func (w *Watcher) Flush(t time.Time) {
 		if !t.Before(cw.End()) {
 			w.enqueue(cw)
 			delete(w.windows, k)
+			if w.hot != nil {
+				w.hot.forget(k)
+			}
 		}
 	}
 }
@@ -279,6 +295,17 @@ func (w *Watcher) Flush(t time.Time) {
 func (w *Watcher) Run(ctx context.Context) error {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	if w.hot != nil {
+		// Hot keys go to OnHotKey as they come, apart from the reports,
+		// which a slow Publisher may hold up; those still queued when ctx
+		// ends are delivered before Run returns.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			w.hot.deliver(ctx, w.log)
+		}()
+		defer func() { <-done }()
+	}
 	for {
 		select {
 		case cw := <-w.queue:
@@ -312,6 +339,9 @@ func (w *Watcher) closeAll() []report.ClientReport {
 	for k, cw := range w.windows {
 		open = append(open, cw)
 		delete(w.windows, k)
+		if w.hot != nil {
+			w.hot.forget(k)
+		}
 	}
 	w.gen++
 	w.mu.Unlock()
@@ -366,11 +396,18 @@ type Failures struct {
 	DescribeTable uint64 // DescribeTable calls that failed (a table's calls stay unattributed meanwhile)
 	Publish       uint64 // reports the Publisher refused, or panicked on: lost
 	PastCap       uint64 // calls on a table past MaxTables or MaxMemory, counted in OtherTables
+	// HotKeysDropped counts announcements for OnHotKey dropped: its queue
+	// was full, or a window had more hot keys than it keeps.
+	HotKeysDropped uint64
 }
 
 // Failures returns the counts so far.
 func (w *Watcher) Failures() Failures {
-	return Failures{DescribeTable: w.describeFailed.Load(), Publish: w.publishFailed.Load(), PastCap: w.pastCap.Load()}
+	f := Failures{DescribeTable: w.describeFailed.Load(), Publish: w.publishFailed.Load(), PastCap: w.pastCap.Load()}
+	if w.hot != nil {
+		f.HotKeysDropped = w.hot.lost.Load()
+	}
+	return f
 }
 
 // publish calls the Publisher, a panic in it turned into an error.
