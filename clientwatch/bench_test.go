@@ -330,17 +330,22 @@ func reportCPU(b *testing.B, start time.Duration) {
 // -cpuprofile); the wire step (wire.go) is not in it.
 func BenchmarkMiddleware(b *testing.B) {
 	for _, wl := range workloads {
-		b.Run(wl.name, func(b *testing.B) { benchmarkMiddleware(b, wl) })
+		b.Run(wl.name, func(b *testing.B) { benchmarkMiddleware(b, wl, false) })
 	}
+	// With OnHotKey set, each charge also looks up the key's peaks.
+	b.Run(workloads[2].name+"/onhotkey", func(b *testing.B) { benchmarkMiddleware(b, workloads[2], true) })
 }
 
-func benchmarkMiddleware(b *testing.B, wl workload) {
+func benchmarkMiddleware(b *testing.B, wl workload, onHotKey bool) {
 	const plain, asking, estimating, n = 0, 1, 2, 3
 	var ws [n]*clientwatch.Watcher
 	for side := asking; side < n; side++ {
 		opts := clientwatch.DefaultOptions()
 		opts.PartitionKeys = map[string]string{"Users": "pk"}
 		opts.EstimateCapacity = side == estimating
+		if onHotKey {
+			opts.OnHotKey = func(clientwatch.HotKeyEvent) {}
+		}
 		w, err := clientwatch.New(opts)
 		if err != nil {
 			b.Fatal(err)
