@@ -351,3 +351,7 @@ func worse(a, b report.Severity) report.Severity {
 	}
 	return a
 }
+
+// DisplayKey renders k as reports do under cfg: S as is, N as its
+// canonical decimal, B as base64; with cfg.Redactor, a keyed hash.
+func DisplayKey(cfg Config, k ddb.Key) string { return judge{cfg: cfg}.display(k.Type, k.Value) }
