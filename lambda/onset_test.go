@@ -11,6 +11,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/fakesns"
 )
 
 // Time to detect, through the built bootstrap: a stream delivered as the
@@ -291,7 +292,17 @@ func TestOnsetOncePerWindow(t *testing.T) {
 	bounds, _ := batchBounds(recs, window)
 	for _, plain := range []bool{false, true} {
 		t.Run(map[bool]string{false: "tumbling", true: "plain"}[plain], func(t *testing.T) {
-			f := startFunction(t, onsetEnv)
+			// The onset goes to an SNS topic too: once, in the tumbling
+			// run; in the plain run SNS refuses it, which fails nothing.
+			topic := fakesns.New()
+			defer topic.Close()
+			if plain {
+				topic.FailNext(100, "AuthorizationError")
+			}
+			env := maps.Clone(onsetEnv)
+			env["HOTKEYS_NOTIFY_TOPIC_ARN"] = "arn:aws:sns:us-east-1:123456789012:hotkeys-alarms"
+			env["AWS_ENDPOINT_URL_SNS"] = topic.URL
+			f := startFunction(t, env)
 			state := map[string]string{}
 			deliver := func(i int) {
 				final := 0
@@ -315,6 +326,16 @@ func TestOnsetOncePerWindow(t *testing.T) {
 			drains := 0
 			if lines := f.onsetLines(t, &drains); len(lines) != 1 || lines[0].str("key") != "HOT" {
 				t.Errorf("onset lines %v, want HOT's alone", lines)
+			}
+			sent, errs := topic.Published(), 0.0
+			for _, l := range emfLines(f.lines(t)) {
+				errs += max(l.num("NotifyErrors"), 0)
+			}
+			switch {
+			case !plain && (len(sent) != 1 || !strings.HasPrefix(sent[0].Subject, "Hot key HOT on Orders: ") || errs != 0):
+				t.Errorf("notified %v, %v NotifyErrors; want HOT once", sent, errs)
+			case plain && (len(sent) != 0 || topic.Attempts() != 1 || errs != 1):
+				t.Errorf("SNS refusing: %d attempts, %v NotifyErrors; want 1 and 1", topic.Attempts(), errs)
 			}
 		})
 	}
