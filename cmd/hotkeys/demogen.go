@@ -132,6 +132,28 @@ func (g *demoGen) writeIndexed(pk, sk, gsi1pk string, size int) {
 	g.bufs[s] = append(b, `,"SizeBytes":`+strconv.Itoa(size)+`}}`...)
 }
 
+// demoPartitionLimit is what the admission model lets through one
+// partition in one second: DynamoDB's 1,000 WCU/s.
+const demoPartitionLimit = 1000
+
+// admitted is the admission model of one partition: a second's demand of
+// writes of pk (n of them, of about size bytes each), arriving in order,
+// is admitted while its WCU fits under demoPartitionLimit; the rest are
+// throttled and never reach the stream. It returns how many were admitted.
+func (g *demoGen) admitted(pk, skPrefix string, n, size int) int {
+	wcu := (size + 1023) / 1024
+	room, in := demoPartitionLimit, 0
+	for range n {
+		if room < wcu {
+			continue // throttled: the client sees ProvisionedThroughputExceeded, the stream nothing
+		}
+		room -= wcu
+		in++
+		g.write(pk, skPrefix+g.id(), size, "INSERT", 0)
+	}
+	return in
+}
+
 // ttlDelete adds a REMOVE made by DynamoDB's TTL process.
 func (g *demoGen) ttlDelete(pk, sk string) {
 	s := g.begin(pk, "REMOVE")
