@@ -225,3 +225,42 @@ func TestWindowOnsetsBounded(t *testing.T) {
 		t.Errorf("the watched keys take %d bytes of the encoding", extra)
 	}
 }
+
+// TestWatchingAddAllocatesNothing: once a key is announced, counting
+// records across second boundaries, which checks each ending second's
+// keys and counts saturated seconds, makes no allocation: Add stays the
+// hot path it was.
+func TestWatchingAddAllocatesNothing(t *testing.T) {
+	cfg := DefaultConfig()
+	w, _ := NewWindow(cfg.Sketch, "Orders", t0, t0.Add(15*time.Minute))
+	w.Watch(cfg)
+	// Seconds of records, built beforehand: HOT at 1,000 WCU/s (announced,
+	// then saturated second after second) and a tail.
+	var seconds [][]*record.Record
+	for s := range 20 {
+		at := t0.Add(time.Duration(s) * time.Second)
+		var recs []*record.Record
+		for i := range 100 {
+			r := rec("Orders", "HOT", "", 10, at)
+			r.Shard = "shardId-1"
+			recs = append(recs, r, rec("Orders", fmt.Sprintf("U%d", i), "", 1, at))
+		}
+		seconds = append(seconds, recs)
+	}
+	add := func(s int) {
+		for _, r := range seconds[s] {
+			w.Add(r)
+		}
+	}
+	for s := range 3 { // the announcement, and the scratch buffers' growth
+		add(s)
+		w.Onsets(nil)
+	}
+	s := 3
+	if n := testing.AllocsPerRun(10, func() { add(s); s++ }); n != 0 {
+		t.Errorf("Add of a second's records allocated %v times", n)
+	}
+	if k := w.watchedKeys[0]; !k.announced || k.saturated < 10 {
+		t.Errorf("HOT: %+v, want announced and saturated second after second", k)
+	}
+}
