@@ -264,3 +264,25 @@ func TestWatchingAddAllocatesNothing(t *testing.T) {
 		t.Errorf("HOT: %+v, want announced and saturated second after second", k)
 	}
 }
+
+// TestDetectorIndexOnset: an index key that crosses is announced with its
+// index, once, beside the table's own keys, which stay quiet.
+func TestDetectorIndexOnset(t *testing.T) {
+	d, err := New(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := range 5 {
+		for i := range 90 {
+			r := withIndex(rec("Orders", fmt.Sprintf("LOG#%d#%d", s, i), "", 10, t0.Add(time.Duration(s)*time.Second)), "GSI1", "OPS_LOG", 10, "", 0)
+			if err := d.Add(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got := d.Onsets(nil)
+	if len(got) != 1 || got[0].Index != "GSI1" || got[0].Key.Key != "OPS_LOG" || !got[0].Second.Equal(t0) ||
+		got[0].SecondWCULower != 900 || got[0].Key.Pattern != report.PatternConstantKey {
+		t.Errorf("onsets %+v, want GSI1's OPS_LOG at %v with 900 WCU", got, t0)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
 )
 
 const (
@@ -132,24 +134,20 @@ func (g *demoGen) writeIndexed(pk, sk, gsi1pk string, size int) {
 	g.bufs[s] = append(b, `,"SizeBytes":`+strconv.Itoa(size)+`}}`...)
 }
 
-// demoPartitionLimit is what the admission model lets through one
-// partition in one second: DynamoDB's 1,000 WCU/s.
-const demoPartitionLimit = 1000
-
-// admitted is the admission model of one partition: a second's demand of
-// writes of pk (n of them, of about size bytes each), arriving in order,
-// is admitted while its WCU fits under demoPartitionLimit; the rest are
-// throttled and never reach the stream. It returns how many were admitted.
+// admitted writes a second's demand of writes of pk (n of them, of about
+// size bytes each) through the admission model of its partition
+// (ddb.Admission, 1,000 WCU/s): those admitted reach the stream, the rest
+// are throttled (the client sees a ThrottlingException, the stream
+// nothing). It returns how many were admitted.
 func (g *demoGen) admitted(pk, skPrefix string, n, size int) int {
-	wcu := (size + 1023) / 1024
-	room, in := demoPartitionLimit, 0
+	wcu := uint64((size + 1023) / 1024)
+	a := ddb.NewAdmission(ddb.PartitionWriteUnits)
+	in := 0
 	for range n {
-		if room < wcu {
-			continue // throttled: the client sees ProvisionedThroughputExceeded, the stream nothing
+		if a.Admit(g.sec, wcu) {
+			in++
+			g.write(pk, skPrefix+g.id(), size, "INSERT", 0)
 		}
-		room -= wcu
-		in++
-		g.write(pk, skPrefix+g.id(), size, "INSERT", 0)
 	}
 	return in
 }
