@@ -165,14 +165,16 @@ func level(s report.Severity) slog.Level {
 func logPutFailure(ctx context.Context, log *slog.Logger, namespace string, err error, unsent int, fallback bool) {
 	log.LogAttrs(ctx, slog.LevelError, MsgPutFailed,
 		slog.String("namespace", namespace),
-		slog.String("error_code", errorCode(err)),
+		slog.String("error_code", ErrorCode(err)),
 		slog.Int("metrics_unsent", unsent),
 		slog.Bool("emf_fallback", fallback),
 	)
 }
 
-// errorCode names an error without quoting it.
-func errorCode(err error) string {
+// ErrorCode names an AWS SDK error by its code (or the context's end, or
+// a transport error) without quoting its message, which may repeat what
+// was sent, partition keys included: for log lines.
+func ErrorCode(err error) string {
 	var apiErr smithy.APIError
 	switch {
 	case errors.As(err, &apiErr):

@@ -98,9 +98,12 @@ var catalogue = []MetricDefinition{
 // Metrics returns the catalogue of every metric the package can publish, in
 // publishing order: the table metrics, then the key metrics. Callers own the
 // returned slice.
-func Metrics() []MetricDefinition {
-	out := make([]MetricDefinition, len(catalogue))
-	for i, d := range catalogue {
+func Metrics() []MetricDefinition { return cloneDefinitions(catalogue) }
+
+// cloneDefinitions copies a catalogue, its slices too, for callers to own.
+func cloneDefinitions(c []MetricDefinition) []MetricDefinition {
+	out := make([]MetricDefinition, len(c))
+	for i, d := range c {
 		d.Dimensions = slices.Clone(d.Dimensions)
 		d.IndexDimensions = slices.Clone(d.IndexDimensions)
 		out[i] = d

@@ -3,7 +3,6 @@ package alert
 import (
 	"context"
 	"log/slog"
-	"slices"
 
 	"github.com/hotkeys-dev/hotkeys/report"
 )
@@ -38,15 +37,7 @@ var onsetCatalogue = []MetricDefinition{
 // the others. An index's OnsetPeakWCUPerSecond goes under its
 // IndexDimensions and under Dimensions (TableName alone) too. Callers own
 // the returned slice.
-func OnsetMetrics() []MetricDefinition {
-	out := make([]MetricDefinition, len(onsetCatalogue))
-	for i, d := range onsetCatalogue {
-		d.Dimensions = slices.Clone(d.Dimensions)
-		d.IndexDimensions = slices.Clone(d.IndexDimensions)
-		out[i] = d
-	}
-	return out
-}
+func OnsetMetrics() []MetricDefinition { return cloneDefinitions(onsetCatalogue) }
 
 // PublishOnsets logs one MsgOnset line per onset (ERROR) and, unless the
 // mode is off, writes its metrics as EMF lines at 1-second resolution:

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
-	"github.com/aws/smithy-go"
 
 	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/report"
@@ -79,27 +77,13 @@ func (n *notifier) notify(ctx context.Context, onsets []report.Onset) {
 			failed[o.Table]++
 			// By code only: the message the service returns may quote
 			// what was sent, the key included.
-			n.log.Error("onset notification failed; the onset is in the log and the metrics", "error_code", snsErrorCode(err),
+			n.log.Error("onset notification failed; the onset is in the log and the metrics", "error_code", alert.ErrorCode(err),
 				"table", o.Table, "topic", n.topic)
 		}
 	}
 	for table, k := range failed {
 		n.emf.Write(alert.AppendEMFCount(nil, n.namespace, n.now(), alert.DimensionTableName, table, MetricNotifyErrors, float64(k)))
 	}
-}
-
-// snsErrorCode names an error without quoting it.
-func snsErrorCode(err error) string {
-	var apiErr smithy.APIError
-	switch {
-	case errors.As(err, &apiErr):
-		return apiErr.ErrorCode()
-	case errors.Is(err, context.DeadlineExceeded):
-		return "DeadlineExceeded"
-	case errors.Is(err, context.Canceled):
-		return "Canceled"
-	}
-	return "TransportError"
 }
 
 // onsetSubject is an onset's subject: "Hot key K on T/I: 812 WCU/s
