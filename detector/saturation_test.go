@@ -2,6 +2,7 @@ package detector
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -29,7 +30,7 @@ func admit(limit int, seconds int, shard string, demand map[string]func(sec int)
 		}
 		for more := true; more; {
 			more = false
-			for _, k := range sortedKeys(left) {
+			for _, k := range slices.Sorted(maps.Keys(left)) {
 				if left[k] == 0 {
 					continue
 				}
@@ -44,21 +45,6 @@ func admit(limit int, seconds int, shard string, demand map[string]func(sec int)
 		}
 	}
 	return out
-}
-
-func sortedKeys(m map[string]int) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	for i := range ks {
-		for j := i + 1; j < len(ks); j++ {
-			if ks[j] < ks[i] {
-				ks[i], ks[j] = ks[j], ks[i]
-			}
-		}
-	}
-	return ks
 }
 
 func constant(n int) func(int) int { return func(int) int { return n } }
