@@ -121,6 +121,7 @@ func (p *pipeline) write(reps []report.Report) error {
 // A --describe-table of another table than the records' is said: its
 // partition key and indexes were applied to records they may not fit.
 func (p *pipeline) finish() error {
+	p.announce()
 	if err := p.write(p.det.FlushAll()); err != nil {
 		return err
 	}
