@@ -1,0 +1,53 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hotkeys-dev/hotkeys/report"
+)
+
+// TestDemoPrintsOnsets: the demo prints each onset, in order, with its
+// second, in the first second of its minute (every hot key of the demo is
+// hot from its minute's first second), and the throttled minute's key is
+// saturated, its shard count a lower bound.
+func TestDemoPrintsOnsets(t *testing.T) {
+	code, out, errs := hotkeys(t, "", "demo")
+	if code != exitOK && code != exitInputError { // the scenario's malformed record
+		t.Fatalf("demo exit %d: %s", code, errs)
+	}
+	var got []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "▲ onset ") {
+			got = append(got, l)
+		}
+	}
+	// The demo is seeded: every run prints the same.
+	want := []string{
+		"▲ onset 2026-11-22 10:02:00 UTC  Shop  DATE#2026-11-22  982 WCU in that second  time_bucket",
+		"▲ onset 2026-11-22 10:05:00 UTC  Shop  EVENTS#SHARD_0  921 WCU in that second  single_key",
+		"▲ onset 2026-11-22 10:05:00 UTC  Shop  EVENTS#SHARD_1  889 WCU in that second  single_key",
+		"▲ onset 2026-11-22 10:06:00 UTC  Shop  CART#checkout  1000 WCU in that second  single_key",
+		"▲ onset 2026-11-22 10:07:00 UTC  Shop · index GSI1  OPS_LOG  988 WCU in that second  constant_key",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("onsets\n%s\nwant\n%s\noutput:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), out)
+	}
+
+	code, out, errs = hotkeys(t, "", "demo", "--format", "json")
+	if code != exitOK && code != exitInputError {
+		t.Fatalf("demo exit %d: %s", code, errs)
+	}
+	var cart report.KeyReport
+	for _, w := range decodeReport(t, out).Windows {
+		for _, k := range w.HotKeys {
+			if k.Key == "CART#checkout" {
+				cart = k
+			}
+		}
+	}
+	if !cart.Saturated || cart.SaturatedSeconds != 60 || !cart.RecommendedShardsIsLowerBound || cart.Severity != report.Critical || cart.PeakWCUPerSecond != 1000 {
+		t.Errorf("CART#checkout %+v, want saturated for the whole minute at exactly 1,000 WCU/s", cart.KeyFigures)
+	}
+}
