@@ -22,7 +22,8 @@ import (
 
 // MaxWatchedKeys bounds the keys a window remembers in its state (the
 // announced ones, and those that reached the saturation level): 128 keys
-// of 13 bytes or so, under 2 KB of a tumbling window's state per window.
+// of at most 11 bytes encoded (a hash, a flag, a count of seconds under
+// 900), 1.4 KB of a tumbling window's state per window.
 // A stream shard, about one partition, admits about one key per second at
 // the critical rate, so a 15-minute window rarely needs more; past it, a
 // key that crosses is not announced, and counted (OnsetsDropped).
