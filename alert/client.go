@@ -147,7 +147,7 @@ func (c ClientPublisher) Publish(ctx context.Context, reports []report.ClientRep
 type putError struct{ err error }
 
 func (e putError) Error() string {
-	return "alert: cloudwatch PutMetricData failed: " + errorCode(e.err)
+	return "alert: cloudwatch PutMetricData failed: " + ErrorCode(e.err)
 }
 
 func (e putError) Unwrap() error { return e.err }
