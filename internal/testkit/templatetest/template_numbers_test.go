@@ -44,6 +44,8 @@ var numericParameters = []numericParameter{
 		why: "the function's window (1 s to 15 min) and TumblingWindowInSeconds (0 to 900)"},
 	{name: "BatchSize", integer: true, lo: 1, hi: 10000,
 		why: "the event source mapping's BatchSize for DynamoDB streams: at most 10,000 (Lambda developer guide, services-ddb-params)"},
+	{name: "BatchingWindowSeconds", integer: true, lo: 0, hi: 300,
+		why: "the event source mapping's MaximumBatchingWindowInSeconds: 0 to 300 (Lambda API reference, CreateEventSourceMapping)"},
 	{name: "TopKeys", integer: true, lo: 0, hi: alert.MaxTop, env: "HOTKEYS_TOP"},
 	{name: "HistoryRetentionDays", integer: true, lo: 1, hi: 3650, env: "HOTKEYS_HISTORY_RETENTION_DAYS"},
 	{name: "ShareThreshold", lo: 0, loOpen: true, hi: 1, env: "HOTKEYS_SHARE_THRESHOLD"},
