@@ -396,7 +396,7 @@ func TestTemplateKeyRangeThrottleAlarms(t *testing.T) {
 	} {
 		got := map[string]map[string]float64{}
 		for id := range tc.want {
-			got[id] = throttleBreaching(t, s, id, tc.pts)
+			got[id] = breaching(t, s, id, tc.pts)
 		}
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("%s: breaching by alarm (-want +got):\n%s", tc.name, diff)
@@ -415,32 +415,6 @@ func TestTemplateKeyRangeThrottleAlarms(t *testing.T) {
 	if !fill {
 		t.Errorf("KeyRangeThrottledAlarm returns %v, want FILL(<throttled>, 0)", p["Metrics"])
 	}
-}
-
-// throttleBreaching is breaching for an alarm whose one metric may sit
-// behind metric math: the math here only fills gaps, which one period of
-// points does not have.
-func throttleBreaching(t *testing.T, s *cfn.Stack, id string, pts []point) map[string]float64 {
-	t.Helper()
-	p := properties(mustResource(t, s, id))
-	refs, err := alarmMetricRefs(id, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(refs) != 1 {
-		t.Fatalf("alarm %s reads %d metrics, want 1", id, len(refs))
-	}
-	threshold := toFloat(t, p["Threshold"])
-	out := map[string]float64{}
-	for c, v := range evaluate(t, refs[0], pts) {
-		if p["ComparisonOperator"] != "GreaterThanThreshold" {
-			t.Fatalf("alarm %s: operator %v", id, p["ComparisonOperator"])
-		}
-		if v > threshold {
-			out[c] = v
-		}
-	}
-	return out
 }
 
 // TestTemplateNotificationTopic checks the wiring of the function's onset

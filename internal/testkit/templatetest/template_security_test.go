@@ -266,6 +266,17 @@ func checkAlarmTopicKey(t *testing.T, s *cfn.Stack) {
 	if key["EnableKeyRotation"] != true {
 		t.Error("alarm topic key rotation is off")
 	}
+	// Who publishes to the topic may use the key for it alone, and only to
+	// encrypt and decrypt its messages.
+	publishes := func(st policyStatement, who string) {
+		if a := st.list("Action"); !slices.Equal(a, []string{"kms:Decrypt", "kms:GenerateDataKey*"}) {
+			t.Errorf("%s: %s may %v, want kms:Decrypt and kms:GenerateDataKey*", st.where, who, a)
+		}
+		c := fmt.Sprint(st.m["Condition"])
+		if w := fmt.Sprint(map[string]any{"StringEquals": map[string]any{"kms:EncryptionContext:aws:sns:topicArn": topicArn}}); c != w {
+			t.Errorf("%s: condition %s, want %s", st.where, c, w)
+		}
+	}
 	cloudwatch, function := 0, 0
 	for _, st := range statements("key", key["KeyPolicy"]) {
 		principal := fmt.Sprint(st.m["Principal"])
@@ -274,22 +285,10 @@ func checkAlarmTopicKey(t *testing.T, s *cfn.Stack) {
 			// A publisher to an encrypted topic needs both (Amazon SNS,
 			// Key management): the function's onset notifications.
 			function++
-			if a := st.list("Action"); !slices.Equal(a, []string{"kms:Decrypt", "kms:GenerateDataKey*"}) {
-				t.Errorf("%s: the function may %v, want kms:Decrypt and kms:GenerateDataKey*", st.where, a)
-			}
-			c := fmt.Sprint(st.m["Condition"])
-			if w := fmt.Sprint(map[string]any{"StringEquals": map[string]any{"kms:EncryptionContext:aws:sns:topicArn": topicArn}}); c != w {
-				t.Errorf("%s: condition %s, want %s", st.where, c, w)
-			}
+			publishes(st, "the function")
 		case "map[Service:cloudwatch.amazonaws.com]":
 			cloudwatch++
-			if a := st.list("Action"); !slices.Equal(a, []string{"kms:Decrypt", "kms:GenerateDataKey*"}) {
-				t.Errorf("%s: CloudWatch may %v, want kms:Decrypt and kms:GenerateDataKey*", st.where, a)
-			}
-			c := fmt.Sprint(st.m["Condition"])
-			if w := fmt.Sprint(map[string]any{"StringEquals": map[string]any{"kms:EncryptionContext:aws:sns:topicArn": topicArn}}); c != w {
-				t.Errorf("%s: condition %s, want %s", st.where, c, w)
-			}
+			publishes(st, "CloudWatch")
 		case "map[AWS:arn:aws:iam::" + cfn.Account + ":root]":
 			for _, a := range st.list("Action") {
 				if slices.Contains([]string{"kms:Decrypt", "kms:Encrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*"}, a) || a == "kms:*" {
