@@ -110,7 +110,7 @@ func Metrics() []MetricDefinition {
 
 // definitionOf returns the catalogue's entry for a metric name.
 func definitionOf(name string) *MetricDefinition {
-	for _, c := range [][]MetricDefinition{catalogue, clientCatalogue} {
+	for _, c := range [][]MetricDefinition{catalogue, clientCatalogue, onsetCatalogue} {
 		for i := range c {
 			if c[i].Name == name {
 				return &c[i]
@@ -133,6 +133,10 @@ type group struct {
 	// index is true for a global secondary index's window: only metrics
 	// with IndexDimensions go in.
 	index bool
+	// alsoTable puts the values under TableName alone too, as a second
+	// EMF dimension set: an index's onsets, so that one alarm per table
+	// covers its indexes (EMF only; the API path never sees such a group).
+	alsoTable bool
 }
 
 type dimension struct{ name, value string }

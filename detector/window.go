@@ -6,6 +6,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
@@ -32,6 +33,15 @@ type Window struct {
 	summary *sketch.Summary
 	shards  []shardLoad
 
+	// sec is the latest second of record time counted (start-1 before
+	// any); see onset.go for the rest, which a watching window fills.
+	sec         int64
+	watch       *watch
+	watchedKeys []watchedKey
+	pending     []report.Onset
+	dropped     uint64
+	ticks       []sketch.TickEntry // scratch of checkSecond
+
 	keyBuf, itemBuf []byte // scratch: typed key bytes, reused per record
 }
 
@@ -43,6 +53,7 @@ type shardLoad struct {
 	records, wcu  uint64
 	tick          int64
 	tickWCU, peak uint64
+	saturated     uint32 // seconds at or above the saturation level, the current one aside
 }
 
 // NewWindow returns an empty window for table covering [start, end).
@@ -54,7 +65,7 @@ func NewWindow(cfg sketch.Config, table string, start, end time.Time) (*Window, 
 	if err != nil {
 		return nil, fmt.Errorf("detector: %w", err)
 	}
-	return &Window{table: table, start: start.Unix(), end: end.Unix(), summary: s}, nil
+	return &Window{table: table, start: start.Unix(), end: end.Unix(), summary: s, sec: start.Unix() - 1}, nil
 }
 
 // NewIndexWindow returns an empty window for global secondary index index
@@ -92,6 +103,9 @@ func (w *Window) AddIndex(r *record.Record, iw *record.IndexWrite) {
 	tick := w.start
 	if !r.Time.IsZero() {
 		tick = r.Time.Unix()
+	}
+	if tick > w.sec {
+		w.nextSecond(tick)
 	}
 	if iw.Delete.WCU > 0 {
 		w.addEntry(&iw.Delete, tick)
@@ -135,6 +149,9 @@ func (w *Window) Add(r *record.Record) {
 	tick := w.start
 	if !r.Time.IsZero() {
 		tick = r.Time.Unix()
+	}
+	if tick > w.sec {
+		w.nextSecond(tick)
 	}
 	var item uint64
 	if r.SortKey.Present() {
@@ -210,6 +227,7 @@ func (w *Window) Merge(other *Window) error {
 	w.lowerBound = w.lowerBound || other.lowerBound
 	w.terminatedEarly = w.terminatedEarly || other.terminatedEarly
 	w.trimmed = w.trimmed || other.trimmed
+	w.mergeWatched(other)
 	for _, o := range other.shards {
 		s := w.shard(o.id)
 		s.records += o.records
