@@ -3,6 +3,7 @@ package templatetest
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -15,31 +16,19 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/cfn"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
-// The onset metric as issue 20 fixes it between the function and the
-// template: a key's WCU in the second it crossed the critical rate, at
-// 1-second resolution, per table and, for an index's key, per table and
-// index. Until the alert package emits it (branch r3-onset), the template
-// is checked against this contract; pendingMetrics holds it, and the tests
-// fail once the code publishes it, so that the real emission takes over.
+// The onset metric (issue 20): a key's WCU in the second it crossed the
+// critical rate, at 1-second resolution, per table; an index's onset also
+// per table and index.
 const (
-	onsetMetric = "OnsetPeakWCUPerSecond"
+	onsetMetric = alert.MetricOnsetPeakWCUPerSecond
 	// onsetMessage is the "msg" of the onset log line, which names the key.
-	onsetMessage = "hot partition key onset"
+	onsetMessage = alert.MsgOnset
 )
 
-var (
-	onsetTableDims = []string{alert.DimensionTableName}
-	onsetIndexDims = []string{alert.DimensionIndexName, alert.DimensionTableName} // sorted
-)
-
-// pendingMetrics are metrics the template reads before the alert package
-// publishes them, by metricID, with the unit the contract gives them.
-var pendingMetrics = map[string]publishedMetric{
-	metricID(onsetMetric, onsetTableDims): {alert.DefaultNamespace, onsetMetric, alert.UnitCountPerSecond, onsetTableDims},
-	metricID(onsetMetric, onsetIndexDims): {alert.DefaultNamespace, onsetMetric, alert.UnitCountPerSecond, onsetIndexDims},
-}
+var onsetTableDims = []string{alert.DimensionTableName}
 
 // emfPoint is one value of an EMF line, with the storage resolution its
 // directive declares (60 when it declares none, as the specification says).
@@ -99,35 +88,38 @@ func parseEMF(t *testing.T, out []byte) []emfPoint {
 	return pts
 }
 
-// onsetEMF returns the EMF lines of two onsets, one of a table key and one
-// of an index key, each at wcu WCU in the second it crossed: as the
-// contract has the function write them (an onset line per key, its
-// table-level metric beside KeyPeakWCUPerSecond).
-func onsetEMF(t *testing.T, second time.Time, wcu float64) []byte {
+// onsetEMF runs the real alert.Publisher, with its default configuration
+// in EMF mode, on onsets in the same second, each at wcu WCU, one per index
+// given ("" the table's): key OPS_LOG of the table, key STATUS#open of an
+// index. It returns what the publisher writes: the onset log lines and
+// their EMF lines.
+func onsetEMF(t *testing.T, second time.Time, wcu uint64, indexes ...string) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	line := func(dims []string, values map[string]string, metric string) {
-		directive := map[string]any{
-			"Namespace":  alert.DefaultNamespace,
-			"Dimensions": [][]string{dims},
-			"Metrics":    []map[string]any{{"Name": metric, "Unit": alert.UnitCountPerSecond, "StorageResolution": 1}},
-		}
-		root := map[string]any{"_aws": map[string]any{"Timestamp": second.UnixMilli(), "CloudWatchMetrics": []any{directive}}, metric: wcu}
-		for k, v := range values {
-			root[k] = v
-		}
-		if err := json.NewEncoder(&b).Encode(root); err != nil {
-			t.Fatal(err)
-		}
+	cfg := alert.DefaultConfig()
+	cfg.Mode = alert.ModeEMF
+	var out bytes.Buffer
+	p, err := alert.NewPublisher(cfg, nil, &out)
+	if err != nil {
+		t.Fatal(err)
 	}
-	table := map[string]string{alert.DimensionTableName: testTable}
-	index := map[string]string{alert.DimensionTableName: testTable, alert.DimensionIndexName: testIndex}
-	line([]string{alert.DimensionTableName}, table, onsetMetric)
-	line([]string{alert.DimensionTableName, alert.DimensionIndexName}, index, onsetMetric)
-	table[alert.DimensionPartitionKey], index[alert.DimensionPartitionKey] = "OPS_LOG", "OPS_LOG"
-	line([]string{alert.DimensionTableName, alert.DimensionPartitionKey}, table, alert.MetricKeyPeakWCUPerSecond)
-	line([]string{alert.DimensionTableName, alert.DimensionIndexName, alert.DimensionPartitionKey}, index, alert.MetricKeyPeakWCUPerSecond)
-	return b.Bytes()
+	start := second.Truncate(time.Minute)
+	var onsets []report.Onset
+	for _, index := range indexes {
+		key := "OPS_LOG"
+		if index != "" {
+			key = "STATUS#open"
+		}
+		onsets = append(onsets, report.Onset{
+			Window: report.Window{Table: testTable, Index: index, Start: start, End: start.Add(time.Minute)},
+			Second: second, SecondWCULower: wcu, SecondWCUUpper: wcu + 10,
+			Key: report.KeyFigures{Key: key, Type: "S", WCU: wcu, WCULower: wcu, WCUUpper: wcu + 10, PeakWCUPerSecond: float64(wcu),
+				Severity: report.Critical, Pattern: report.PatternSingleKey, Diagnosis: "one key carries most of the writes", RecommendedShards: 2},
+		})
+	}
+	if _, err := p.PublishOnsets(context.Background(), onsets); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
 }
 
 // TestTemplateOnsetAlarm checks the high-resolution alarm against the
@@ -168,50 +160,43 @@ func TestTemplateOnsetAlarm(t *testing.T) {
 
 	second := time.Date(2026, 11, 22, 10, 0, 7, 0, time.UTC)
 	for _, tc := range []struct {
-		wcu  float64
+		wcu  uint64
 		want map[string]float64
 	}{
 		{950, map[string]float64{"": 950}},
 		{750, map[string]float64{"": 750}},
 		{749, map[string]float64{}},
 	} {
-		emitted := parseEMF(t, onsetEMF(t, second, tc.wcu))
-		var pts []point
-		for _, e := range emitted {
-			if e.name == onsetMetric && e.resolution != 1 {
-				t.Errorf("%s%v is emitted at %d-s resolution; a 10-s alarm needs 1", e.name, e.dims, e.resolution)
+		for _, indexes := range [][]string{{""}, {testIndex}, {"", testIndex}} {
+			var pts []point
+			for _, e := range parseEMF(t, onsetEMF(t, second, tc.wcu, indexes...)) {
+				if e.name == onsetMetric && e.resolution != 1 {
+					t.Errorf("%s%v is emitted at %d-s resolution; a 10-s alarm needs 1", e.name, e.dims, e.resolution)
+				}
+				if !e.timestamp.Equal(second) {
+					t.Errorf("%s%v is stamped %v, want the second the key crossed, %v", e.name, e.dims, e.timestamp, second)
+				}
+				pts = append(pts, e.point)
 			}
-			if e.name == onsetMetric && !e.timestamp.Equal(second) {
-				t.Errorf("%s is stamped %v, want the second the key crossed, %v", e.name, e.timestamp, second)
+			// An index's onset is emitted under TableName alone as well:
+			// the one alarm per table covers its indexes' keys.
+			if got := breaching(t, s, id, pts); !cmp.Equal(got, tc.want) {
+				t.Errorf("onsets of %q at %v WCU in a second: %s breaches with %v, want %v", indexes, tc.wcu, id, got, tc.want)
 			}
-			pts = append(pts, e.point)
-		}
-		if got := breaching(t, s, id, pts); !cmp.Equal(got, tc.want) {
-			t.Errorf("onsets at %v WCU in a second: %s breaches with %v, want %v", tc.wcu, id, got, tc.want)
-		}
-		// The index's onset carries IndexName, which the alarm cannot
-		// name for an index it does not know: it reaches the per-key index
-		// alarm (and the log line and notification), not this one. If the
-		// code ever emits index onsets under TableName alone, this fails,
-		// and docs/deploy.md must say that the alarm covers indexes too.
-		var indexOnly []point
-		for _, q := range pts {
-			if _, ok := q.dims[alert.DimensionIndexName]; ok {
-				indexOnly = append(indexOnly, q)
-			}
-		}
-		if got := breaching(t, s, id, indexOnly); len(got) != 0 {
-			t.Errorf("an index's onset alone breaches %s: %v", id, got)
 		}
 	}
-	// The per-key alarm reads KeyPeakWCUPerSecond, which an onset also
-	// publishes: it names the key a minute-scale later.
-	pts := []point{}
-	for _, e := range parseEMF(t, onsetEMF(t, second, 950)) {
+	// The per-key alarms read KeyPeakWCUPerSecond, which an onset also
+	// publishes: they name the key a minute-scale later.
+	var pts []point
+	for _, e := range parseEMF(t, onsetEMF(t, second, 950, "", testIndex)) {
 		pts = append(pts, e.point)
 	}
 	if got, want := breaching(t, s, "HotKeyByKeyAlarm", pts), map[string]float64{"PartitionKey=OPS_LOG": 950}; !cmp.Equal(got, want) {
 		t.Errorf("an onset's key metric breaches the per-key alarm with %v, want %v", got, want)
+	}
+	si := deploy(t, readTemplate(t), map[string]string{"IndexAnalysis": "on"})
+	if got, want := breaching(t, si, "IndexHotKeyByKeyAlarm", pts), map[string]float64{"IndexName=" + testIndex + ",PartitionKey=STATUS#open": 950}; !cmp.Equal(got, want) {
+		t.Errorf("an index onset's key metric breaches the index per-key alarm with %v, want %v", got, want)
 	}
 }
 
