@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -414,18 +413,23 @@ func insightsQueries(w dashboardWidget) int {
 // indexes, and a findings query on the fields the findings log really
 // writes.
 func TestTemplateDashboardWidgets(t *testing.T) {
+	// The fields of each kind of line the log widgets read: the findings
+	// of a closed window, and the onsets.
 	_, findings := publishWindow(t)
-	fields := map[string]bool{}
+	fields := map[string]map[string]bool{alert.MsgHotKey: {}, alert.MsgOnset: {}}
 	for _, f := range findings {
-		if f["msg"] != alert.MsgHotKey {
+		msg, _ := f["msg"].(string)
+		if fields[msg] == nil {
 			continue
 		}
 		for k := range f {
-			fields[k] = true
+			fields[msg][k] = true
 		}
 	}
-	if len(fields) == 0 {
-		t.Fatalf("the publisher logged no %q line for a flagged key", alert.MsgHotKey)
+	for msg, f := range fields {
+		if len(f) == 0 {
+			t.Fatalf("the publisher logged no %q line", msg)
+		}
 	}
 
 	tmpl := readTemplate(t)
@@ -439,7 +443,7 @@ func TestTemplateDashboardWidgets(t *testing.T) {
 		s := deploy(t, tmpl, sc.Values)
 		_, widgets, dashRefs := templateMetricRefs(t, s)
 		var alarmsShown []string
-		logWidgets := 0
+		var logWidgets []string
 		for i, w := range widgets {
 			if n := insightsQueries(w); n > 1 {
 				t.Errorf("%s: widget %d (%v) runs %d Metrics Insights queries; a widget's GetMetricData runs one", sc, i, w.Properties["title"], n)
@@ -461,8 +465,7 @@ func TestTemplateDashboardWidgets(t *testing.T) {
 					alarmsShown = append(alarmsShown, a.(string))
 				}
 			case "log":
-				logWidgets++
-				checkFindingsQuery(t, i, w.Properties["query"].(string), fields)
+				logWidgets = append(logWidgets, checkFindingsQuery(t, i, w.Properties["query"].(string), fields))
 			}
 		}
 		var alarms []string
@@ -487,8 +490,8 @@ func TestTemplateDashboardWidgets(t *testing.T) {
 		if readsIndexes != analyses {
 			t.Errorf("%s: the dashboard reads index metrics = %v", sc, readsIndexes)
 		}
-		if logWidgets != 1 {
-			t.Errorf("%s: %d findings log widgets, want 1", sc, logWidgets)
+		if slices.Sort(logWidgets); !slices.Equal(logWidgets, []string{alert.MsgHotKey, alert.MsgOnset}) {
+			t.Errorf("%s: log widgets of %q, want one of the findings and one of the onsets", sc, logWidgets)
 		}
 	}
 }
@@ -499,24 +502,31 @@ var (
 	logsFields = regexp.MustCompile(`\|\s*fields\s+([^|]+)`)
 )
 
-func checkFindingsQuery(t *testing.T, i int, q string, fields map[string]bool) {
+// checkFindingsQuery checks a log widget's query: the function's log
+// group, one kind of line (its msg), and fields those lines really have. It
+// returns the msg.
+func checkFindingsQuery(t *testing.T, i int, q string, fields map[string]map[string]bool) string {
 	t.Helper()
 	if m := logsSource.FindStringSubmatch(q); m == nil || m[1] != cfn.Ref("HotKeysLogGroup") {
 		t.Errorf("log widget %d: query %q does not read the function's log group", i, q)
 	}
-	if m := logsFilter.FindStringSubmatch(q); m == nil || m[1] != alert.MsgHotKey {
-		t.Errorf("log widget %d: query %q does not filter on msg = %q", i, q, alert.MsgHotKey)
+	m := logsFilter.FindStringSubmatch(q)
+	if m == nil || fields[m[1]] == nil {
+		t.Errorf("log widget %d: query %q filters on no msg the function logs (%v)", i, q, sortedKeys(map[string]bool{alert.MsgHotKey: true, alert.MsgOnset: true}))
+		return ""
 	}
-	m := logsFields.FindStringSubmatch(q)
+	msg := m[1]
+	m = logsFields.FindStringSubmatch(q)
 	if m == nil {
 		t.Fatalf("log widget %d: no fields in %q", i, q)
 	}
 	for _, f := range strings.Split(m[1], ",") {
 		f = strings.TrimSpace(f)
-		if !strings.HasPrefix(f, "@") && !fields[f] {
-			t.Errorf("log widget %d: field %q is not in the findings log (it has %v)", i, f, fmt.Sprint(sortedKeys(fields)))
+		if !strings.HasPrefix(f, "@") && !fields[msg][f] {
+			t.Errorf("log widget %d: field %q is not in the %q lines (they have %v)", i, f, msg, sortedKeys(fields[msg]))
 		}
 	}
+	return msg
 }
 
 func sortedKeys(m map[string]bool) []string {
