@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
@@ -154,8 +155,26 @@ func (d *Detector) Onsets(dst []report.Onset) []report.Onset {
 	for _, w := range d.open {
 		dst = w.Onsets(dst)
 	}
-	slices.SortFunc(dst[n:], func(a, b report.Onset) int {
+	SortOnsets(dst[n:])
+	return dst
+}
+
+// SortOnsets orders onsets by second, then table, index and key: the
+// order they are announced in.
+func SortOnsets(onsets []report.Onset) {
+	slices.SortFunc(onsets, func(a, b report.Onset) int {
 		return cmp.Or(a.Second.Compare(b.Second), cmp.Compare(a.Table, b.Table), cmp.Compare(a.Index, b.Index), cmp.Compare(a.Key.Key, b.Key.Key))
 	})
-	return dst
+}
+
+// Announced reports whether the window has announced key's onset: it
+// remembers that (in its encoding too) until it closes.
+func (w *Window) Announced(key ddb.Key) bool {
+	h := sketch.Hash(appendTypedKey(nil, key))
+	for _, k := range w.watchedKeys {
+		if k.hash == h {
+			return k.announced
+		}
+	}
+	return false
 }

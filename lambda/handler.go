@@ -23,6 +23,7 @@ type schemaLookup interface {
 // publisher is what the handler needs of alert.Publisher.
 type publisher interface {
 	Publish(ctx context.Context, reps []report.Report) (alert.Result, error)
+	PublishOnsets(ctx context.Context, onsets []report.Onset) (alert.Result, error)
 }
 
 // feeder is what the handler needs of detector.Feed.
@@ -120,6 +121,10 @@ func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 		// What the decoder could not read is counted all the same.
 		inv.countUnread(payload, err)
 	}
+
+	// Announce: the keys that crossed the critical rate in what this
+	// batch counted, before the batch returns, whatever the window.
+	inv.announce(ctx)
 
 	// Close and publish: a tumbling window goes back to Lambda in the
 	// state, or is published on its last batch; a plain batch closes the
