@@ -16,6 +16,7 @@ import (
 // Messages of the findings log, for Logs Insights filters.
 const (
 	MsgHotKey          = "hot partition key"
+	MsgShardSaturated  = "stream shard saturated"
 	MsgTerminatedEarly = "window terminated early"
 	MsgPutFailed       = "cloudwatch PutMetricData failed"
 )
@@ -62,11 +63,34 @@ func logFindings(ctx context.Context, log *slog.Logger, reports []report.Report)
 				attrs = append(attrs, slog.Int("write_shards", len(wcu)), slog.Any("write_shard_wcu", wcu))
 			}
 			attrs = append(attrs, slog.Bool("wcu_is_lower_bound", r.WCUIsLowerBound))
+			if key.SaturatedSeconds > 0 {
+				attrs = append(attrs, slog.Int("saturated_seconds", key.SaturatedSeconds), slog.Bool("saturated", key.Saturated),
+					slog.Bool("recommended_shards_is_lower_bound", key.RecommendedShardsIsLowerBound))
+			}
 			if r.TerminatedEarly {
 				attrs = append(attrs, slog.Bool("terminated_early", true))
 			}
 			log.LogAttrs(ctx, level(key.Severity), MsgHotKey, append(attrs, window...)...)
 		}
+		logSaturatedShards(ctx, log, r, window)
+	}
+}
+
+// logSaturatedShards writes one ERROR line per saturated stream shard: its
+// partition was pinned at the limit, whether or not one key alone was.
+func logSaturatedShards(ctx context.Context, log *slog.Logger, r *report.Report, window []slog.Attr) {
+	for _, s := range r.Shards {
+		if !s.Saturated {
+			continue
+		}
+		log.LogAttrs(ctx, slog.LevelError, MsgShardSaturated, append([]slog.Attr{
+			slog.String("table", r.Table),
+			slog.String("shard", s.Shard),
+			slog.Int("saturated_seconds", s.SaturatedSeconds),
+			floatAttr("peak_wcu_per_second", s.PeakWCUPerSecond),
+			slog.Uint64("wcu", s.WCU),
+			slog.String("diagnosis", "Successful writes pinned at the partition limit: the partition's writes are most likely being throttled, and its true demand is at least what was observed, whichever keys share it. The hot keys of this window, if any, are the likely cause; otherwise spread the keys that share it."),
+		}, window...)...)
 	}
 }
 

@@ -87,3 +87,39 @@ func TestOnsetMetricsCatalogue(t *testing.T) {
 		t.Error("OnsetMetrics() shares its slices with the catalogue")
 	}
 }
+
+// TestSaturatedFindings: a saturated key's findings line says so, and a
+// saturated stream shard gets a line of its own.
+func TestSaturatedFindings(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Mode = ModeOff
+	var out bytes.Buffer
+	p, err := newTestPublisher(cfg, nil, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sampleReport("Orders", recentStart())
+	r.HotKeys[0].SaturatedSeconds, r.HotKeys[0].Saturated, r.HotKeys[0].RecommendedShardsIsLowerBound = 7, true, true
+	r.Shards = []report.ShardReport{{Shard: "shardId-1", Records: 9, WCU: 9000, PeakWCUPerSecond: 1000, SaturatedSeconds: 9, Saturated: true},
+		{Shard: "shardId-2", Records: 1, WCU: 10, PeakWCUPerSecond: 10}}
+	if _, err := p.Publish(context.Background(), []report.Report{r}); err != nil {
+		t.Fatal(err)
+	}
+	_, logs := splitOutput(t, out.Bytes())
+	var sat, shards int
+	for _, l := range logs {
+		switch l["msg"] {
+		case MsgHotKey:
+			if l["saturated_seconds"] == 7.0 && l["saturated"] == true && l["recommended_shards_is_lower_bound"] == true {
+				sat++
+			}
+		case MsgShardSaturated:
+			if l["shard"] == "shardId-1" && l["saturated_seconds"] == 9.0 && l["level"] == "ERROR" {
+				shards++
+			}
+		}
+	}
+	if sat != 1 || shards != 1 {
+		t.Errorf("%d saturated key lines, %d saturated shard lines; want 1 and 1:\n%s", sat, shards, out.Bytes())
+	}
+}

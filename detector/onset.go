@@ -40,6 +40,7 @@ type watchedKey struct {
 type watch struct {
 	cfg  Config
 	crit uint64 // the critical rate as whole WCU in one second
+	sat  uint64 // the saturation level, likewise
 }
 
 // levelOf returns the least whole number of WCU that reaches x (a rate per
@@ -53,8 +54,14 @@ func levelOf(x float64) uint64 {
 // Detector's windows watch; the Lambda makes its tumbling windows watch,
 // afresh after each decode (the state carries what was announced, not
 // the configuration).
+//
+// A watching window also counts, for each key and each stream shard, the
+// seconds in which its WCU reached cfg's saturation level (see
+// Config.SaturationFraction): its report says which are saturated.
 func (w *Window) Watch(cfg Config) {
-	w.watch = &watch{cfg: cfg, crit: levelOf(cfg.CriticalWCUPerSecond)}
+	sat, _ := cfg.saturation()
+	w.watch = &watch{cfg: cfg, crit: levelOf(cfg.CriticalWCUPerSecond), sat: sat}
+	w.satLevel = sat
 }
 
 // nextSecond is called when a record of a later second than the window's
@@ -89,12 +96,24 @@ func (w *Window) OnsetsDropped() uint64 { return w.dropped }
 // reached the critical rate, unless announced before in the window. over
 // says the second is over (a later one has begun); otherwise it is the
 // second so far.
+//
+// A second that is over also counts, for each key that reached the
+// saturation level in it, one saturated second.
 func (w *Window) checkSecond(over bool) {
-	w.ticks = w.summary.AppendTick(w.ticks[:0], w.sec, w.watch.crit)
+	crit, sat := w.watch.crit, w.watch.sat
+	level := crit
+	if over {
+		level = min(crit, sat)
+	}
+	w.ticks = w.summary.AppendTick(w.ticks[:0], w.sec, level)
 	for i := range w.ticks {
 		e := &w.ticks[i]
 		k := w.watched(sketch.Hash(e.Key))
+		if k != nil && over && e.Weight >= sat {
+			k.saturated++
+		}
 		switch {
+		case e.Weight < crit:
 		case k == nil && over:
 			w.dropped++
 		case k != nil && !k.announced:
@@ -102,6 +121,28 @@ func (w *Window) checkSecond(over bool) {
 			w.pending = append(w.pending, w.onset(e, !over))
 		}
 	}
+}
+
+// saturatedSeconds returns, by key hash, the seconds in which each key's
+// WCU reached the saturation level, the current second included (it is
+// over when the window is reported at its close); nil for a window that
+// does not watch.
+func (w *Window) saturatedSeconds() map[uint64]int {
+	if w.watch == nil {
+		return nil
+	}
+	m := map[uint64]int{}
+	for _, k := range w.watchedKeys {
+		if k.saturated > 0 {
+			m[k.hash] = int(k.saturated)
+		}
+	}
+	if w.sec >= w.start {
+		for _, e := range w.summary.AppendTick(nil, w.sec, w.watch.sat) {
+			m[sketch.Hash(e.Key)]++
+		}
+	}
+	return m
 }
 
 // watched returns the window's record of the key of hash h, making one if
@@ -141,6 +182,7 @@ func (w *Window) mergeWatched(other *Window) {
 	for _, o := range other.watchedKeys {
 		if k := w.watched(o.hash); k != nil {
 			k.announced = k.announced || o.announced
+			k.saturated += o.saturated
 		}
 	}
 	w.dropped += other.dropped

@@ -41,6 +41,7 @@ type Window struct {
 	pending     []report.Onset
 	dropped     uint64
 	ticks       []sketch.TickEntry // scratch of checkSecond
+	satLevel    uint64             // the saturation level, for the shards; 0 when not watching
 
 	keyBuf, itemBuf []byte // scratch: typed key bytes, reused per record
 }
@@ -162,7 +163,7 @@ func (w *Window) Add(r *record.Record) {
 	w.keyBuf = appendTypedKey(w.keyBuf[:0], r.PartitionKey)
 	w.summary.Add(w.keyBuf, r.WCU, tick, item)
 	if r.Shard != "" {
-		w.shard(r.Shard).add(tick, r.WCU)
+		w.shard(r.Shard).add(tick, r.WCU, w.satLevel)
 	}
 }
 
@@ -190,13 +191,18 @@ func (w *Window) shard(id string) *shardLoad {
 	return &w.shards[len(w.shards)-1]
 }
 
-func (s *shardLoad) add(tick int64, wcu uint64) {
+// add counts a record of the shard; sat is the saturation level (0: none),
+// against which each second the shard leaves behind is counted.
+func (s *shardLoad) add(tick int64, wcu, sat uint64) {
 	s.records++
 	s.wcu += wcu
 	switch {
 	case tick == s.tick:
 		s.tickWCU += wcu
 	case tick > s.tick:
+		if sat > 0 && s.tickWCU >= sat {
+			s.saturated++
+		}
 		s.tick, s.tickWCU = tick, wcu
 	default:
 		// Out of order: the true WCU of that second is at least wcu.
@@ -238,6 +244,7 @@ func (w *Window) Merge(other *Window) error {
 			s.tick, s.tickWCU = o.tick, o.tickWCU
 		}
 		s.peak = max(s.peak, o.peak, s.tickWCU)
+		s.saturated += o.saturated
 	}
 	return nil
 }

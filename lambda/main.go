@@ -37,6 +37,8 @@ var envVars = []string{
 	"HOTKEYS_MIN_WCU_PER_SECOND",       // peak WCU/s a key needs to be flagged (100)
 	"HOTKEYS_CRITICAL_WCU_PER_SECOND",  // peak WCU/s that makes a key critical (800)
 	"HOTKEYS_PARTITION_LIMIT",          // per-partition limit, WCU/s (1000)
+	"HOTKEYS_SATURATION_FRACTION",      // a key or stream shard at this fraction of the limit ... (0.9)
+	"HOTKEYS_SATURATION_SECONDS",       // ... for this many seconds of a window is saturated (3)
 	"HOTKEYS_PARTITION_KEY",            // partition-key attribute; empty = DescribeTable
 	"HOTKEYS_INDEXES",                  // analyse the global secondary indexes: auto (when the table has any), on or off (auto)
 	"HOTKEYS_TOP",                      // keys listed and published per window (10)
@@ -150,6 +152,7 @@ func configFromEnv(getenv func(string) string) (detector.Config, alert.Config, s
 		{"HOTKEYS_MIN_WCU_PER_SECOND", &cfg.MinWCUPerSecond},
 		{"HOTKEYS_CRITICAL_WCU_PER_SECOND", &cfg.CriticalWCUPerSecond},
 		{"HOTKEYS_PARTITION_LIMIT", &cfg.PartitionLimit},
+		{"HOTKEYS_SATURATION_FRACTION", &cfg.SaturationFraction},
 	}
 	for _, f := range floats {
 		if v := getenv(f.name); v != "" {
@@ -166,6 +169,13 @@ func configFromEnv(getenv func(string) string) (detector.Config, alert.Config, s
 			return cfg, acfg, "", bad("HOTKEYS_TOP", v, fmt.Errorf("%w: not a whole number", detector.ErrConfig))
 		}
 		cfg.Top, acfg.Top = n, n
+	}
+	if v := getenv("HOTKEYS_SATURATION_SECONDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return cfg, acfg, "", bad("HOTKEYS_SATURATION_SECONDS", v, fmt.Errorf("%w: not a whole number of seconds", detector.ErrConfig))
+		}
+		cfg.SaturationSeconds = n
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, acfg, "", envError(err)
@@ -221,6 +231,8 @@ var fieldVars = map[string]string{
 	"MinWCUPerSecond":      "HOTKEYS_MIN_WCU_PER_SECOND",
 	"CriticalWCUPerSecond": "HOTKEYS_CRITICAL_WCU_PER_SECOND",
 	"PartitionLimit":       "HOTKEYS_PARTITION_LIMIT",
+	"SaturationFraction":   "HOTKEYS_SATURATION_FRACTION",
+	"SaturationSeconds":    "HOTKEYS_SATURATION_SECONDS",
 	"Top":                  "HOTKEYS_TOP",
 }
 
