@@ -42,7 +42,8 @@ func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) 
 	// the metrics they declare do not depend on the time.
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	key := report.KeyReport{
-		KeyFigures: report.KeyFigures{Key: "OPS_LOG", Type: "S", WCU: 60000, WCULower: 59990, WCUUpper: 60010, Share: 0.6, AvgWCUPerSecond: 1000, PeakWCUPerSecond: 1200, Severity: report.Critical, Pattern: report.PatternSingleKey, Diagnosis: "one key carries most of the table's writes", RecommendedShards: 2},
+		KeyFigures: report.KeyFigures{Key: "OPS_LOG", Type: "S", WCU: 60000, WCULower: 59990, WCUUpper: 60010, Share: 0.6, AvgWCUPerSecond: 1000, PeakWCUPerSecond: 1200, Severity: report.Critical, Pattern: report.PatternSingleKey, Diagnosis: "one key carries most of the table's writes", RecommendedShards: 2,
+			SaturatedSeconds: 4, Saturated: true, RecommendedShardsIsLowerBound: true},
 	}
 	rep := report.Report{
 		Window:       report.Window{Table: testTable, Start: start, End: start.Add(time.Minute)},

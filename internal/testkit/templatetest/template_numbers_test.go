@@ -54,6 +54,9 @@ var numericParameters = []numericParameter{
 	{name: "CriticalWCUPerSecond", lo: 0, loOpen: true, hi: 1e9, env: "HOTKEYS_CRITICAL_WCU_PER_SECOND",
 		others: map[string]string{"MinWCUPerSecond": "0"}},
 	{name: "PartitionLimit", lo: 0, loOpen: true, hi: 1e9, env: "HOTKEYS_PARTITION_LIMIT"},
+	// 0 is the function's "the default" for both.
+	{name: "SaturationFraction", lo: 0, hi: 1, env: "HOTKEYS_SATURATION_FRACTION"},
+	{name: "SaturationSeconds", integer: true, lo: 0, hi: detector.MaxWindow.Seconds(), env: "HOTKEYS_SATURATION_SECONDS"},
 	{name: "CriticalRCUPerSecond", lo: 0, loOpen: true, hi: 1e9,
 		why: "the client alarm's threshold: a rate above 0, within the detector's bound for client settings (1e9)"},
 }
