@@ -62,6 +62,10 @@ type handler struct {
 	// indexes keeps the decoder's global secondary indexes in step with
 	// the table's (HOTKEYS_INDEXES).
 	indexes *indexSource
+
+	// notify sends each onset to an SNS topic; nil when
+	// HOTKEYS_NOTIFY_TOPIC_ARN is empty.
+	notify *notifier
 }
 
 // newHandler returns the function.

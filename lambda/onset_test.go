@@ -11,6 +11,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/fakesns"
 )
 
 // Time to detect, through the built bootstrap: a stream delivered as the
@@ -291,7 +292,17 @@ func TestOnsetOncePerWindow(t *testing.T) {
 	bounds, _ := batchBounds(recs, window)
 	for _, plain := range []bool{false, true} {
 		t.Run(map[bool]string{false: "tumbling", true: "plain"}[plain], func(t *testing.T) {
-			f := startFunction(t, onsetEnv)
+			// The onset goes to an SNS topic too: once, in the tumbling
+			// run; in the plain run SNS refuses it, which fails nothing.
+			topic := fakesns.New()
+			defer topic.Close()
+			if plain {
+				topic.FailNext(100, "AuthorizationError")
+			}
+			env := maps.Clone(onsetEnv)
+			env["HOTKEYS_NOTIFY_TOPIC_ARN"] = "arn:aws:sns:us-east-1:123456789012:hotkeys-alarms"
+			env["AWS_ENDPOINT_URL_SNS"] = topic.URL
+			f := startFunction(t, env)
 			state := map[string]string{}
 			deliver := func(i int) {
 				final := 0
@@ -316,6 +327,98 @@ func TestOnsetOncePerWindow(t *testing.T) {
 			if lines := f.onsetLines(t, &drains); len(lines) != 1 || lines[0].str("key") != "HOT" {
 				t.Errorf("onset lines %v, want HOT's alone", lines)
 			}
+			sent, errs := topic.Published(), 0.0
+			for _, l := range emfLines(f.lines(t)) {
+				errs += max(l.num("NotifyErrors"), 0)
+			}
+			switch {
+			case !plain && (len(sent) != 1 || !strings.HasPrefix(sent[0].Subject, "Hot key HOT on Orders: ") || errs != 0):
+				t.Errorf("notified %v, %v NotifyErrors; want HOT once", sent, errs)
+			case plain && (len(sent) != 0 || topic.Attempts() != 1 || errs != 1):
+				t.Errorf("SNS refusing: %d attempts, %v NotifyErrors; want 1 and 1", topic.Attempts(), errs)
+			}
 		})
+	}
+}
+
+// admitted is the admission model of one partition: of the demand, in
+// time order, each second admits writes while their WCU fits under limit
+// and throttles the rest. It returns what the stream shows (the admitted
+// writes) and the seconds in which it throttled.
+func admitted(limit int, demand []streamRecord) (admitted []streamRecord, throttled []int) {
+	room := map[int]int{}
+	for _, r := range demand {
+		sec := int(r.at)
+		if room[sec]+r.wcu > limit {
+			if !slices.Contains(throttled, sec) {
+				throttled = append(throttled, sec)
+			}
+			continue
+		}
+		room[sec] += r.wcu
+		admitted = append(admitted, r)
+	}
+	return admitted, throttled
+}
+
+// TestSaturationUnderBootstrap: a partition admits at most 100 WCU/s (the
+// tenfold scale of 1,000) while HOT's demand is 250 during seconds 20 to
+// 29 and 30 to 31: the stream shows HOT pinned at the cap. The window's
+// report flags HOT and its stream shard saturated for exactly the seconds
+// the model throttled, and nothing else; the onset comes with the first
+// throttled second.
+func TestSaturationUnderBootstrap(t *testing.T) {
+	const window = 60
+	demand := design(window,
+		streamKey{"HOT", 10, func(s int) int {
+			if s >= 20 && s < 30 || s == 40 || s == 41 {
+				return 25 // 250 WCU/s of demand
+			}
+			return 3
+		}},
+		streamKey{"COOL", 10, func(int) int { return 1 }},
+		streamKey{"USER#1", 1, func(int) int { return 5 }},
+	)
+	recs, throttled := admitted(100, demand)
+	if len(throttled) != 12 {
+		t.Fatalf("the model throttled in seconds %v, want 12 of them", throttled)
+	}
+	start := time.Now().Add(-10 * time.Minute).Truncate(windowLength)
+	bounds, _ := batchBounds(recs, window)
+	env := maps.Clone(onsetEnv)
+	env["HOTKEYS_METRICS"] = "emf"
+	f := startFunction(t, env)
+	state := map[string]string{}
+	for i, b := range bounds {
+		final := 0
+		if i == len(bounds)-1 {
+			final = 1
+		}
+		state = tumblingResponse(t, f.invoke(t, withState(t, streamBatch(t, start, recs, b[0], b[1], final), state)))
+	}
+	drains := 0
+	onsets := f.onsetLines(t, &drains)
+	if len(onsets) != 1 || onsets[0].str("key") != "HOT" || onsets[0].str("second") != start.Add(20*time.Second).UTC().Format(time.RFC3339) {
+		t.Errorf("onsets %v, want HOT's at second 20", onsets)
+	}
+	type sat struct {
+		Key       string
+		Seconds   float64
+		Saturated bool
+	}
+	var got []sat
+	for _, l := range f.lines(t) {
+		switch l.str("msg") {
+		case "hot partition key":
+			got = append(got, sat{l.str("key"), max(l.num("saturated_seconds"), 0), l["saturated"] == true})
+		case "stream shard saturated":
+			got = append(got, sat{"shard " + l.str("shard"), l.num("saturated_seconds"), true})
+		}
+	}
+	// COOL is flagged (a warning: its share), never saturated: the
+	// partition throttled it too, but it never ran near the cap.
+	want := []sat{{"HOT", 12, true}, {"COOL", 0, false}, {"shard shardId-00000001", 12, true}}
+	if !slices.Equal(got, want) {
+		t.Errorf("saturated %v, want %v", got, want)
 	}
 }

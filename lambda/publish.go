@@ -93,6 +93,9 @@ func (inv *invocation) announce(ctx context.Context) {
 	if res.WriteError != nil {
 		inv.h.log.Error("onsets could not be written to stdout", "error", res.WriteError)
 	}
+	if inv.h.notify != nil {
+		inv.h.notify.notify(ctx, onsets)
+	}
 }
 
 // publish sends the closed windows' reports to CloudWatch. It never fails
