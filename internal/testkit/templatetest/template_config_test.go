@@ -43,15 +43,15 @@ var lambdaEnvironment = []string{
 	"HOTKEYS_HISTORY_RETENTION_DAYS",
 	"HOTKEYS_INDEXES",
 	"HOTKEYS_NOTIFY_TOPIC_ARN",
+	"HOTKEYS_NOTIFY_MAX_PER_INVOCATION",
 }
 
 // pendingLambdaEnvironment lists variables the template sets (and this
-// test's list has) before the Lambda's sources read them: the onset
-// notification's topic (issue 20), which branch r3-onset reads. The test
-// fails once the sources read a pending name, so that the exception is
+// test's list has) before the Lambda's sources read them: none now. The
+// test fails once the sources read a pending name, so that the exception is
 // removed the moment it is no longer needed, and it never excuses a name
 // the template does not set.
-var pendingLambdaEnvironment = []string{"HOTKEYS_NOTIFY_TOPIC_ARN"}
+var pendingLambdaEnvironment []string
 
 var envName = regexp.MustCompile(`^HOTKEYS_[A-Z0-9_]+$`)
 

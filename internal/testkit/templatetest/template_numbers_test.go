@@ -48,6 +48,7 @@ var numericParameters = []numericParameter{
 		why: "the event source mapping's MaximumBatchingWindowInSeconds: 0 to 300 (Lambda API reference, CreateEventSourceMapping)"},
 	{name: "TopKeys", integer: true, lo: 0, hi: alert.MaxTop, env: "HOTKEYS_TOP"},
 	{name: "HistoryRetentionDays", integer: true, lo: 1, hi: 3650, env: "HOTKEYS_HISTORY_RETENTION_DAYS"},
+	{name: "NotifyMaxPerInvocation", integer: true, lo: 1, hi: 100, env: "HOTKEYS_NOTIFY_MAX_PER_INVOCATION"},
 	{name: "ShareThreshold", lo: 0, loOpen: true, hi: 1, env: "HOTKEYS_SHARE_THRESHOLD"},
 	{name: "MinWCUPerSecond", lo: 0, hi: 1e9, env: "HOTKEYS_MIN_WCU_PER_SECOND",
 		others: map[string]string{"CriticalWCUPerSecond": "1000000000"}},
