@@ -119,17 +119,25 @@ var (
 	keyDims   = []string{alert.DimensionTableName, alert.DimensionPartitionKey}
 )
 
+// emfPublisher returns the real alert.Publisher, with its default
+// configuration in EMF mode, writing to out.
+func emfPublisher(t *testing.T, out *bytes.Buffer) *alert.Publisher {
+	t.Helper()
+	cfg := alert.DefaultConfig()
+	cfg.Mode = alert.ModeEMF
+	p, err := alert.NewPublisher(cfg, nil, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // publishEMF runs the real alert.Publisher, with its default configuration
 // in EMF mode, on reports and returns what it writes to stdout.
 func publishEMF(t *testing.T, reports []report.Report, clients []report.ClientReport) *bytes.Buffer {
 	t.Helper()
-	cfg := alert.DefaultConfig()
-	cfg.Mode = alert.ModeEMF
 	var out bytes.Buffer
-	p, err := alert.NewPublisher(cfg, nil, &out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := emfPublisher(t, &out)
 	if _, err := p.Publish(context.Background(), reports); err != nil {
 		t.Fatal(err)
 	}

@@ -92,13 +92,6 @@ func parseEMF(t *testing.T, out []byte) []emfPoint {
 // their EMF lines.
 func onsetEMF(t *testing.T, second time.Time, wcu uint64, indexes ...string) []byte {
 	t.Helper()
-	cfg := alert.DefaultConfig()
-	cfg.Mode = alert.ModeEMF
-	var out bytes.Buffer
-	p, err := alert.NewPublisher(cfg, nil, &out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	start := second.Truncate(time.Minute)
 	var onsets []report.Onset
 	for _, index := range indexes {
@@ -113,7 +106,8 @@ func onsetEMF(t *testing.T, second time.Time, wcu uint64, indexes ...string) []b
 				Severity: report.Critical, Pattern: report.PatternSingleKey, Diagnosis: "one key carries most of the writes", RecommendedShards: 2},
 		})
 	}
-	if _, err := p.PublishOnsets(context.Background(), onsets); err != nil {
+	var out bytes.Buffer
+	if _, err := emfPublisher(t, &out).PublishOnsets(context.Background(), onsets); err != nil {
 		t.Fatal(err)
 	}
 	return out.Bytes()
