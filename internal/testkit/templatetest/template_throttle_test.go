@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -213,4 +214,71 @@ func TestTemplateKeyRangeThrottleAlarms(t *testing.T) {
 	if !fill {
 		t.Errorf("KeyRangeThrottledAlarm returns %v, want FILL(<throttled>, 0)", p["Metrics"])
 	}
+}
+
+// TestTemplateCompositeOnEmission runs the composite alarm on what is
+// emitted: the onsets the real publisher writes, and DynamoDB's throttle
+// events as DynamoDB publishes them. Each alarm the rule names is
+// evaluated on those points with its deployed threshold, and the rule on
+// their states: it fires when the table is throttled on a key range and a
+// key's onset reached the critical rate, and not when either is missing.
+func TestTemplateCompositeOnEmission(t *testing.T) {
+	s := deploy(t, readTemplate(t), nil)
+	rule, _ := properties(mustResource(t, s, "ThrottledHotKeyCompositeAlarm"))["AlarmRule"].(string)
+	second := time.Date(2026, 11, 22, 10, 0, 7, 0, time.UTC)
+	throttled := point{"AWS/DynamoDB", writeKeyRangeThrottles, map[string]string{alert.DimensionTableName: testTable}, 12}
+	for _, tc := range []struct {
+		name      string
+		onsetWCU  uint64 // 0: no onset
+		throttled bool
+		want      bool
+	}{
+		{"a table key's onset, the table throttled", 950, true, true},
+		{"an onset below the critical rate, the table throttled", 799, true, false},
+		{"no onset, the table throttled", 0, true, false},
+		{"a table key's onset, no throttling", 950, false, false},
+	} {
+		var pts []point
+		if tc.onsetWCU > 0 {
+			for _, e := range parseEMF(t, onsetEMF(t, second, tc.onsetWCU, "")) {
+				pts = append(pts, e.point)
+			}
+		}
+		if tc.throttled {
+			pts = append(pts, throttled)
+		}
+		firing := map[string]bool{}
+		for _, m := range alarmRuleTerm.FindAllStringSubmatch(rule, -1) {
+			id, _, _ := strings.Cut(strings.TrimPrefix(m[1], "getatt("), ".")
+			firing[m[1]] = alarmFires(t, s, id, pts)
+		}
+		got, err := evalRule(rule, firing)
+		if err != nil {
+			t.Fatalf("rule %q: %v", rule, err)
+		}
+		if got != tc.want {
+			t.Errorf("%s: the composite is %v (its alarms firing: %v), want %v", tc.name, got, firing, tc.want)
+		}
+	}
+}
+
+// alarmFires reports whether an alarm breaches on pts. An alarm of several
+// metrics (metric math) is evaluated here only when none of its metrics
+// has a point, and then it is not breaching (missing data is not
+// breaching).
+func alarmFires(t *testing.T, s *cfn.Stack, id string, pts []point) bool {
+	t.Helper()
+	refs, err := alarmMetricRefs(id, properties(mustResource(t, s, id)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(refs) == 1 {
+		return len(breaching(t, s, id, pts)) > 0
+	}
+	for _, r := range refs {
+		if len(evaluate(t, r, pts)) > 0 {
+			t.Fatalf("alarm %s reads %d metrics, which this test does not combine, and %v has points", id, len(refs), r)
+		}
+	}
+	return false
 }
