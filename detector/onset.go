@@ -38,6 +38,7 @@ type watchedKey struct {
 
 // watch is what a watching window checks its seconds against.
 type watch struct {
+	on   bool // Watch was called
 	cfg  Config
 	crit uint64 // the critical rate as whole WCU in one second
 	sat  uint64 // the saturation level, likewise
@@ -60,14 +61,14 @@ func levelOf(x float64) uint64 {
 // Config.SaturationFraction): its report says which are saturated.
 func (w *Window) Watch(cfg Config) {
 	sat, _ := cfg.saturation()
-	w.watch = &watch{cfg: cfg, crit: levelOf(cfg.CriticalWCUPerSecond), sat: sat}
+	w.watch = watch{on: true, cfg: cfg, crit: levelOf(cfg.CriticalWCUPerSecond), sat: sat}
 	w.satLevel = sat
 }
 
 // nextSecond is called when a record of a later second than the window's
 // current one comes: the current second is over.
 func (w *Window) nextSecond(tick int64) {
-	if w.watch != nil && w.sec >= w.start {
+	if w.watch.on && w.sec >= w.start {
 		w.checkSecond(true)
 	}
 	w.sec = tick
@@ -78,7 +79,7 @@ func (w *Window) nextSecond(tick int64) {
 // and forgets them. A watching window's caller calls it after each batch,
 // so that an onset is announced with the batch that counted it.
 func (w *Window) Onsets(dst []report.Onset) []report.Onset {
-	if w.watch != nil && w.sec >= w.start {
+	if w.watch.on && w.sec >= w.start {
 		w.checkSecond(false)
 	}
 	dst = append(dst, w.pending...)
@@ -128,7 +129,7 @@ func (w *Window) checkSecond(over bool) {
 // over when the window is reported at its close); nil for a window that
 // does not watch.
 func (w *Window) saturatedSeconds() map[uint64]int {
-	if w.watch == nil {
+	if !w.watch.on {
 		return nil
 	}
 	m := map[uint64]int{}

@@ -225,3 +225,64 @@ func TestWindowOnsetsBounded(t *testing.T) {
 		t.Errorf("the watched keys take %d bytes of the encoding", extra)
 	}
 }
+
+// TestWatchingAddAllocatesNothing: once a key is announced, counting
+// records across second boundaries, which checks each ending second's
+// keys and counts saturated seconds, makes no allocation: Add stays the
+// hot path it was.
+func TestWatchingAddAllocatesNothing(t *testing.T) {
+	cfg := DefaultConfig()
+	w, _ := NewWindow(cfg.Sketch, "Orders", t0, t0.Add(15*time.Minute))
+	w.Watch(cfg)
+	// Seconds of records, built beforehand: HOT at 1,000 WCU/s (announced,
+	// then saturated second after second) and a tail.
+	var seconds [][]*record.Record
+	for s := range 20 {
+		at := t0.Add(time.Duration(s) * time.Second)
+		var recs []*record.Record
+		for i := range 100 {
+			r := rec("Orders", "HOT", "", 10, at)
+			r.Shard = "shardId-1"
+			recs = append(recs, r, rec("Orders", fmt.Sprintf("U%d", i), "", 1, at))
+		}
+		seconds = append(seconds, recs)
+	}
+	add := func(s int) {
+		for _, r := range seconds[s] {
+			w.Add(r)
+		}
+	}
+	for s := range 3 { // the announcement, and the scratch buffers' growth
+		add(s)
+		w.Onsets(nil)
+	}
+	s := 3
+	if n := testing.AllocsPerRun(10, func() { add(s); s++ }); n != 0 {
+		t.Errorf("Add of a second's records allocated %v times", n)
+	}
+	if k := w.watchedKeys[0]; !k.announced || k.saturated < 10 {
+		t.Errorf("HOT: %+v, want announced and saturated second after second", k)
+	}
+}
+
+// TestDetectorIndexOnset: an index key that crosses is announced with its
+// index, once, beside the table's own keys, which stay quiet.
+func TestDetectorIndexOnset(t *testing.T) {
+	d, err := New(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := range 5 {
+		for i := range 90 {
+			r := withIndex(rec("Orders", fmt.Sprintf("LOG#%d#%d", s, i), "", 10, t0.Add(time.Duration(s)*time.Second)), "GSI1", "OPS_LOG", 10, "", 0)
+			if err := d.Add(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got := d.Onsets(nil)
+	if len(got) != 1 || got[0].Index != "GSI1" || got[0].Key.Key != "OPS_LOG" || !got[0].Second.Equal(t0) ||
+		got[0].SecondWCULower != 900 || got[0].Key.Pattern != report.PatternConstantKey {
+		t.Errorf("onsets %+v, want GSI1's OPS_LOG at %v with 900 WCU", got, t0)
+	}
+}

@@ -9,25 +9,24 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
-// admit is the admission model of one partition: in each second, the
-// writes that arrive (demand, in WCU per second for each key, 10 WCU a
-// write, the keys' writes interleaved as they arrive) are admitted while
-// the partition's second has room under limit, and throttled after. It
-// returns the admitted records, on shard, in time order: what the stream
-// shows.
+// admit runs a demand (in WCU per second for each key, 10 WCU a write,
+// the keys' writes interleaved as they arrive) through the admission model
+// of one partition (ddb.Admission). It returns the admitted records, on
+// shard, in time order: what the stream shows.
 func admit(limit int, seconds int, shard string, demand map[string]func(sec int) int) []*record.Record {
 	var out []*record.Record
+	a := ddb.NewAdmission(uint64(limit))
 	for s := range seconds {
 		at := t0.Add(time.Duration(s) * time.Second)
 		left := map[string]int{}
 		for k, d := range demand {
 			left[k] = d(s) / 10
 		}
-		room := limit
 		for more := true; more; {
 			more = false
 			for _, k := range sortedKeys(left) {
@@ -36,8 +35,7 @@ func admit(limit int, seconds int, shard string, demand map[string]func(sec int)
 				}
 				left[k]--
 				more = true
-				if room >= 10 {
-					room -= 10
+				if a.Admit(int64(s), 10) {
 					r := rec("Orders", k, "", 10, at)
 					r.Shard = shard
 					out = append(out, r)

@@ -36,7 +36,7 @@ type Window struct {
 	// sec is the latest second of record time counted (start-1 before
 	// any); see onset.go for the rest, which a watching window fills.
 	sec         int64
-	watch       *watch
+	watch       watch // by value: a window decoded from the state watches without an allocation
 	watchedKeys []watchedKey
 	pending     []report.Onset
 	dropped     uint64

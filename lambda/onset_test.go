@@ -341,21 +341,19 @@ func TestOnsetOncePerWindow(t *testing.T) {
 	}
 }
 
-// admitted is the admission model of one partition: of the demand, in
-// time order, each second admits writes while their WCU fits under limit
-// and throttles the rest. It returns what the stream shows (the admitted
-// writes) and the seconds in which it throttled.
+// admitted runs the demand, in time order, through the admission model
+// of one partition (ddb.Admission): it returns what the stream shows (the
+// admitted writes) and the seconds in which the model throttled.
 func admitted(limit int, demand []streamRecord) (admitted []streamRecord, throttled []int) {
-	room := map[int]int{}
+	a := ddb.NewAdmission(uint64(limit))
 	for _, r := range demand {
 		sec := int(r.at)
-		if room[sec]+r.wcu > limit {
+		if !a.Admit(int64(sec), uint64(r.wcu)) {
 			if !slices.Contains(throttled, sec) {
 				throttled = append(throttled, sec)
 			}
 			continue
 		}
-		room[sec] += r.wcu
 		admitted = append(admitted, r)
 	}
 	return admitted, throttled
