@@ -31,6 +31,8 @@ var lambdaEnvironment = []string{
 	"HOTKEYS_MIN_WCU_PER_SECOND",
 	"HOTKEYS_CRITICAL_WCU_PER_SECOND",
 	"HOTKEYS_PARTITION_LIMIT",
+	"HOTKEYS_SATURATION_FRACTION",
+	"HOTKEYS_SATURATION_SECONDS",
 	"HOTKEYS_PARTITION_KEY",
 	"HOTKEYS_TOP",
 	"HOTKEYS_NAMESPACE",
@@ -40,6 +42,8 @@ var lambdaEnvironment = []string{
 	"HOTKEYS_HISTORY_TABLE",
 	"HOTKEYS_HISTORY_RETENTION_DAYS",
 	"HOTKEYS_INDEXES",
+	"HOTKEYS_NOTIFY_TOPIC_ARN",
+	"HOTKEYS_NOTIFY_MAX_PER_INVOCATION",
 }
 
 // pendingLambdaEnvironment lists variables the template sets (and this
@@ -135,6 +139,7 @@ func TestTemplateEnvironmentIsWhatTheLambdaReads(t *testing.T) {
 	dd, ad := detector.DefaultConfig(), alert.DefaultConfig()
 	if dcfg.Window != dd.Window || dcfg.ShareThreshold != dd.ShareThreshold || dcfg.MinWCUPerSecond != dd.MinWCUPerSecond ||
 		dcfg.CriticalWCUPerSecond != dd.CriticalWCUPerSecond || dcfg.PartitionLimit != dd.PartitionLimit ||
+		dcfg.SaturationFraction != dd.SaturationFraction || dcfg.SaturationSeconds != dd.SaturationSeconds ||
 		dcfg.Top != dd.Top || dcfg.Redactor != nil {
 		t.Errorf("default deployment gives detector config %+v, the code's default is %+v", dcfg, dd)
 	}
@@ -208,6 +213,7 @@ func configFromEnvironment(t *testing.T, env map[string]string) (detector.Config
 		"HOTKEYS_MIN_WCU_PER_SECOND":      &d.MinWCUPerSecond,
 		"HOTKEYS_CRITICAL_WCU_PER_SECOND": &d.CriticalWCUPerSecond,
 		"HOTKEYS_PARTITION_LIMIT":         &d.PartitionLimit,
+		"HOTKEYS_SATURATION_FRACTION":     &d.SaturationFraction,
 	} {
 		if *dst, err = strconv.ParseFloat(env[name], 64); err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -215,6 +221,9 @@ func configFromEnvironment(t *testing.T, env map[string]string) (detector.Config
 	}
 	if d.Top, err = strconv.Atoi(env["HOTKEYS_TOP"]); err != nil {
 		t.Fatalf("HOTKEYS_TOP: %v", err)
+	}
+	if d.SaturationSeconds, err = strconv.Atoi(env["HOTKEYS_SATURATION_SECONDS"]); err != nil {
+		t.Fatalf("HOTKEYS_SATURATION_SECONDS: %v", err)
 	}
 	a.Top = d.Top
 	if _, err = redact.ParseMode(env["HOTKEYS_KEY_REDACTION"]); err != nil {
