@@ -23,11 +23,14 @@ const (
 	MetricClientMaxKeyPeakRCUPerSecond   = "ClientMaxKeyPeakRCUPerSecond"
 	MetricClientMaxKeyPeakWCUPerSecond   = "ClientMaxKeyPeakWCUPerSecond"
 	MetricClientDroppedCalls             = "ClientDroppedCalls"
+	MetricClientUnprocessedItems         = "ClientUnprocessedItems"
+	MetricClientInternalErrors           = "ClientInternalErrors"
 
 	MetricClientKeyReadCapacityUnits  = "ClientKeyReadCapacityUnits"
 	MetricClientKeyWriteCapacityUnits = "ClientKeyWriteCapacityUnits"
 	MetricClientKeyPeakRCUPerSecond   = "ClientKeyPeakRCUPerSecond"
 	MetricClientKeyThrottledAttempts  = "ClientKeyThrottledAttempts"
+	MetricClientKeyUnprocessedItems   = "ClientKeyUnprocessedItems"
 	MetricClientKeyLatencyP99         = "ClientKeyLatencyP99"
 )
 
@@ -45,10 +48,13 @@ var clientCatalogue = []MetricDefinition{
 	{MetricClientMaxKeyPeakRCUPerSecond, UnitCountPerSecond, tableDims, "highest per-second RCU of one reported key (the per-partition limit is 3,000)", nil},
 	{MetricClientMaxKeyPeakWCUPerSecond, UnitCountPerSecond, tableDims, "highest per-second WCU of one reported key (the per-partition limit is 1,000)", nil},
 	{MetricClientDroppedCalls, UnitCount, tableDims, "calls not recorded because the publishing queue was full", nil},
+	{MetricClientUnprocessedItems, UnitCount, tableDims, "items batches handed back unprocessed: DynamoDB throttling part of a batch", nil},
+	{MetricClientInternalErrors, UnitCount, tableDims, "calls whose recording hit a bug of hotkeys (the call itself was untouched)", nil},
 	{MetricClientKeyReadCapacityUnits, UnitCount, keyDims, "RCU of a flagged key in the window (best estimate)", nil},
 	{MetricClientKeyWriteCapacityUnits, UnitCount, keyDims, "WCU of a flagged key in the window (best estimate)", nil},
 	{MetricClientKeyPeakRCUPerSecond, UnitCountPerSecond, keyDims, "highest RCU of a flagged key within one second (a lower bound)", nil},
 	{MetricClientKeyThrottledAttempts, UnitCount, keyDims, "throttled attempts of a flagged key, retried ones included", nil},
+	{MetricClientKeyUnprocessedItems, UnitCount, keyDims, "items of a flagged key batches handed back unprocessed", nil},
 	{MetricClientKeyLatencyP99, UnitMilliseconds, keyDims, "p99 latency of a flagged key's calls as the application saw them (0 when unmeasured)", nil},
 }
 
@@ -99,6 +105,8 @@ func (c *collector) clientValues(g *group, r *report.ClientReport) {
 	c.put(g, MetricClientMaxKeyPeakRCUPerSecond, maxRCU)
 	c.put(g, MetricClientMaxKeyPeakWCUPerSecond, maxWCU)
 	c.put(g, MetricClientDroppedCalls, float64(r.Dropped))
+	c.put(g, MetricClientUnprocessedItems, float64(r.UnprocessedItems))
+	c.put(g, MetricClientInternalErrors, float64(r.InternalErrors))
 }
 
 // clientKeyValues puts a flagged key's metrics into g.
@@ -107,6 +115,7 @@ func (c *collector) clientKeyValues(g *group, k *report.ClientKeyReport) {
 	c.put(g, MetricClientKeyWriteCapacityUnits, float64(k.WCU))
 	c.put(g, MetricClientKeyPeakRCUPerSecond, k.PeakRCUPerSecond)
 	c.put(g, MetricClientKeyThrottledAttempts, float64(k.ThrottledAttempts))
+	c.put(g, MetricClientKeyUnprocessedItems, float64(k.UnprocessedItems))
 	c.put(g, MetricClientKeyLatencyP99, k.LatencyP99Ms)
 }
 
@@ -138,7 +147,7 @@ func (c ClientPublisher) Publish(ctx context.Context, reports []report.ClientRep
 type putError struct{ err error }
 
 func (e putError) Error() string {
-	return "alert: cloudwatch PutMetricData failed: " + errorCode(e.err)
+	return "alert: cloudwatch PutMetricData failed: " + ErrorCode(e.err)
 }
 
 func (e putError) Unwrap() error { return e.err }

@@ -90,7 +90,7 @@ func TestClientMetricsPublished(t *testing.T) {
 		MetricClientRequests: 200, MetricClientReadCapacityUnits: 4000, MetricClientWriteCapacityUnits: 200,
 		MetricClientThrottledAttempts: 25, MetricClientConditionalCheckFailures: 0, MetricClientUnattributedRequests: 0,
 		MetricClientHotKeys: float64(len(rep.HotKeys)), MetricClientMaxKeyPeakRCUPerSecond: 1000, MetricClientMaxKeyPeakWCUPerSecond: 50,
-		MetricClientDroppedCalls: 0,
+		MetricClientDroppedCalls: 0, MetricClientUnprocessedItems: 0, MetricClientInternalErrors: 0,
 	}
 	if diff := cmp.Diff(want, table); diff != "" {
 		t.Errorf("table metrics (-want +got):\n%s", diff)

@@ -33,7 +33,11 @@ func appendEMF(b []byte, namespace string, resolution int, g *group) []byte {
 			}
 			b = appendJSONString(b, d.name)
 		}
-		b = append(b, `]],"Metrics":[`...)
+		b = append(b, ']')
+		if g.alsoTable {
+			b = append(b, `,["`+DimensionTableName+`"]`...)
+		}
+		b = append(b, `],"Metrics":[`...)
 		for i, v := range g.values[start:min(start+maxMetricsPerDirective, len(g.values))] {
 			if i > 0 {
 				b = append(b, ',')

@@ -16,6 +16,7 @@ import (
 // Messages of the findings log, for Logs Insights filters.
 const (
 	MsgHotKey          = "hot partition key"
+	MsgShardSaturated  = "stream shard saturated"
 	MsgTerminatedEarly = "window terminated early"
 	MsgPutFailed       = "cloudwatch PutMetricData failed"
 )
@@ -62,11 +63,34 @@ func logFindings(ctx context.Context, log *slog.Logger, reports []report.Report)
 				attrs = append(attrs, slog.Int("write_shards", len(wcu)), slog.Any("write_shard_wcu", wcu))
 			}
 			attrs = append(attrs, slog.Bool("wcu_is_lower_bound", r.WCUIsLowerBound))
+			if key.SaturatedSeconds > 0 {
+				attrs = append(attrs, slog.Int("saturated_seconds", key.SaturatedSeconds), slog.Bool("saturated", key.Saturated),
+					slog.Bool("recommended_shards_is_lower_bound", key.RecommendedShardsIsLowerBound))
+			}
 			if r.TerminatedEarly {
 				attrs = append(attrs, slog.Bool("terminated_early", true))
 			}
 			log.LogAttrs(ctx, level(key.Severity), MsgHotKey, append(attrs, window...)...)
 		}
+		logSaturatedShards(ctx, log, r, window)
+	}
+}
+
+// logSaturatedShards writes one ERROR line per saturated stream shard: its
+// partition was pinned at the limit, whether or not one key alone was.
+func logSaturatedShards(ctx context.Context, log *slog.Logger, r *report.Report, window []slog.Attr) {
+	for _, s := range r.Shards {
+		if !s.Saturated {
+			continue
+		}
+		log.LogAttrs(ctx, slog.LevelError, MsgShardSaturated, append([]slog.Attr{
+			slog.String("table", r.Table),
+			slog.String("shard", s.Shard),
+			slog.Int("saturated_seconds", s.SaturatedSeconds),
+			floatAttr("peak_wcu_per_second", s.PeakWCUPerSecond),
+			slog.Uint64("wcu", s.WCU),
+			slog.String("diagnosis", "Successful writes pinned at the partition limit: the partition's writes are most likely being throttled, and its true demand is at least what was observed, whichever keys share it. The hot keys of this window, if any, are the likely cause; otherwise spread the keys that share it."),
+		}, window...)...)
 	}
 }
 
@@ -141,14 +165,16 @@ func level(s report.Severity) slog.Level {
 func logPutFailure(ctx context.Context, log *slog.Logger, namespace string, err error, unsent int, fallback bool) {
 	log.LogAttrs(ctx, slog.LevelError, MsgPutFailed,
 		slog.String("namespace", namespace),
-		slog.String("error_code", errorCode(err)),
+		slog.String("error_code", ErrorCode(err)),
 		slog.Int("metrics_unsent", unsent),
 		slog.Bool("emf_fallback", fallback),
 	)
 }
 
-// errorCode names an error without quoting it.
-func errorCode(err error) string {
+// ErrorCode names an AWS SDK error by its code (or the context's end, or
+// a transport error) without quoting its message, which may repeat what
+// was sent, partition keys included: for log lines.
+func ErrorCode(err error) string {
 	var apiErr smithy.APIError
 	switch {
 	case errors.As(err, &apiErr):

@@ -225,27 +225,35 @@ func parseEMF(t *testing.T, line []byte) emfLine {
 		}
 		out.Namespace = ns
 		sets, ok := dir["Dimensions"].([]any)
-		if !ok || len(sets) != 1 {
-			t.Fatalf("want exactly one dimension set, got %v", dir["Dimensions"])
+		if !ok || len(sets) == 0 {
+			t.Fatalf("want at least one dimension set, got %v", dir["Dimensions"])
 		}
-		set, ok := sets[0].([]any)
-		if !ok || len(set) == 0 || len(set) > 30 {
-			t.Fatalf("dimension set must hold 1 to 30 names: %v", sets[0])
-		}
-		var dims, pairs []string
-		for _, n := range set {
-			name, ok := n.(string)
-			val, vok := root[name].(string)
-			if !ok || !vok || !validDimensionValue(val) {
-				t.Fatalf("dimension %v must be a root member with a valid string value, got %v", n, root[name])
+		// Every set must be valid; each yields its own observations (an
+		// index's onset is published under TableName alone too).
+		var setPairs [][]string
+		for si, s := range sets {
+			set, ok := s.([]any)
+			if !ok || len(set) == 0 || len(set) > 30 {
+				t.Fatalf("dimension set must hold 1 to 30 names: %v", s)
 			}
-			dims = append(dims, name)
-			pairs = append(pairs, name+"="+val)
+			var dims, pairs []string
+			for _, n := range set {
+				name, ok := n.(string)
+				val, vok := root[name].(string)
+				if !ok || !vok || !validDimensionValue(val) {
+					t.Fatalf("dimension %v must be a root member with a valid string value, got %v", n, root[name])
+				}
+				dims = append(dims, name)
+				pairs = append(pairs, name+"="+val)
+			}
+			if si == 0 {
+				if out.Dims != nil && !slices.Equal(out.Dims, dims) {
+					t.Fatalf("directives disagree on dimensions: %v vs %v", out.Dims, dims)
+				}
+				out.Dims = dims
+			}
+			setPairs = append(setPairs, pairs)
 		}
-		if out.Dims != nil && !slices.Equal(out.Dims, dims) {
-			t.Fatalf("directives disagree on dimensions: %v vs %v", out.Dims, dims)
-		}
-		out.Dims = dims
 		metrics, ok := dir["Metrics"].([]any)
 		if !ok || len(metrics) == 0 || len(metrics) > 100 {
 			t.Fatalf("Metrics must hold 1 to 100 definitions, got %d", len(metrics))
@@ -271,7 +279,9 @@ func parseEMF(t *testing.T, line []byte) emfLine {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out.Obs = append(out.Obs, obs{name, unit, strings.Join(pairs, "|"), ts, v})
+			for _, pairs := range setPairs {
+				out.Obs = append(out.Obs, obs{name, unit, strings.Join(pairs, "|"), ts, v})
+			}
 		}
 	}
 	return out

@@ -98,9 +98,12 @@ var catalogue = []MetricDefinition{
 // Metrics returns the catalogue of every metric the package can publish, in
 // publishing order: the table metrics, then the key metrics. Callers own the
 // returned slice.
-func Metrics() []MetricDefinition {
-	out := make([]MetricDefinition, len(catalogue))
-	for i, d := range catalogue {
+func Metrics() []MetricDefinition { return cloneDefinitions(catalogue) }
+
+// cloneDefinitions copies a catalogue, its slices too, for callers to own.
+func cloneDefinitions(c []MetricDefinition) []MetricDefinition {
+	out := make([]MetricDefinition, len(c))
+	for i, d := range c {
 		d.Dimensions = slices.Clone(d.Dimensions)
 		d.IndexDimensions = slices.Clone(d.IndexDimensions)
 		out[i] = d
@@ -110,7 +113,7 @@ func Metrics() []MetricDefinition {
 
 // definitionOf returns the catalogue's entry for a metric name.
 func definitionOf(name string) *MetricDefinition {
-	for _, c := range [][]MetricDefinition{catalogue, clientCatalogue} {
+	for _, c := range [][]MetricDefinition{catalogue, clientCatalogue, onsetCatalogue} {
 		for i := range c {
 			if c[i].Name == name {
 				return &c[i]
@@ -133,6 +136,10 @@ type group struct {
 	// index is true for a global secondary index's window: only metrics
 	// with IndexDimensions go in.
 	index bool
+	// alsoTable puts the values under TableName alone too, as a second
+	// EMF dimension set: an index's onsets, so that one alarm per table
+	// covers its indexes (EMF only; the API path never sees such a group).
+	alsoTable bool
 }
 
 type dimension struct{ name, value string }

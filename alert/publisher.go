@@ -120,7 +120,7 @@ func (p *Publisher) send(ctx context.Context, c *collector, w *errWriter, log *s
 	// logged (slog writes each line with one Write).
 	res := Result{NonFinite: c.nonFinite, FindingsLogged: w.lines}
 	if p.cfg.Mode.usesEMF() {
-		res.MetricsEMF += p.writeEMF(w, c.groups)
+		res.MetricsEMF += p.writeEMF(w, c.groups, p.cfg.StorageResolution)
 	}
 	if p.cfg.Mode.usesAPI() {
 		if unsent := p.putAPI(ctx, c.groups, &res); unsent != nil {
@@ -132,7 +132,7 @@ func (p *Publisher) send(ctx context.Context, c *collector, w *errWriter, log *s
 			logPutFailure(ctx, log, p.cfg.Namespace, res.APIError, n, fallback)
 			if fallback {
 				res.FellBackToEMF = true
-				res.MetricsEMF += p.writeEMF(w, unsent)
+				res.MetricsEMF += p.writeEMF(w, unsent, p.cfg.StorageResolution)
 			}
 		}
 		if p.cfg.Mode == ModeAPI {
@@ -145,21 +145,22 @@ func (p *Publisher) send(ctx context.Context, c *collector, w *errWriter, log *s
 					outside = append(outside, g)
 				}
 			}
-			res.MetricsEMF += p.writeEMF(w, outside)
+			res.MetricsEMF += p.writeEMF(w, outside, p.cfg.StorageResolution)
 		}
 	}
 	res.WriteError = w.err
 	return res, c.err
 }
 
-// writeEMF writes one line per group and returns the number of values.
-func (p *Publisher) writeEMF(w io.Writer, groups []group) (values int) {
+// writeEMF writes one line per group at resolution (StorageResolution)
+// and returns the number of values.
+func (p *Publisher) writeEMF(w io.Writer, groups []group, resolution int) (values int) {
 	var b []byte
 	for i := range groups {
 		if len(groups[i].values) == 0 {
 			continue
 		}
-		b = appendEMF(b[:0], p.cfg.Namespace, p.cfg.StorageResolution, &groups[i])
+		b = appendEMF(b[:0], p.cfg.Namespace, resolution, &groups[i])
 		if _, err := w.Write(b); err == nil {
 			values += len(groups[i].values)
 		}

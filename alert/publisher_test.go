@@ -262,7 +262,7 @@ func TestPublishFallsBackToEMF(t *testing.T) {
 				t.Errorf("server saw %d attempts; want %d", srv.Attempts(), tc.attempts)
 			}
 			sameResult(t, Result{Requests: 1, MetricsEMF: len(want), FellBackToEMF: true, APIError: cmpopts.AnyError, FindingsLogged: 6}, res)
-			if got := errorCode(res.APIError); !strings.HasPrefix(got, tc.code) {
+			if got := ErrorCode(res.APIError); !strings.HasPrefix(got, tc.code) {
 				t.Errorf("error code %q, want %q", got, tc.code)
 			}
 			emf, logs := splitOutput(t, out.Bytes())

@@ -108,6 +108,16 @@ func mapSize(members map[string]types.AttributeValue, depth int) (int, error) {
 	return ddb.ContainerSize(len(members), nested), nil
 }
 
+// sizeOf is an item's size, for estimating and apportioning: 0 for an
+// item DynamoDB could not have stored (it refused the call).
+func sizeOf(item map[string]types.AttributeValue) int {
+	n, err := itemSize(item)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
 // appendKey appends a key attribute's value in the canonical form of
 // ddb.Key (S as its bytes, N as its canonical decimal, B as its raw bytes)
 // and returns its type. It fails for a value that is not S, N or B, or a

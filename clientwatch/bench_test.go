@@ -79,12 +79,8 @@ type workload struct {
 
 var workloads = []workload{{"keys=1", 1, false}, {"keys=1000-zipf", 1000, true}, {"keys=100000-uniform", 100000, false}}
 
-// order returns the sequence of key indexes the calls follow, and the keys.
-func (wl workload) order() ([]int, []string) {
-	keys := make([]string, wl.keys)
-	for i := range keys {
-		keys[i] = "user#" + strconv.Itoa(i)
-	}
+// order returns the sequence of key indexes the calls follow.
+func (wl workload) order() []int {
 	order := make([]int, 1<<16)
 	r := rand.New(rand.NewPCG(1, 2))
 	z := rand.NewZipf(rand.New(rand.NewPCG(3, 4)), 1.1, 1, uint64(max(wl.keys-1, 1)))
@@ -95,8 +91,14 @@ func (wl workload) order() ([]int, []string) {
 			order[i] = r.IntN(wl.keys)
 		}
 	}
-	return order, keys
+	return order
 }
+
+// keyOf is the key of the i-th call, built afresh as a caller builds it:
+// its bytes are in cache, as they are when the SDK has just serialised
+// them (a key built in advance, left cold among 100,000, would charge a
+// middleware that reads it for the cache miss).
+func keyOf(order []int, i int) string { return "user#" + strconv.Itoa(order[i%len(order)]) }
 
 // allocsPerCall counts the heap allocations of calls calls of run, with
 // runtime.ReadMemStats, as testing's allocs/op does: it flushes every P's
@@ -116,19 +118,28 @@ func allocsPerCall(calls int, run func(j int)) float64 {
 }
 
 // BenchmarkOverhead is the overhead budget's measure: what the middleware
-// adds to a GetItem, end to end, over the same client without it. Three
-// clients call the same local HTTP server (or an in-memory one), which
-// answers at once: plain, with one no-op middleware (what the SDK charges
-// any middleware before its own work), and watched. They take turns in
-// blocks of 64 calls, so that all see the same machine, and each call
-// builds its input afresh, as a real caller does (an input built in
-// advance and left cold in cache would charge the middleware for the
-// cache misses of reading it). It reports per call the process's CPU time
-// (client and server goroutines: on a shared machine wall time says
-// little) and heap allocations: the plain side's, what the detector adds
-// (added-*), what the no-op adds (noop-added-*), and what the detector
-// adds beyond the no-op (beyond-noop-*). The budget reads
-// added-cpu-ns/op ≤ 1000 and added-allocs/op ≤ 1; compare runs with
+// adds to a GetItem, end to end, over the same client without it, in both
+// of its modes. Five clients call the same local HTTP server (or an
+// in-memory one), which answers at once:
+//
+//   - plain;
+//   - noop: one no-op middleware added through APIOptions, what the SDK
+//     charges any middleware before its own work (the budget's floor);
+//   - floor2: two no-op middlewares where the detector puts its two, last
+//     in the Initialize step and just inside the deserializer: what the SDK
+//     charges the detector's design before it does anything;
+//   - asking: the detector, asking DynamoDB for ConsumedCapacity;
+//   - estimating: the detector with EstimateCapacity.
+//
+// They take turns in blocks of 64 calls, so that all see the same
+// machine, and each call builds its input afresh, as a real caller does.
+// It reports per call the process's CPU time (client and server
+// goroutines: on a shared machine wall time says little) and heap
+// allocations of the plain side, and what each other side adds to it
+// (<side>-added-cpu-ns/op, <side>-added-allocs/op), and what each
+// detector mode adds beyond the no-op middleware (<mode>-beyond-noop-*)
+// and beyond the two no-ops (<mode>-beyond-floor2-*). The budget: at most
+// 1 allocation and 1 µs of CPU beyond the no-op; compare runs with
 // benchstat.
 func BenchmarkOverhead(b *testing.B) {
 	for _, wl := range workloads {
@@ -138,38 +149,23 @@ func BenchmarkOverhead(b *testing.B) {
 	}
 }
 
+// The sides of BenchmarkOverhead, in the order they take turns.
+const (
+	plainSide = iota
+	noopSide
+	floor2Side
+	askingSide
+	estimatingSide
+	sides
+)
+
+var sideNames = [sides]string{"plain", "noop", "floor2", "asking", "estimating"}
+
 func benchmarkOverhead(b *testing.B, wl workload, transport string) {
-	srv := instantServer(b)
-	opts := clientwatch.DefaultOptions()
-	opts.PartitionKeys = map[string]string{"Users": "pk"}
-	w, err := clientwatch.New(opts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	hc := func() dynamodb.HTTPClient {
-		if transport == "memory" {
-			return &memoryHTTP{}
-		}
-		return srv.Client()
-	}
-	// The three sides: plain; the SDK's floor, one middleware that does
-	// nothing (what any APIOptions middleware costs before its own work);
-	// and the detector.
-	noop := newClient(srv.URL, nil, hc())
-	noop = dynamodb.New(noop.Options(), func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, noopMiddleware) })
-	clients := [sides]*dynamodb.Client{newClient(srv.URL, nil, hc()), noop, newClient(srv.URL, w, hc())}
-	order, keys := wl.order()
-	table := "Users"
-	ctx := context.Background()
-	call := func(c *dynamodb.Client, i int) {
-		in := &dynamodb.GetItemInput{TableName: &table, Key: map[string]types.AttributeValue{
-			"pk": &types.AttributeValueMemberS{Value: keys[order[i%len(order)]]},
-		}}
-		if _, err := c.GetItem(ctx, in); err != nil {
-			b.Fatal(err)
-		}
-	}
-	for i := range 30_000 { // warm up: connections, buffers, pools, the window's sketches
+	clients := overheadClients(b, transport)
+	order := wl.order()
+	call := benchGetItem(b, order)
+	for i := range 50_000 { // warm up: connections, buffers, pools, the window's sketches
 		call(clients[i%sides], i)
 	}
 	const block = 64
@@ -195,13 +191,74 @@ func benchmarkOverhead(b *testing.B, wl workload, transport string) {
 	reportSides(b, n, cpu, allocs)
 }
 
-// The sides of BenchmarkOverhead, in the order they take turns.
-const (
-	plainSide = iota
-	noopSide
-	watchedSide
-	sides
-)
+// overheadClients makes BenchmarkOverhead's five clients, over a local
+// HTTP server or in memory.
+func overheadClients(b *testing.B, transport string) [sides]*dynamodb.Client {
+	srv := instantServer(b)
+	watcher := func(estimate bool) *clientwatch.Watcher {
+		opts := clientwatch.DefaultOptions()
+		opts.PartitionKeys = map[string]string{"Users": "pk"}
+		opts.EstimateCapacity = estimate
+		w, err := clientwatch.New(opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return w
+	}
+	hc := func() dynamodb.HTTPClient {
+		if transport == "memory" {
+			return &memoryHTTP{}
+		}
+		return srv.Client()
+	}
+	with := func(c *dynamodb.Client, m func(*middleware.Stack) error) *dynamodb.Client {
+		return dynamodb.New(c.Options(), func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, m) })
+	}
+	return [sides]*dynamodb.Client{
+		plainSide:      newClient(srv.URL, nil, hc()),
+		noopSide:       with(newClient(srv.URL, nil, hc()), noopMiddleware),
+		floor2Side:     with(newClient(srv.URL, nil, hc()), noopPair),
+		askingSide:     newClient(srv.URL, watcher(false), hc()),
+		estimatingSide: newClient(srv.URL, watcher(true), hc()),
+	}
+}
+
+// benchGetItem returns the benchmarks' call: a GetItem of the i-th key of
+// order, its input built afresh as a real caller builds it.
+func benchGetItem(b *testing.B, order []int) func(c *dynamodb.Client, i int) {
+	table := "Users"
+	ctx := context.Background()
+	return func(c *dynamodb.Client, i int) {
+		in := &dynamodb.GetItemInput{TableName: &table, Key: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: keyOf(order, i)},
+		}}
+		if _, err := c.GetItem(ctx, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGetItem runs each side of BenchmarkOverhead alone, in memory,
+// over 1,000 keys (Zipf): for counting the instructions a call executes
+// with cachegrind, which is deterministic where the clock of a shared
+// machine is not. One call's count is the count of a run of N calls
+// minus that of a run of M, over N − M (the warm-up and setup cancel).
+func BenchmarkGetItem(b *testing.B) {
+	for side := range sides {
+		b.Run(sideNames[side], func(b *testing.B) {
+			c := overheadClients(b, "memory")[side]
+			call := benchGetItem(b, workloads[1].order())
+			for i := range 5_000 { // warm up: buffers, pools, the window's sketches
+				call(c, i)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				call(c, i)
+			}
+		})
+	}
+}
 
 // noopMiddleware is an Initialize-step middleware that does nothing: what
 // the SDK charges for any middleware added through APIOptions.
@@ -211,29 +268,49 @@ func noopMiddleware(s *middleware.Stack) error {
 	}), middleware.After)
 }
 
+// noopInitialize and noopDeserialize do nothing, where the detector's two
+// middlewares are.
+type (
+	noopInitialize  struct{}
+	noopDeserialize struct{}
+)
+
+func (noopInitialize) ID() string { return "NoopInitialize" }
+func (noopInitialize) HandleInitialize(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+	return next.HandleInitialize(ctx, in)
+}
+func (noopDeserialize) ID() string { return "NoopDeserialize" }
+func (noopDeserialize) HandleDeserialize(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
+	return next.HandleDeserialize(ctx, in)
+}
+
+// noopPair adds the two no-ops where the detector adds its middlewares.
+func noopPair(s *middleware.Stack) error {
+	if err := s.Initialize.Add(noopInitialize{}, middleware.After); err != nil {
+		return err
+	}
+	return s.Deserialize.Insert(noopDeserialize{}, "OperationDeserializer", middleware.After)
+}
+
 // reportSides reports per call, from the sides' CPU time over calls calls
-// and their allocations per call: the plain side's, what the detector adds
-// to it, what a no-op middleware adds to it (the SDK's floor for any
-// middleware), and what the detector adds beyond that floor.
+// and their allocations per call: the plain side's, what each other side
+// adds to it, and what each detector mode adds beyond the no-op
+// middleware and beyond the two no-ops.
 func reportSides(b *testing.B, calls int, cpu [sides]time.Duration, allocs [sides]float64) {
 	perCall := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(calls) }
 	b.ReportMetric(perCall(cpu[plainSide]), "plain-cpu-ns/op")
-	b.ReportMetric(perCall(cpu[watchedSide]-cpu[plainSide]), "added-cpu-ns/op")
-	b.ReportMetric(perCall(cpu[noopSide]-cpu[plainSide]), "noop-added-cpu-ns/op")
-	b.ReportMetric(perCall(cpu[watchedSide]-cpu[noopSide]), "beyond-noop-cpu-ns/op")
 	b.ReportMetric(allocs[plainSide], "plain-allocs/op")
-	b.ReportMetric(allocs[watchedSide]-allocs[plainSide], "added-allocs/op")
-	b.ReportMetric(allocs[noopSide]-allocs[plainSide], "noop-added-allocs/op")
-	b.ReportMetric(allocs[watchedSide]-allocs[noopSide], "beyond-noop-allocs/op")
-}
-
-// reportPair reports per call the CPU time and allocations of a plain
-// side (0) and what the measured side (1) adds to it.
-func reportPair(b *testing.B, calls int, cpu [2]time.Duration, allocs [2]float64) {
-	n := float64(calls)
-	b.ReportMetric(float64(cpu[0].Nanoseconds())/n, "plain-cpu-ns/op")
-	b.ReportMetric(float64((cpu[1]-cpu[0]).Nanoseconds())/n, "added-cpu-ns/op")
-	b.ReportMetric(allocs[1]-allocs[0], "added-allocs/op")
+	for side := noopSide; side < sides; side++ {
+		b.ReportMetric(perCall(cpu[side]-cpu[plainSide]), sideNames[side]+"-added-cpu-ns/op")
+		b.ReportMetric(allocs[side]-allocs[plainSide], sideNames[side]+"-added-allocs/op")
+	}
+	for _, mode := range []int{askingSide, estimatingSide} {
+		for _, floor := range []int{noopSide, floor2Side} {
+			what := sideNames[mode] + "-beyond-" + sideNames[floor]
+			b.ReportMetric(perCall(cpu[mode]-cpu[floor]), what+"-cpu-ns/op")
+			b.ReportMetric(allocs[mode]-allocs[floor], what+"-allocs/op")
+		}
+	}
 }
 
 // reportCPU reports the process's CPU time per op: on a shared machine
@@ -245,69 +322,87 @@ func reportCPU(b *testing.B, start time.Duration) {
 }
 
 // BenchmarkMiddleware measures the middleware's own work, without HTTP,
-// the same way: HandleInitialize around a next handler that answers at
-// once with what DynamoDB would (an item and its ConsumedCapacity), taking
-// turns in blocks with the same next handler called directly, on freshly
-// built inputs. added-cpu-ns/op is the middleware's cost (profile it with
+// the same way, in both modes: HandleInitialize around a next handler
+// that answers at once with what DynamoDB would (an item, and its
+// ConsumedCapacity when asked), taking turns in blocks with the same next
+// handler called directly, on freshly built inputs.
+// <mode>-added-cpu-ns/op is the middleware's cost (profile it with
 // -cpuprofile); the wire step (wire.go) is not in it.
 func BenchmarkMiddleware(b *testing.B) {
 	for _, wl := range workloads {
-		b.Run(wl.name, func(b *testing.B) {
-			opts := clientwatch.DefaultOptions()
-			opts.PartitionKeys = map[string]string{"Users": "pk"}
-			w, err := clientwatch.New(opts)
-			if err != nil {
-				b.Fatal(err)
+		b.Run(wl.name, func(b *testing.B) { benchmarkMiddleware(b, wl, false) })
+	}
+	// With OnHotKey set, each charge also looks up the key's peaks.
+	b.Run(workloads[2].name+"/onhotkey", func(b *testing.B) { benchmarkMiddleware(b, workloads[2], true) })
+}
+
+func benchmarkMiddleware(b *testing.B, wl workload, onHotKey bool) {
+	const plain, asking, estimating, n = 0, 1, 2, 3
+	var ws [n]*clientwatch.Watcher
+	for side := asking; side < n; side++ {
+		opts := clientwatch.DefaultOptions()
+		opts.PartitionKeys = map[string]string{"Users": "pk"}
+		opts.EstimateCapacity = side == estimating
+		if onHotKey {
+			opts.OnHotKey = func(clientwatch.HotKeyEvent) {}
+		}
+		w, err := clientwatch.New(opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ws[side] = w
+	}
+	order := wl.order()
+	table := "Users"
+	units := 0.5
+	cc := &types.ConsumedCapacity{TableName: &table, CapacityUnits: &units, Table: &types.Capacity{CapacityUnits: &units}}
+	out := &dynamodb.GetItemOutput{Item: map[string]types.AttributeValue{"pk": s("user#1")}}
+	next := middleware.InitializeHandlerFunc(func(ctx context.Context, in middleware.InitializeInput) (middleware.InitializeOutput, middleware.Metadata, error) {
+		if p := in.Parameters.(*dynamodb.GetItemInput); p.ReturnConsumedCapacity != "" {
+			out.ConsumedCapacity = cc
+		}
+		return middleware.InitializeOutput{Result: out}, middleware.Metadata{}, nil
+	})
+	ctx := context.Background()
+	call := func(side, i int) {
+		in := &dynamodb.GetItemInput{TableName: &table, Key: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: keyOf(order, i)},
+		}}
+		if side == plain {
+			_, _, _ = next.HandleInitialize(ctx, middleware.InitializeInput{Parameters: in})
+		} else {
+			_, _, _ = ws[side].HandleInitialize(ctx, middleware.InitializeInput{Parameters: in}, next)
+		}
+		out.ConsumedCapacity = nil
+	}
+	for i := range 150_000 {
+		call(i%n, i)
+	}
+	const block = 1024
+	var cpu [n]time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	calls := 0
+	for b.Loop() {
+		for side := range n {
+			c0 := cpuTime()
+			for j := range block {
+				call(side, calls+j)
 			}
-			order, keys := wl.order()
-			table := "Users"
-			units := 0.5
-			cc := &types.ConsumedCapacity{TableName: &table, CapacityUnits: &units, Table: &types.Capacity{CapacityUnits: &units}}
-			out := &dynamodb.GetItemOutput{Item: map[string]types.AttributeValue{"pk": s("user#1")}}
-			next := middleware.InitializeHandlerFunc(func(ctx context.Context, in middleware.InitializeInput) (middleware.InitializeOutput, middleware.Metadata, error) {
-				out.ConsumedCapacity = cc
-				return middleware.InitializeOutput{Result: out}, middleware.Metadata{}, nil
-			})
-			ctx := context.Background()
-			call := func(watched bool, i int) {
-				in := &dynamodb.GetItemInput{TableName: &table, Key: map[string]types.AttributeValue{
-					"pk": &types.AttributeValueMemberS{Value: keys[order[i%len(order)]]},
-				}}
-				if !watched {
-					_, _, _ = next.HandleInitialize(ctx, middleware.InitializeInput{Parameters: in})
-					out.ConsumedCapacity = nil
-					return
-				}
-				_, _, _ = w.HandleInitialize(ctx, middleware.InitializeInput{Parameters: in}, next)
-			}
-			for i := range 100_000 {
-				call(i%2 == 1, i)
-			}
-			const block = 1024
-			var cpu [2]time.Duration
-			b.ReportAllocs()
-			b.ResetTimer()
-			n := 0
-			for b.Loop() {
-				for side := range 2 {
-					c0 := cpuTime()
-					for j := range block {
-						call(side == 1, n+j)
-					}
-					cpu[side] += cpuTime() - c0
-				}
-				n += block
-			}
-			b.StopTimer()
-			var allocs [2]float64
-			for side := range 2 {
-				allocs[side] = allocsPerCall(4096, func(j int) { call(side == 1, n+j) })
-			}
-			if out.ConsumedCapacity != nil {
-				b.Fatal("ConsumedCapacity left in the output")
-			}
-			reportPair(b, n, cpu, allocs)
-		})
+			cpu[side] += cpuTime() - c0
+		}
+		calls += block
+	}
+	b.StopTimer()
+	var allocs [n]float64
+	for side := range n {
+		allocs[side] = allocsPerCall(4096, func(j int) { call(side, calls+j) })
+	}
+	perCall := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(calls) }
+	b.ReportMetric(perCall(cpu[plain]), "plain-cpu-ns/op")
+	for side, name := range map[int]string{asking: "asking", estimating: "estimating"} {
+		b.ReportMetric(perCall(cpu[side]-cpu[plain]), name+"-added-cpu-ns/op")
+		b.ReportMetric(allocs[side]-allocs[plain], name+"-added-allocs/op")
 	}
 }
 

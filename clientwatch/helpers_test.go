@@ -2,6 +2,7 @@ package clientwatch_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"sync"
@@ -105,3 +106,110 @@ func ctxT(t *testing.T) context.Context {
 
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 func n(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+
+// deadline is a context whose deadline the test declares passed with
+// expire: Done closes and Err says context.DeadlineExceeded, as when a
+// real deadline passes, with no clock involved.
+type deadline struct {
+	context.Context
+	done chan struct{}
+	once sync.Once
+}
+
+func newDeadline(parent context.Context) *deadline {
+	return &deadline{Context: parent, done: make(chan struct{})}
+}
+
+func (d *deadline) Done() <-chan struct{} { return d.done }
+
+func (d *deadline) Err() error {
+	select {
+	case <-d.done:
+		return context.DeadlineExceeded
+	default:
+		return d.Context.Err()
+	}
+}
+
+func (d *deadline) expire() { d.once.Do(func() { close(d.done) }) }
+
+// newClientBackoff is newClient whose retryer calls backoff before each
+// retry's backoff, which lasts an hour: a test ends the call's context in
+// backoff, and the SDK's sleep returns at once with the context's error.
+func newClientBackoff(endpoint string, w *clientwatch.Watcher, backoff func()) *dynamodb.Client {
+	return dynamodb.New(newClient(endpoint, w, nil).Options(), func(o *dynamodb.Options) {
+		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
+			so.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) {
+				backoff()
+				return time.Hour, nil
+			})
+			so.RateLimiter = ratelimit.None
+		})
+	})
+}
+
+// reported is a client report as its JSON says it, decoded here by hand:
+// the tests read the figures a user reads.
+type reported struct {
+	Table                string        `json:"table"`
+	Index                string        `json:"index"`
+	Requests             uint64        `json:"requests"`
+	RCU                  float64       `json:"rcu"`
+	WCU                  uint64        `json:"wcu"`
+	UnattributedRequests uint64        `json:"unattributed_requests"`
+	UnattributedRCU      float64       `json:"unattributed_rcu"`
+	UnattributedWCU      uint64        `json:"unattributed_wcu"`
+	ThrottledAttempts    uint64        `json:"throttled_attempts"`
+	UnprocessedItems     uint64        `json:"unprocessed_items"`
+	InternalErrors       uint64        `json:"internal_errors"`
+	CapacityEstimated    bool          `json:"capacity_estimated"`
+	TopKeys              []reportedKey `json:"top_keys"`
+}
+
+type reportedKey struct {
+	Key               string   `json:"key"`
+	Requests          uint64   `json:"requests"`
+	RCU               float64  `json:"rcu"`
+	RCULower          float64  `json:"rcu_lower"`
+	RCUUpper          float64  `json:"rcu_upper"`
+	WCU               uint64   `json:"wcu"`
+	WCULower          uint64   `json:"wcu_lower"`
+	WCUUpper          uint64   `json:"wcu_upper"`
+	Apportioned       bool     `json:"apportioned"`
+	ThrottledAttempts uint64   `json:"throttled_attempts"`
+	UnprocessedItems  uint64   `json:"unprocessed_items"`
+	HotFor            []string `json:"hot_for"`
+	ThrottlingReasons []struct {
+		Reason   string `json:"reason"`
+		Attempts uint64 `json:"attempts"`
+	} `json:"throttling_reasons"`
+}
+
+// reportsJSON is the JSON of every report of w, decoded as reported.
+func reportsJSON(t *testing.T, w *clientwatch.Watcher) []reported {
+	t.Helper()
+	var out []reported
+	for _, r := range w.Reports() {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got reported
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, got)
+	}
+	return out
+}
+
+// oneReport returns the one report of w, failing the test if there are
+// more or none.
+func oneReport(t *testing.T, w *clientwatch.Watcher) reported {
+	t.Helper()
+	reps := reportsJSON(t, w)
+	if len(reps) != 1 {
+		t.Fatalf("%d reports, want 1: %+v", len(reps), reps)
+	}
+	return reps[0]
+}

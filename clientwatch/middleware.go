@@ -2,125 +2,98 @@ package clientwatch
 
 import (
 	"context"
-	"errors"
-	"io"
 	"net/http"
 	"time"
 
-	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
-	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // ID names the middleware in the client's stack.
 func (w *Watcher) ID() string { return "HotkeysClientWatch" }
 
-// HandleInitialize runs first in the Initialize step, so it sees the call
-// once, as the caller made it, and its outcome after every retry. Each
-// attempt's outcome (throttled or not, with the ThrottlingReasons the SDK
-// decoded from DynamoDB's JSON 1.0 error body) comes from the retry
-// middleware's AttemptResults, which the Finalize step's retry loop records
-// for every attempt: reading them here costs nothing per call, where a
-// second middleware after the retry step would need a context value (an
-// allocation) on every call to know the call's keys.
+// HandleInitialize runs last in the Initialize step: after the SDK has
+// filled in the input (a transaction's idempotency token) and validated
+// it, so that the caller's struct gets exactly what a plain client gives
+// it, and a call the SDK refuses before sending is never seen. It sees the
+// call's outcome after every attempt; each attempt's own answer is read
+// inside the retry loop (call.go).
 func (w *Watcher) HandleInitialize(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
 	out middleware.InitializeOutput, md middleware.Metadata, err error,
 ) {
-	ctx, st, ok := askCapacity(ctx, &in)
+	ctx, st, ok := w.begin(ctx, &in)
 	if !ok {
 		return next.HandleInitialize(ctx, in)
 	}
-	start := w.now()
+	start, clockOK := w.clock()
 	out, md, err = next.HandleInitialize(ctx, in)
-	var end time.Time
-	if w.monotonic {
-		end = start.Add(time.Since(start)) // one clock reading, not two
-	} else {
-		end = w.now()
-	}
-	w.mu.Lock()
-	w.rec.wire = st
-	w.rec.record(w, in.Parameters, out.Result, md, err, start, end)
-	w.rec.wire = nil
-	w.mu.Unlock()
-	if st != nil {
-		// What the wire middleware could not take out (a body it could
-		// not read), the SDK decoded: take it out of the output.
+	w.finish(st, in.Parameters, out.Result, err, start, clockOK)
+	if st.asked {
+		// What the wire step could not take out (a body it could not
+		// read), the SDK decoded: take it out of the output.
 		stripCapacity(out.Result)
-		if resp, ok := awsmiddleware.GetRawResponse(md).(*smithyhttp.Response); ok && resp.Body == io.ReadCloser(&st.body) {
+	}
+	for _, resp := range st.wrapped {
+		if resp.Body == &st.body {
 			resp.Body = http.NoBody // the pooled state is not the caller's to read
 		}
-		st.release()
 	}
+	st.release()
 	return out, md, err
 }
 
-// askCapacity makes the call return ConsumedCapacity. When the caller did
-// not ask (NONE or unset), it swaps in a copy of the input with INDEXES, so
-// that the caller's own struct is never written, and returns a context
-// that carries the call's wire state (see wire.go); st is nil when the
-// caller asked. ok is false for operations the detector does not cover.
-func askCapacity(ctx context.Context, in *middleware.InitializeInput) (_ context.Context, st *wireState, ok bool) {
+// clock reads the watcher's clock; a clock that panics counts as an
+// internal error, never the call's. With time.Now it reads the monotonic
+// clock only, from the epoch (see Watcher.epoch).
+func (w *Watcher) clock() (t time.Time, ok bool) {
+	if w.monotonic {
+		e := w.epoch.Load()
+		return e.Add(time.Since(*e)), true
+	}
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return w.now(), true
+}
+
+// begin gives the call its state, in a context that carries it, and,
+// when the middleware must ask for ConsumedCapacity (the caller did not,
+// and EstimateCapacity is off), swaps in a copy of the input that asks
+// (INDEXES), so that the caller's own struct is never written. ok is
+// false for operations the detector does not cover.
+func (w *Watcher) begin(ctx context.Context, in *middleware.InitializeInput) (_ context.Context, st *callState, ok bool) {
 	switch p := in.Parameters.(type) {
 	case *dynamodb.GetItemInput:
-		if none(p.ReturnConsumedCapacity) {
-			return ask(ctx, in, p, func(c *dynamodb.GetItemInput) { c.ReturnConsumedCapacity = want })
-		}
+		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.GetItemInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.PutItemInput:
-		if none(p.ReturnConsumedCapacity) {
-			return ask(ctx, in, p, func(c *dynamodb.PutItemInput) { c.ReturnConsumedCapacity = want })
-		}
+		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.PutItemInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.UpdateItemInput:
-		if none(p.ReturnConsumedCapacity) {
-			return ask(ctx, in, p, func(c *dynamodb.UpdateItemInput) { c.ReturnConsumedCapacity = want })
-		}
+		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.UpdateItemInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.DeleteItemInput:
-		if none(p.ReturnConsumedCapacity) {
-			return ask(ctx, in, p, func(c *dynamodb.DeleteItemInput) { c.ReturnConsumedCapacity = want })
-		}
+		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.DeleteItemInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.QueryInput:
-		if none(p.ReturnConsumedCapacity) {
-			return ask(ctx, in, p, func(c *dynamodb.QueryInput) { c.ReturnConsumedCapacity = want })
-		}
+		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.QueryInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.ScanInput:
-		if none(p.ReturnConsumedCapacity) {
-			return ask(ctx, in, p, func(c *dynamodb.ScanInput) { c.ReturnConsumedCapacity = want })
-		}
+		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.ScanInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.BatchGetItemInput:
-		if none(p.ReturnConsumedCapacity) {
-			return ask(ctx, in, p, func(c *dynamodb.BatchGetItemInput) { c.ReturnConsumedCapacity = want })
-		}
+		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.BatchGetItemInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.BatchWriteItemInput:
-		if none(p.ReturnConsumedCapacity) {
-			return ask(ctx, in, p, func(c *dynamodb.BatchWriteItemInput) { c.ReturnConsumedCapacity = want })
-		}
+		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.BatchWriteItemInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.TransactGetItemsInput:
-		if none(p.ReturnConsumedCapacity) {
-			return ask(ctx, in, p, func(c *dynamodb.TransactGetItemsInput) { c.ReturnConsumedCapacity = want })
-		}
+		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.TransactGetItemsInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.TransactWriteItemsInput:
-		if none(p.ReturnConsumedCapacity) {
-			return ask(ctx, in, p, func(c *dynamodb.TransactWriteItemsInput) { c.ReturnConsumedCapacity = want })
-		}
+		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.TransactWriteItemsInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.ExecuteStatementInput:
-		if none(p.ReturnConsumedCapacity) {
-			return ask(ctx, in, p, func(c *dynamodb.ExecuteStatementInput) { c.ReturnConsumedCapacity = want })
-		}
+		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.ExecuteStatementInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.BatchExecuteStatementInput:
-		if none(p.ReturnConsumedCapacity) {
-			return ask(ctx, in, p, func(c *dynamodb.BatchExecuteStatementInput) { c.ReturnConsumedCapacity = want })
-		}
+		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.BatchExecuteStatementInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.ExecuteTransactionInput:
-		if none(p.ReturnConsumedCapacity) {
-			return ask(ctx, in, p, func(c *dynamodb.ExecuteTransactionInput) { c.ReturnConsumedCapacity = want })
-		}
-	default:
-		return ctx, nil, false
+		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.ExecuteTransactionInput) { c.ReturnConsumedCapacity = want })
 	}
-	return ctx, nil, true
+	return ctx, nil, false
 }
 
 // want is what the middleware asks for: the table's units apart from its
@@ -131,17 +104,22 @@ func none(r types.ReturnConsumedCapacity) bool {
 	return r == "" || r == types.ReturnConsumedCapacityNone
 }
 
-// ask swaps in a copy of *p, set to ask for capacity, inside the context
-// that carries the call's wire state: one allocation for both.
-func ask[T any](ctx context.Context, in *middleware.InitializeInput, p *T, set func(*T)) (context.Context, *wireState, bool) {
-	st := getWireState()
-	c := &askCtx[T]{Context: ctx, in: *p, st: st}
+// ask gives the call its state in one allocation: a context that carries
+// it and, when the middleware asks for capacity, the copy of *p it asks
+// with.
+func ask[T any](w *Watcher, ctx context.Context, in *middleware.InitializeInput, p *T, rcc types.ReturnConsumedCapacity, set func(*T)) (context.Context, *callState, bool) {
+	if w.estimate || !none(rcc) {
+		st := getCallState(false)
+		return &callCtx[struct{}]{Context: ctx, st: st}, st, true
+	}
+	st := getCallState(true)
+	c := &callCtx[T]{Context: ctx, in: *p, st: st}
 	set(&c.in)
 	in.Parameters = &c.in
 	return c, st, true
 }
 
-// stripCapacity removes what askCapacity made DynamoDB add.
+// stripCapacity removes what the middleware made DynamoDB add.
 func stripCapacity(result any) {
 	switch o := result.(type) {
 	case *dynamodb.GetItemOutput:
@@ -173,31 +151,24 @@ func stripCapacity(result any) {
 	}
 }
 
-// throttled returns whether an attempt's error is DynamoDB throttling it,
-// and the reasons DynamoDB gave.
-func throttled(err error) (reasons []types.ThrottlingReason, ok bool) {
-	var pe *types.ProvisionedThroughputExceededException
-	var rl *types.RequestLimitExceeded
-	var te *types.ThrottlingException
-	switch {
-	case errors.As(err, &pe):
-		return pe.ThrottlingReasons, true
-	case errors.As(err, &rl):
-		return rl.ThrottlingReasons, true
-	case errors.As(err, &te):
-		return te.ThrottlingReasons, true
+// Middleware returns the stack mutator to append to
+// dynamodb.Options.APIOptions. It adds two middlewares: one last in the
+// Initialize step, which sees each call once, and one just inside the
+// SDK's deserializer, which sees each attempt's answer (and takes the
+// capacity the first asked for off the wire).
+func (w *Watcher) Middleware() func(*middleware.Stack) error {
+	return func(s *middleware.Stack) error {
+		if err := s.Initialize.Add(w, middleware.After); err != nil {
+			return err
+		}
+		// Just inside the SDK's deserializer: outside the CRC32 check
+		// and gzip (see wire.go).
+		return s.Deserialize.Insert(attemptWatch{}, "OperationDeserializer", middleware.After)
 	}
-	return nil, false
 }
 
-// retryResult is one attempt's outcome as the retry middleware recorded it.
-type retryResult = retry.AttemptResult
-
-// attempts returns the outcomes of the call's attempts, in order: the
-// retry middleware records every one, throttled and retried ones included.
-func attempts(md middleware.Metadata) []retryResult {
-	if res, ok := retry.GetAttemptResults(md); ok {
-		return res.Results
-	}
-	return nil
+// ClientOption returns an option for dynamodb.NewFromConfig or dynamodb.New
+// that installs the middleware.
+func (w *Watcher) ClientOption() func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, w.Middleware()) }
 }

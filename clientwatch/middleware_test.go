@@ -1,11 +1,6 @@
 package clientwatch_test
 
 import (
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -17,38 +12,11 @@ import (
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 )
 
-// partiqlServer answers ExecuteStatement as DynamoDB does (DynamoDB Local
-// 1.11 does not know PartiQL), with 1.5 RCU consumed when asked, and
-// records the request bodies.
-type partiqlServer struct {
-	*httptest.Server
-	mu     sync.Mutex
-	bodies []string
-}
-
-func newPartiqlServer(t *testing.T) *partiqlServer {
-	p := &partiqlServer{}
-	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		p.mu.Lock()
-		p.bodies = append(p.bodies, string(body))
-		p.mu.Unlock()
-		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-		resp := `{"Items":[{"pk":{"S":"ada"}}]`
-		if strings.Contains(string(body), `"ReturnConsumedCapacity":"INDEXES"`) {
-			resp += `,"ConsumedCapacity":{"TableName":"Users","CapacityUnits":1.5,"Table":{"CapacityUnits":1.5}}`
-		}
-		_, _ = io.WriteString(w, resp+"}")
-	}))
-	t.Cleanup(p.Close)
-	return p
-}
-
 // TestPartiQLAttribution: a statement naming its key is charged to it; one
 // that does not is unattributed; the caller's input is never written and
 // its output never gains ConsumedCapacity.
 func TestPartiQLAttribution(t *testing.T) {
-	srv := newPartiqlServer(t)
+	srv := newStatementServer(t)
 	opts := clientwatch.DefaultOptions()
 	opts.PartitionKeys = map[string]string{"Users": "pk"}
 	w := newWatcher(t, opts)
@@ -124,7 +92,7 @@ func TestUnknownTableLearntOnDynamoDBLocal(t *testing.T) {
 // reaches no DynamoDB, so it counts nowhere, and the caller's error is the
 // SDK's own.
 func TestValidationErrorNotCounted(t *testing.T) {
-	srv := newPartiqlServer(t)
+	srv := newStatementServer(t)
 	opts := clientwatch.DefaultOptions()
 	opts.PartitionKeys = map[string]string{"Users": "pk"}
 	w, _ := clientwatch.New(opts)
@@ -133,7 +101,7 @@ func TestValidationErrorNotCounted(t *testing.T) {
 	if err == nil || err.Error() != plainErr.Error() {
 		t.Errorf("error %v, plain client's %v", err, plainErr)
 	}
-	if reps := w.Reports(); len(reps) != 0 || len(srv.bodies) != 0 {
-		t.Errorf("reports %+v, requests sent %d", reps, len(srv.bodies))
+	if reps := w.Reports(); len(reps) != 0 || len(srv.requests()) != 0 {
+		t.Errorf("reports %+v, requests sent %d", reps, len(srv.requests()))
 	}
 }

@@ -1,253 +1,327 @@
 package clientwatch
 
 import (
+	"errors"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go/middleware"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
 )
 
-// What each operation touches: its keys (from the input, or from the items
-// it returned), their weights for apportioning, and the capacity DynamoDB
-// reported per table.
+// What each operation touches: its keys (from the input, a Query's from
+// its key condition, a Scan's from the items it returned), the least each
+// key's items can have cost (from the sizes of the items sent and got
+// back), and the capacity DynamoDB reported per table or index.
 
-// record charges one finished call to its keys. It runs under w.mu.
-func (r *recorder) record(w *Watcher, params, result any, md middleware.Metadata, callErr error, start, end time.Time) {
-	r.buf, r.parts, r.caps = r.buf[:0], r.parts[:0], r.caps[:0]
-	tries := attempts(md)
-	if len(tries) == 0 && result == nil {
-		return // refused before it was sent (validation): DynamoDB saw nothing
+// finish records one finished call, unless it never reached DynamoDB or
+// DynamoDB refused it as invalid. A panic in recording is recovered and
+// counted as an internal error: the call is never touched.
+func (w *Watcher) finish(st *callState, params, result any, callErr error, start time.Time, clockOK bool) {
+	errs := uint64(st.panics)
+	defer func() {
+		if recover() != nil {
+			errs++
+		}
+		if errs > 0 {
+			w.internal.Add(errs)
+		}
+	}()
+	if !clockOK {
+		errs++
+		return
 	}
-	table := r.operation(w, params, result)
-	if table == "" && len(r.parts) > 0 {
-		table = r.parts[0].table
+	var end time.Time
+	if w.monotonic {
+		end = start.Add(time.Since(start)) // one clock reading, not two
+	} else {
+		end = w.now()
 	}
-	r.charge(w, tries, callErr, start, end, table)
+	if st.attempts == 0 && result == nil || rejected(callErr) {
+		return // DynamoDB saw nothing, or did no work: no load on any key
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := &w.rec
+	r.reset(w, st, end, callErr)
+	r.operation(params, result)
+	r.charge(callErr, start)
 }
 
-// operation adds the keys and capacity of the call with input params and
-// output result (nil when it failed), and returns the call's table when it
-// has one: what no key can be charged with goes to it. It is a flat switch
-// over the operations, one case each.
-func (r *recorder) operation(w *Watcher, params, result any) (table string) {
+// operation adds the windows, keys and capacity of the call with input
+// params and output result (nil when it failed). It is a flat switch over
+// the operations, one case each.
+func (r *recorder) operation(params, result any) {
 	switch in := params.(type) {
 	case *dynamodb.GetItemInput:
 		o, _ := result.(*dynamodb.GetItemOutput)
-		var cc *types.ConsumedCapacity
-		if o != nil {
-			cc = o.ConsumedCapacity
+		r.read = true
+		win := r.target(aws.ToString(in.TableName), "")
+		var min uint64
+		if o != nil && r.estimating {
+			min = readUnits(sizeOf(o.Item), strong(in.ConsistentRead))
 		}
-		return r.item(w, in.TableName, in.Key, o != nil, cc, true)
+		r.addItem(win, in.Key, 0, min, sizeExact)
+		if o != nil {
+			r.capacity(o.ConsumedCapacity, nil, win)
+		}
 	case *dynamodb.PutItemInput:
 		o, _ := result.(*dynamodb.PutItemOutput)
-		var cc *types.ConsumedCapacity
-		if o != nil {
-			cc = o.ConsumedCapacity
+		win := r.target(aws.ToString(in.TableName), "")
+		var min uint64
+		if r.estimating {
+			min = ddb.WriteUnits(sizeOf(in.Item))
+			if o != nil && len(o.Attributes) > 0 { // ALL_OLD: the larger of the two is charged
+				min = max(min, ddb.WriteUnits(sizeOf(o.Attributes)))
+			}
 		}
-		return r.item(w, in.TableName, in.Item, o != nil, cc, false)
+		r.addItem(win, in.Item, 0, min, sizeAtLeast)
+		if o != nil {
+			r.capacity(o.ConsumedCapacity, nil, win)
+		}
 	case *dynamodb.UpdateItemInput:
 		o, _ := result.(*dynamodb.UpdateItemOutput)
-		var cc *types.ConsumedCapacity
-		if o != nil {
-			cc = o.ConsumedCapacity
+		win := r.target(aws.ToString(in.TableName), "")
+		min := uint64(1)
+		if o != nil && r.estimating && (in.ReturnValues == types.ReturnValueAllNew || in.ReturnValues == types.ReturnValueAllOld) {
+			min = ddb.WriteUnits(sizeOf(o.Attributes)) // the new or the old item: the larger is charged
 		}
-		return r.item(w, in.TableName, in.Key, o != nil, cc, false)
+		r.addItem(win, in.Key, 0, min, sizeUnknown)
+		if o != nil {
+			r.capacity(o.ConsumedCapacity, nil, win)
+		}
 	case *dynamodb.DeleteItemInput:
 		o, _ := result.(*dynamodb.DeleteItemOutput)
-		var cc *types.ConsumedCapacity
+		win := r.target(aws.ToString(in.TableName), "")
+		min := uint64(1)
+		if o != nil && r.estimating && len(o.Attributes) > 0 { // ALL_OLD: the deleted item's size
+			min = ddb.WriteUnits(sizeOf(o.Attributes))
+		}
+		r.addItem(win, in.Key, 0, min, sizeUnknown)
 		if o != nil {
-			cc = o.ConsumedCapacity
+			r.capacity(o.ConsumedCapacity, nil, win)
 		}
-		return r.item(w, in.TableName, in.Key, o != nil, cc, false)
 	case *dynamodb.QueryInput:
-		if o, _ := result.(*dynamodb.QueryOutput); o != nil {
-			r.page(w, aws.ToString(in.TableName), o.Items, o.ConsumedCapacity)
-		}
-		return aws.ToString(in.TableName)
+		o, _ := result.(*dynamodb.QueryOutput)
+		r.query(in, o)
 	case *dynamodb.ScanInput:
-		if o, _ := result.(*dynamodb.ScanOutput); o != nil {
-			r.page(w, aws.ToString(in.TableName), o.Items, o.ConsumedCapacity)
-		}
-		return aws.ToString(in.TableName)
+		o, _ := result.(*dynamodb.ScanOutput)
+		r.scan(in, o)
 	case *dynamodb.BatchGetItemInput:
 		o, _ := result.(*dynamodb.BatchGetItemOutput)
-		r.batchGet(w, in, o)
+		r.batchGet(in, o)
 	case *dynamodb.BatchWriteItemInput:
 		o, _ := result.(*dynamodb.BatchWriteItemOutput)
-		r.batchWrite(w, in, o)
+		r.batchWrite(in, o)
 	case *dynamodb.TransactGetItemsInput:
 		o, _ := result.(*dynamodb.TransactGetItemsOutput)
-		r.transactGet(w, in, o)
+		r.transactGet(in, o)
 	case *dynamodb.TransactWriteItemsInput:
 		o, _ := result.(*dynamodb.TransactWriteItemsOutput)
-		r.transactWrite(w, in, o)
+		r.transactWrite(in, o)
 	case *dynamodb.ExecuteStatementInput:
-		st := parseStatement(aws.ToString(in.Statement))
-		r.addStatementKey(w, st, in.Parameters, 0)
-		if o, _ := result.(*dynamodb.ExecuteStatementOutput); o != nil {
-			r.capacity(o.ConsumedCapacity, st.table, st.read)
-		}
-		return st.table
+		o, _ := result.(*dynamodb.ExecuteStatementOutput)
+		r.executeStatement(in, o)
 	case *dynamodb.BatchExecuteStatementInput:
 		o, _ := result.(*dynamodb.BatchExecuteStatementOutput)
-		var ccs []types.ConsumedCapacity
-		if o != nil {
-			ccs = o.ConsumedCapacity
-		}
-		r.statements(w, len(in.Statements), func(i int) (string, []types.AttributeValue) {
-			return aws.ToString(in.Statements[i].Statement), in.Statements[i].Parameters
-		}, ccs, o != nil)
+		r.batchStatements(in, o)
 	case *dynamodb.ExecuteTransactionInput:
 		o, _ := result.(*dynamodb.ExecuteTransactionOutput)
-		var ccs []types.ConsumedCapacity
-		if o != nil {
-			ccs = o.ConsumedCapacity
+		r.transactStatements(in, o)
+	}
+}
+
+// query charges a Query page to the partition its key condition names,
+// whatever the page holds: COUNT, a projection without the key, no items.
+// On a global secondary index the key is the index's, in its window.
+func (r *recorder) query(in *dynamodb.QueryInput, o *dynamodb.QueryOutput) {
+	r.read = true
+	win := r.target(aws.ToString(in.TableName), aws.ToString(in.IndexName))
+	var min uint64
+	if o != nil && r.estimating {
+		min = pageUnits(o.Items, strong(in.ConsistentRead))
+	}
+	r.wins[win].estimate += min
+	if pk := r.wins[win].pk; pk != "" {
+		if v, ok := queryKey(in, pk); ok {
+			r.addPart(win, v, 0, min, sizeAtLeast, 0)
 		}
-		r.statements(w, len(in.TransactStatements), func(i int) (string, []types.AttributeValue) {
-			return aws.ToString(in.TransactStatements[i].Statement), in.TransactStatements[i].Parameters
-		}, ccs, o != nil)
 	}
-	return ""
+	if o != nil {
+		r.capacity(o.ConsumedCapacity, nil, win)
+	}
 }
 
-// item adds the key of a single-item call (GetItem, PutItem, UpdateItem,
-// DeleteItem) on tableName, and, when it returned (done), the capacity cc
-// it reported; it returns the table.
-func (r *recorder) item(w *Watcher, tableName *string, key map[string]types.AttributeValue, done bool, cc *types.ConsumedCapacity, read bool) string {
-	table := aws.ToString(tableName)
-	r.addKey(table, w.partitionKey(table), key, 1, 0)
-	if done {
-		r.capacity(cc, table, read)
-	}
-	return table
-}
-
-// page adds the keys of a Query or Scan page of table: each item's key (a
-// Query on the table has one; on an index, the items' table keys). The
-// page's units are summed over its items before rounding, so they split by
-// item size.
-func (r *recorder) page(w *Watcher, table string, items []map[string]types.AttributeValue, cc *types.ConsumedCapacity) {
-	pk := w.partitionKey(table)
-	for i, item := range items {
-		r.addKey(table, pk, item, uint64(sizeOf(item)), i)
-	}
-	r.capacity(cc, table, true)
-}
-
-// batchGet adds a BatchGetItem's keys: the items it returned, each rounded
-// up to 4 KB on its own, or, when it failed, the keys it asked for.
-func (r *recorder) batchGet(w *Watcher, in *dynamodb.BatchGetItemInput, o *dynamodb.BatchGetItemOutput) {
+// scan charges a Scan page to the keys of the items it returned, split by
+// their sizes (DynamoDB sums a page's sizes before rounding).
+func (r *recorder) scan(in *dynamodb.ScanInput, o *dynamodb.ScanOutput) {
+	r.read, r.page = true, true
+	win := r.target(aws.ToString(in.TableName), aws.ToString(in.IndexName))
 	if o == nil {
-		for t, ka := range in.RequestItems {
-			pk := w.partitionKey(t)
-			for i, k := range ka.Keys {
-				r.addKey(t, pk, k, 1, i)
-			}
-		}
 		return
 	}
-	for t, items := range o.Responses {
-		pk := w.partitionKey(t)
-		for i, item := range items {
-			r.addKey(t, pk, item, ddb.ReadUnits(sizeOf(item)), i)
-		}
+	if r.estimating {
+		r.wins[win].estimate += pageUnits(o.Items, strong(in.ConsistentRead))
 	}
-	r.capacities(o.ConsumedCapacity, true)
-}
-
-// batchWrite adds a BatchWriteItem's keys: a put weighs its item's units;
-// a delete the deleted item's, which the client never sees: 1 unit.
-func (r *recorder) batchWrite(w *Watcher, in *dynamodb.BatchWriteItemInput, o *dynamodb.BatchWriteItemOutput) {
-	for t, reqs := range in.RequestItems {
-		pk := w.partitionKey(t)
-		for i, wr := range reqs {
-			switch {
-			case wr.PutRequest != nil:
-				r.addKey(t, pk, wr.PutRequest.Item, ddb.WriteUnits(sizeOf(wr.PutRequest.Item)), i)
-			case wr.DeleteRequest != nil:
-				r.addKey(t, pk, wr.DeleteRequest.Key, 1, i)
+	if pk := r.wins[win].pk; pk != "" {
+		for i, item := range o.Items {
+			if v, ok := item[pk]; ok {
+				r.addPart(win, v, i, 0, sizeAtLeast, uint64(sizeOf(item)))
 			}
 		}
 	}
-	if o != nil {
-		r.capacities(o.ConsumedCapacity, false)
-	}
+	r.capacity(o.ConsumedCapacity, nil, win)
 }
 
-// transactGet adds a TransactGetItems's keys, each weighing its item's read
-// units when it returned one.
-func (r *recorder) transactGet(w *Watcher, in *dynamodb.TransactGetItemsInput, o *dynamodb.TransactGetItemsOutput) {
-	for i, ti := range in.TransactItems {
-		if ti.Get == nil {
-			continue
+// strong is the read's multiplier in half RCU per 4 KB: 2 for a strongly
+// consistent read, 1 for an eventually consistent one.
+func strong(consistent *bool) uint64 {
+	if aws.ToBool(consistent) {
+		return 2
+	}
+	return 1
+}
+
+// readUnits is what reading an item of size bytes costs, in half RCU, at
+// mult half RCU per 4 KB; a missing item costs as much as a small one.
+func readUnits(size int, mult uint64) uint64 { return ddb.ReadUnits(size) * mult }
+
+// pageUnits is what a Query or Scan page costs, in half RCU: its items'
+// sizes summed, then rounded up to 4 KB (at least one unit).
+func pageUnits(items []map[string]types.AttributeValue, mult uint64) uint64 {
+	size := 0
+	for _, item := range items {
+		size += sizeOf(item)
+	}
+	return readUnits(size, mult)
+}
+
+// capacity adds the capacity DynamoDB reported for the call: off the wire
+// when the middleware asked for it, else from the output (cc for a
+// single-table call, ccs for the others). win is the window of a
+// single-table call, -1 for the others.
+func (r *recorder) capacity(cc *types.ConsumedCapacity, ccs []types.ConsumedCapacity, win int) {
+	if r.st.ok {
+		st := r.st
+		for i := range st.caps {
+			c := &st.caps[i]
+			at := capacityWindow(r, st.names[c.nameStart:c.nameEnd], win)
+			r.addUnits(at, r.wireUnits(c, at))
 		}
-		t := aws.ToString(ti.Get.TableName)
-		weight := uint64(1)
-		if o != nil && i < len(o.Responses) {
-			weight = ddb.ReadUnits(sizeOf(o.Responses[i].Item))
-		}
-		r.addKey(t, w.partitionKey(t), ti.Get.Key, weight, i)
-	}
-	if o != nil {
-		r.capacities(o.ConsumedCapacity, true)
-	}
-}
-
-// transactWrite adds a TransactWriteItems's keys: a put weighs its item's
-// write units, the others 1.
-func (r *recorder) transactWrite(w *Watcher, in *dynamodb.TransactWriteItemsInput, o *dynamodb.TransactWriteItemsOutput) {
-	for i, ti := range in.TransactItems {
-		switch {
-		case ti.Put != nil:
-			t := aws.ToString(ti.Put.TableName)
-			r.addKey(t, w.partitionKey(t), ti.Put.Item, ddb.WriteUnits(sizeOf(ti.Put.Item)), i)
-		case ti.Update != nil:
-			t := aws.ToString(ti.Update.TableName)
-			r.addKey(t, w.partitionKey(t), ti.Update.Key, 1, i)
-		case ti.Delete != nil:
-			t := aws.ToString(ti.Delete.TableName)
-			r.addKey(t, w.partitionKey(t), ti.Delete.Key, 1, i)
-		case ti.ConditionCheck != nil:
-			t := aws.ToString(ti.ConditionCheck.TableName)
-			r.addKey(t, w.partitionKey(t), ti.ConditionCheck.Key, 1, i)
-		}
-	}
-	if o != nil {
-		r.capacities(o.ConsumedCapacity, false)
-	}
-}
-
-// statements adds the keys of n PartiQL statements (statement i and its
-// parameters from stmt), and, when the call returned (done), the capacity
-// ccs it reported: read units if every statement reads.
-func (r *recorder) statements(w *Watcher, n int, stmt func(i int) (string, []types.AttributeValue), ccs []types.ConsumedCapacity, done bool) {
-	read := true
-	for i := range n {
-		text, params := stmt(i)
-		st := parseStatement(text)
-		read = read && st.read
-		r.addStatementKey(w, st, params, i)
-	}
-	if done {
-		r.capacities(ccs, read)
-	}
-}
-
-func (r *recorder) addStatementKey(w *Watcher, st statement, params []types.AttributeValue, idx int) {
-	if st.table == "" {
 		return
 	}
-	pk := w.partitionKey(st.table)
-	if pk == "" {
-		return
+	if cc != nil {
+		at := capacityWindow(r, aws.ToString(cc.TableName), win)
+		r.addUnits(at, r.decodedUnits(cc, at))
 	}
-	v, ok := st.key(pk, params)
-	if !ok {
-		return
+	for i := range ccs {
+		at := capacityWindow(r, aws.ToString(ccs[i].TableName), win)
+		r.addUnits(at, r.decodedUnits(&ccs[i], at))
 	}
-	r.addValue(st.table, v, 1, idx)
+}
+
+// capacityWindow is the window a ConsumedCapacity object of table name
+// goes to: the call's own (win) when it names its table or none, else the
+// table's.
+func capacityWindow[T string | []byte](r *recorder, name T, win int) int {
+	if win >= 0 && (len(name) == 0 || string(name) == r.wins[win].key.table) {
+		return win
+	}
+	for i := range r.wins {
+		if r.wins[i].key.index == "" && string(name) == r.wins[i].key.table {
+			return i
+		}
+	}
+	return r.target(string(name), "")
+}
+
+// wireUnits are the units of a capacity object read off the wire that
+// window win is charged: a global secondary index's own, the table's and
+// the local index's for a call that read a local index, else the table's
+// own (DynamoDB's total when it gave no breakdown).
+func (r *recorder) wireUnits(c *wireCap, win int) float64 {
+	st, cw := r.st, &r.wins[win]
+	index := cw.key.index
+	if index == "" {
+		index = cw.lsi
+	}
+	if index != "" {
+		for _, ix := range st.idx[c.idxStart:c.idxEnd] {
+			if string(st.names[ix.nameStart:ix.nameEnd]) != index {
+				continue
+			}
+			if ix.global {
+				return ix.units
+			}
+			if c.hasTable {
+				return c.table + ix.units
+			}
+		}
+		if cw.key.index != "" {
+			return c.total // TOTAL: no breakdown, and an index read touches no table partition
+		}
+	}
+	if c.hasTable {
+		return c.table
+	}
+	return c.total
+}
+
+// decodedUnits is wireUnits for a decoded ConsumedCapacity.
+func (r *recorder) decodedUnits(cc *types.ConsumedCapacity, win int) float64 {
+	cw := &r.wins[win]
+	total := aws.ToFloat64(cc.CapacityUnits)
+	var table float64
+	hasTable := cc.Table != nil && cc.Table.CapacityUnits != nil
+	if hasTable {
+		table = *cc.Table.CapacityUnits
+	}
+	switch {
+	case cw.key.index != "":
+		if c, ok := cc.GlobalSecondaryIndexes[cw.key.index]; ok && c.CapacityUnits != nil {
+			return *c.CapacityUnits
+		}
+		return total
+	case cw.lsi != "" && hasTable:
+		if c, ok := cc.LocalSecondaryIndexes[cw.lsi]; ok && c.CapacityUnits != nil {
+			return table + *c.CapacityUnits
+		}
+	}
+	if hasTable {
+		return table
+	}
+	return total
+}
+
+// conditionFailed reports whether a single write was refused by its
+// condition (DynamoDB charges it).
+func conditionFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
+
+// markConditionFailures marks the parts whose write DynamoDB refused by
+// its condition: charged, and hidden from streams.
+func (r *recorder) markConditionFailures(callErr error) {
+	var ccf *types.ConditionalCheckFailedException
+	var tce *types.TransactionCanceledException
+	switch {
+	case errors.As(callErr, &ccf):
+		for i := range r.parts {
+			r.parts[i].conditional = true
+		}
+	case errors.As(callErr, &tce):
+		for i, reason := range tce.CancellationReasons {
+			if aws.ToString(reason.Code) != "ConditionalCheckFailed" {
+				continue
+			}
+			for j := range r.parts {
+				if r.parts[j].idx == i {
+					r.parts[j].conditional = true
+				}
+			}
+		}
+	}
 }

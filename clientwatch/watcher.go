@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/smithy-go/middleware"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
@@ -18,8 +15,9 @@ import (
 )
 
 // Publisher sends closed windows' reports on, off the request path: to
-// CloudWatch with alert.ClientPublisher, or anywhere else. Its error says
-// what did not go out; the Watcher never passes it to a caller's call.
+// CloudWatch with alert.ClientPublisher, to OpenTelemetry with
+// otelwatch.Publisher, or anywhere else. Its error says what did not go
+// out; the Watcher logs it and never passes it to a caller's call.
 type Publisher interface {
 	Publish(ctx context.Context, reports []report.ClientReport) error
 }
@@ -34,28 +32,71 @@ type Options struct {
 	Detector detector.Config
 
 	// PartitionKeys maps a table name (as the calls give it) to its
-	// partition key attribute. A table missing here is learnt with
-	// DescribeTable through Describe, off the request path; until its key
-	// is known its calls count as unattributed.
-	PartitionKeys map[string]string
+	// partition key attribute, and IndexPartitionKeys a table's global
+	// secondary indexes to theirs (a Query on an index is charged to the
+	// index's key). What they lack is learnt with DescribeTable through
+	// Describe, off the request path; until a table's key is known its
+	// calls count as unattributed.
+	PartitionKeys      map[string]string
+	IndexPartitionKeys map[string]map[string]string
 	// Describe answers DescribeTable for tables PartitionKeys lacks; nil
 	// leaves them unattributed. It may be a plain client or the
 	// instrumented one (the middleware passes DescribeTable through).
 	Describe keyschema.DescribeTableAPI
+
+	// EstimateCapacity makes the middleware leave ReturnConsumedCapacity
+	// alone: it counts requests, throttles, latency and item sizes, and
+	// estimates each call's units from the sizes of the items it sent and
+	// got back (lower bounds; reports say capacity_estimated). For
+	// services that cannot afford the few extra response bytes. A caller
+	// that asks for capacity itself still has DynamoDB's own figure used.
+	EstimateCapacity bool
+
+	// MaxTables caps the tables (and global secondary indexes) that get a
+	// window of their own at once, and MaxMemory the heap their windows
+	// may hold, bounded by detector.ClientWindowBytes for the longest key
+	// seen. Past either, a new table's calls count as unattributed in the
+	// window of OtherTables, and a warning is logged. Zero: 64 tables and
+	// 64 MiB.
+	MaxTables int
+	MaxMemory int64
 
 	// Publisher receives each closed window's report from Run; nil keeps
 	// them for Reports.
 	Publisher Publisher
 	// Queue is how many closed windows may wait for Run; a window closed
 	// while the queue is full is dropped and its calls are counted in the
-	// next report's Dropped. Default 2: a window holds up to about 800 KB
-	// (see README), and an open window plus two queued and one being
-	// reported stay under 4 MB per table.
+	// next report's Dropped. Default 2.
 	Queue int
+
+	// OnHotKey, when set, is called as soon as a key goes hot: within the
+	// second its reads or writes cross a rate, it spends a third second of
+	// the window at 90 % of a partition's limit, or DynamoDB throttles a
+	// call on it (HotKeyReason), at most once per key, reason and window.
+	// Run calls it, off the request path, one event at a time; the calls
+	// only queue the events (a bounded queue: past it they are dropped and
+	// counted in Failures, never a call blocked). It must return quickly.
+	OnHotKey func(HotKeyEvent)
+
+	// Logger receives what goes wrong off the request path: a DescribeTable
+	// that failed, a publish that failed, tables past the cap, internal
+	// errors. Nil: slog.Default().
+	Logger *slog.Logger
 
 	// Now is the clock; time.Now by default. Tests inject one.
 	Now func() time.Time
 }
+
+// OtherTables is the table name of the window that counts, unattributed,
+// the calls on tables past MaxTables or MaxMemory. DynamoDB table names
+// cannot hold its parentheses or space, so it names no real table.
+const OtherTables = "(other tables)"
+
+// Defaults of the caps.
+const (
+	DefaultMaxTables = 64
+	DefaultMaxMemory = 64 << 20
+)
 
 // maxKept bounds the reports Run keeps for Reports when there is no
 // Publisher.
@@ -63,7 +104,7 @@ const maxKept = 256
 
 // DefaultOptions returns the options used when nothing is set.
 func DefaultOptions() Options {
-	return Options{Detector: detector.DefaultConfig(), Queue: 2}
+	return Options{Detector: detector.DefaultConfig(), Queue: 2, MaxTables: DefaultMaxTables, MaxMemory: DefaultMaxMemory}
 }
 
 // ErrConfig is wrapped by every error New returns.
@@ -75,24 +116,48 @@ var ErrConfig = errors.New("clientwatch: invalid configuration")
 type Watcher struct {
 	cfg       detector.Config
 	now       func() time.Time
-	monotonic bool // now is time.Now: a call's end is its start plus the monotonic time elapsed
+	monotonic bool // now is time.Now: read the monotonic clock only (see clock)
+	// epoch anchors the monotonic readings to the wall clock: a reading is
+	// epoch plus the monotonic time since. A monotonic reading costs half
+	// what time.Now does (54 against 90 ns on this project's machine); the
+	// epoch moves to the wall clock's time whenever a window opens.
+	epoch     atomic.Pointer[time.Time]
+	estimate  bool
 	describe  keyschema.DescribeTableAPI
 	publisher Publisher
+	log       *slog.Logger
+	hot       *hotWatch // nil without OnHotKey
 
-	schemaMu sync.RWMutex
-	schemas  map[string]string    // table -> partition key attribute
-	learning map[string]time.Time // tables being (or last failed being) described
-	lookups  sync.WaitGroup
+	schemas schemaStore
 
 	mu      sync.Mutex
-	windows map[string]*detector.ClientWindow
+	windows map[windowKey]*detector.ClientWindow
 	rec     recorder // scratch for one call, used under mu
+	caps    tableCap
+	// last is the window found last, valid while no window has closed
+	// since (gen): most calls are on the table the call before was.
+	last struct {
+		key windowKey
+		cw  *detector.ClientWindow
+		ok  bool
+		end time.Time
+		gen uint64
+	}
+	gen uint64 // counts windows closed
 
-	queue   chan *detector.ClientWindow
-	dropped atomic.Uint64 // calls in windows the queue had no room for
-	done    []report.ClientReport
-	doneMu  sync.Mutex
+	queue    chan *detector.ClientWindow
+	dropped  atomic.Uint64 // calls in windows the queue had no room for
+	internal atomic.Uint64 // internal errors not yet in a window
+	done     []report.ClientReport
+	doneMu   sync.Mutex
+
+	// What went wrong off the request path, for Failures.
+	describeFailed, publishFailed, pastCap atomic.Uint64
 }
+
+// windowKey names a window: a table, or one of its global secondary
+// indexes.
+type windowKey struct{ table, index string }
 
 // New returns a Watcher, or an error wrapping ErrConfig.
 func New(opts Options) (*Watcher, error) {
@@ -102,120 +167,104 @@ func New(opts Options) (*Watcher, error) {
 	if opts.Queue < 0 || opts.Queue > 1024 {
 		return nil, fmt.Errorf("%w: queue %d: want 0 to 1024 (0: the default, 2)", ErrConfig, opts.Queue)
 	}
-	if opts.Queue == 0 {
-		opts.Queue = 2
+	if opts.MaxTables < 0 || opts.MaxMemory < 0 {
+		return nil, fmt.Errorf("%w: MaxTables %d, MaxMemory %d: want ≥ 0 (0: the defaults, %d and %d)", ErrConfig, opts.MaxTables, opts.MaxMemory, DefaultMaxTables, DefaultMaxMemory)
 	}
+	opts.Queue = cmpOr(opts.Queue, 2)
+	opts.MaxTables = cmpOr(opts.MaxTables, DefaultMaxTables)
+	opts.MaxMemory = cmpOr(opts.MaxMemory, DefaultMaxMemory)
 	monotonic := opts.Now == nil
 	if monotonic {
 		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
 	}
 	w := &Watcher{
 		cfg:       opts.Detector,
 		now:       opts.Now,
 		monotonic: monotonic,
+		estimate:  opts.EstimateCapacity,
 		describe:  opts.Describe,
 		publisher: opts.Publisher,
-		schemas:   map[string]string{},
-		learning:  map[string]time.Time{},
-		windows:   map[string]*detector.ClientWindow{},
+		log:       opts.Logger,
+		windows:   map[windowKey]*detector.ClientWindow{},
 		queue:     make(chan *detector.ClientWindow, opts.Queue),
+		caps:      tableCap{maxTables: opts.MaxTables, maxMemory: opts.MaxMemory, queue: opts.Queue},
 	}
-	for t, pk := range opts.PartitionKeys {
-		if t == "" || pk == "" {
-			return nil, fmt.Errorf("%w: partition key %q of table %q: want both", ErrConfig, pk, t)
-		}
-		w.schemas[t] = pk
+	if opts.OnHotKey != nil {
+		w.hot = newHotWatch(opts.OnHotKey, opts.Detector)
 	}
+	if err := w.schemas.init(opts.PartitionKeys, opts.IndexPartitionKeys); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	w.anchor()
 	return w, nil
 }
 
-// Middleware returns the stack mutator to append to
-// dynamodb.Options.APIOptions. It adds two middlewares: one first in the
-// Initialize step, which sees each call once, and one just inside the
-// SDK's deserializer, which takes the capacity it asked for off the wire.
-func (w *Watcher) Middleware() func(*middleware.Stack) error {
-	return func(s *middleware.Stack) error {
-		return errors.Join(
-			s.Initialize.Add(w, middleware.Before),
-			// Just inside the SDK's deserializer: outside the CRC32 check
-			// and gzip (see wire.go).
-			s.Deserialize.Insert(stripCapacityWire{}, "OperationDeserializer", middleware.After),
-		)
+func cmpOr[T int | int64](v, def T) T {
+	if v == 0 {
+		return def
 	}
+	return v
 }
 
-// ClientOption returns an option for dynamodb.NewFromConfig or dynamodb.New
-// that installs the middleware.
-func (w *Watcher) ClientOption() func(*dynamodb.Options) {
-	return func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, w.Middleware()) }
+// window returns the open window of k that holds t, closing k's previous
+// window onto the queue (never blocking) when t is past its end. A table
+// new to the watcher gets a window only within the caps: past them, it
+// gets the window of OtherTables, and ok is false (its calls must count
+// as unattributed). It runs under w.mu.
+func (w *Watcher) window(k windowKey, t time.Time) (cw *detector.ClientWindow, ok bool) {
+	if l := &w.last; l.gen == w.gen && l.cw != nil && l.key == k && t.Before(l.end) {
+		return l.cw, l.ok
+	}
+	cw, ok = w.lookupWindow(k, t)
+	w.last.key, w.last.cw, w.last.ok, w.last.end, w.last.gen = k, cw, ok, cw.End(), w.gen
+	return cw, ok
 }
 
-// partitionKey returns the table's partition key attribute, or "" while it
-// is unknown; then it starts learning it, once, off the request path.
-func (w *Watcher) partitionKey(table string) string {
-	w.schemaMu.RLock()
-	pk := w.schemas[table]
-	w.schemaMu.RUnlock()
-	if pk != "" || w.describe == nil {
-		return pk
-	}
-	now := w.now()
-	w.schemaMu.Lock()
-	defer w.schemaMu.Unlock()
-	if pk = w.schemas[table]; pk != "" {
-		return pk
-	}
-	if last, ok := w.learning[table]; ok && (last.IsZero() || now.Sub(last) < time.Minute) {
-		return "" // in flight, or failed less than a minute ago
-	}
-	w.learning[table] = time.Time{}
-	w.lookups.Add(1)
-	go w.learn(table)
-	return ""
-}
-
-func (w *Watcher) learn(table string) {
-	defer w.lookups.Done()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	s, err := keyschema.Lookup(ctx, w.describe, table)
-	w.schemaMu.Lock()
-	defer w.schemaMu.Unlock()
-	if err != nil {
-		w.learning[table] = w.now() // try again in a minute
-		return
-	}
-	w.schemas[table] = s.PartitionKey
-	delete(w.learning, table)
-}
-
-// AwaitSchemas waits until the DescribeTable calls in flight have answered.
-func (w *Watcher) AwaitSchemas() { w.lookups.Wait() }
-
-// window returns the open window of table that holds t, closing the
-// table's previous window onto the queue (never blocking) when t is past
-// its end. It runs under w.mu.
-func (w *Watcher) window(table string, t time.Time) *detector.ClientWindow {
-	cw := w.windows[table]
+func (w *Watcher) lookupWindow(k windowKey, t time.Time) (cw *detector.ClientWindow, ok bool) {
+	cw = w.windows[k]
 	if cw != nil && t.Before(cw.End()) {
-		return cw
+		return cw, k.table != OtherTables
+	}
+	if cw == nil && k.table != OtherTables && !w.caps.admit(w, k, t) {
+		cw, _ = w.lookupWindow(windowKey{table: OtherTables}, t)
+		return cw, false
 	}
 	if cw != nil {
 		w.enqueue(cw)
 	}
-	start := windowStart(t, w.cfg.Window)
-	nw, err := detector.NewClientWindow(w.cfg.Sketch, table, start, start.Add(w.cfg.Window))
+	start := report.WindowStart(t, w.cfg.Window)
+	nw, err := detector.NewClientIndexWindow(w.cfg.Sketch, k.table, k.index, start, start.Add(w.cfg.Window))
 	if err != nil {
 		panic(err) // the sketch config was validated in New
 	}
 	if d := w.dropped.Swap(0); d > 0 {
 		nw.AddDropped(d)
 	}
-	w.windows[table] = nw
-	return nw
+	if n := w.internal.Swap(0); n > 0 {
+		nw.AddInternalErrors(n)
+	}
+	if w.estimate {
+		nw.SetEstimated()
+	}
+	w.windows[k] = nw
+	w.anchor()
+	return nw, k.table != OtherTables
+}
+
+// anchor moves the monotonic clock's epoch to the wall clock's now, so
+// that the readings follow any step of the wall clock within a window.
+func (w *Watcher) anchor() {
+	if w.monotonic {
+		now := time.Now()
+		w.epoch.Store(&now)
+	}
 }
 
 func (w *Watcher) enqueue(cw *detector.ClientWindow) {
+	w.gen++
 	select {
 	case w.queue <- cw:
 	default:
@@ -223,122 +272,18 @@ func (w *Watcher) enqueue(cw *detector.ClientWindow) {
 	}
 }
 
-// windowStart aligns the client's windows as the stream's are aligned.
-func windowStart(t time.Time, window time.Duration) time.Time { return report.WindowStart(t, window) }
-
 // Flush closes every window that ended by t onto the queue: call it when
 // the application goes quiet, or let Run do it each second.
 func (w *Watcher) Flush(t time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for table, cw := range w.windows {
+	for k, cw := range w.windows {
 		if !t.Before(cw.End()) {
 			w.enqueue(cw)
-			delete(w.windows, table)
-		}
-	}
-}
-
-// Run publishes the closed windows' reports until ctx ends, closing quiet
-// windows every second; then it closes and publishes every open window and
-// returns. Without a Publisher the reports wait for Reports.
-func (w *Watcher) Run(ctx context.Context) error {
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		select {
-		case cw := <-w.queue:
-			w.publish(ctx, cw)
-		case <-tick.C:
-			w.Flush(w.now())
-		case <-ctx.Done():
-			for _, r := range w.closeAll() {
-				w.deliver(context.WithoutCancel(ctx), []report.ClientReport{r})
+			delete(w.windows, k)
+			if w.hot != nil {
+				w.hot.forget(k)
 			}
-			return nil
 		}
 	}
-}
-
-// Reports closes every open window, builds the report of each closed one
-// (oldest first), and returns them along with those Run kept for want of a
-// Publisher. It is for tests, short programs and shutdown.
-func (w *Watcher) Reports() []report.ClientReport {
-	reps := w.closeAll()
-	w.doneMu.Lock()
-	kept := w.done
-	w.done = nil
-	w.doneMu.Unlock()
-	return sortReports(append(kept, reps...))
-}
-
-func (w *Watcher) closeAll() []report.ClientReport {
-	w.mu.Lock()
-	var open []*detector.ClientWindow
-	for table, cw := range w.windows {
-		open = append(open, cw)
-		delete(w.windows, table)
-	}
-	w.mu.Unlock()
-	var reps []report.ClientReport
-	for {
-		select {
-		case cw := <-w.queue:
-			reps = append(reps, cw.Report(w.cfg))
-			continue
-		default:
-		}
-		break
-	}
-	for _, cw := range open {
-		reps = append(reps, cw.Report(w.cfg))
-	}
-	reps = sortReports(reps)
-	if d := w.dropped.Swap(0); d > 0 {
-		if len(reps) == 0 {
-			w.dropped.Add(d) // no report to carry the count yet
-		} else {
-			reps[len(reps)-1].Dropped += d
-		}
-	}
-	return reps
-}
-
-func (w *Watcher) publish(ctx context.Context, cw *detector.ClientWindow) {
-	w.deliver(ctx, []report.ClientReport{cw.Report(w.cfg)})
-}
-
-func (w *Watcher) deliver(ctx context.Context, reps []report.ClientReport) {
-	if w.publisher == nil {
-		w.doneMu.Lock()
-		w.done = append(w.done, reps...)
-		if n := len(w.done) - maxKept; n > 0 {
-			// Nobody is reading them: keep the newest, count the rest.
-			for _, r := range w.done[:n] {
-				w.dropped.Add(r.Requests + r.Dropped)
-			}
-			w.done = slices.Delete(w.done, 0, n)
-		}
-		w.doneMu.Unlock()
-		return
-	}
-	// Nothing here may reach a caller's call; the error is dropped until
-	// Options has a logger to tell it to.
-	_ = w.publisher.Publish(ctx, reps)
-}
-
-func sortReports(reps []report.ClientReport) []report.ClientReport {
-	slices.SortStableFunc(reps, func(a, b report.ClientReport) int {
-		if c := a.Start.Compare(b.Start); c != 0 {
-			return c
-		}
-		switch {
-		case a.Table < b.Table:
-			return -1
-		case a.Table > b.Table:
-			return 1
-		}
-		return 0
-	})
-	return reps
 }

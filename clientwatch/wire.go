@@ -2,14 +2,11 @@ package clientwatch
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"strconv"
-	"sync"
 	"unsafe"
 
-	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/hotkeys-dev/hotkeys/internal/jsonscan"
@@ -19,74 +16,33 @@ import (
 // it, and must take it out again before the caller sees it. Taking it out
 // of the decoded output would let the SDK decode it first: about nine
 // allocations per call (a generic JSON map, then the typed structs). So it
-// is taken out of the response body instead, by a Deserialize-step
-// middleware that sits just inside the SDK's OperationDeserializer: it
-// reads the body into a pooled buffer, reads the top-level ConsumedCapacity
-// member with the zero-allocation scanner of internal/jsonscan, and hands
-// the SDK the body without it, which is byte for byte what DynamoDB sends
-// a caller who did not ask. It sits outside the middlewares that check the body's CRC32
-// (X-Amz-Crc32, over the bytes on the wire) and decompress gzip, so the
-// checksum is computed on the body as sent, and the scanner sees JSON.
-// Error responses, and bodies the scanner cannot read, pass through as they
-// came: the Initialize step then strips the decoded member as before.
-//
-// The Initialize step tells this middleware that it asked through the
-// context, with one allocation that holds both the context and the copy of
-// the input that carries ReturnConsumedCapacity (askCtx).
-
-// wireKey is the context key under which a call's *wireState is found.
-type wireKey struct{}
-
-// askCtx is the context of a call the middleware asked capacity for, and
-// the input it asked with: one allocation for both.
-type askCtx[T any] struct {
-	context.Context
-	in T
-	st *wireState
-}
-
-func (c *askCtx[T]) Value(key any) any {
-	if key == (wireKey{}) {
-		return c.st
-	}
-	return c.Context.Value(key)
-}
+// is taken out of the response body instead, by the Deserialize-step
+// middleware (call.go), which sits just inside the SDK's
+// OperationDeserializer: it reads the body into a pooled buffer, reads the
+// top-level ConsumedCapacity member with the zero-allocation scanner of
+// internal/jsonscan, and hands the SDK the body without it, which is byte
+// for byte what DynamoDB sends a caller who did not ask. It sits outside
+// the middlewares that check the body's CRC32 (X-Amz-Crc32, over the bytes
+// on the wire) and decompress gzip, so the checksum is computed on the
+// body as sent, and the scanner sees JSON. Bodies the scanner cannot read
+// pass through as they came: the Initialize step then strips the decoded
+// member instead.
 
 // wireCap is one ConsumedCapacity object read off the wire: its table name
-// (in wireState.names) and its units, the table's own when DynamoDB broke
-// them down, else the total.
+// (in callState.names), its total, the table's own units when DynamoDB
+// broke them down (INDEXES), and its indexes' (callState.idx[idxStart:idxEnd]).
 type wireCap struct {
 	nameStart, nameEnd int
+	total, table       float64
+	hasTable           bool
+	idxStart, idxEnd   int
+}
+
+// wireIndexCap is one index's units in a ConsumedCapacity object.
+type wireIndexCap struct {
+	nameStart, nameEnd int
 	units              float64
-}
-
-// wireState is one call's scratch for the response body and the capacity
-// read from it; pooled, so that a call allocates none of it.
-type wireState struct {
-	buf   []byte
-	body  wireBody
-	caps  []wireCap
-	names []byte
-	ok    bool // caps hold what DynamoDB reported; the body lacks it
-
-	// One scanner per level: the body, a ConsumedCapacity object, its
-	// Table object.
-	sc, sc1, sc2 jsonscan.Scanner
-}
-
-var wireStates = sync.Pool{New: func() any { return new(wireState) }}
-
-func getWireState() *wireState { return wireStates.Get().(*wireState) }
-
-// release returns st to the pool; the body handed to the SDK must have
-// been read by then (the call has returned).
-func (st *wireState) release() {
-	if cap(st.buf) > 1<<20 {
-		return // an unusually large page: let it go rather than pin it
-	}
-	st.body = wireBody{}
-	st.ok = false
-	wireStates.Put(st)
+	global             bool
 }
 
 // wireBody is the body the SDK reads: the buffered bytes, then the read
@@ -108,32 +64,10 @@ func (b *wireBody) Read(p []byte) (int, error) {
 
 func (b *wireBody) Close() error { return b.orig.Close() }
 
-// stripCapacityWire is the Deserialize-step middleware.
-type stripCapacityWire struct{}
-
-func (stripCapacityWire) ID() string { return "HotkeysClientWatchCapacity" }
-
-func (stripCapacityWire) HandleDeserialize(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (
-	out middleware.DeserializeOutput, md middleware.Metadata, err error,
-) {
-	out, md, err = next.HandleDeserialize(ctx, in)
-	if err != nil {
-		return out, md, err
-	}
-	st, _ := ctx.Value(wireKey{}).(*wireState)
-	if st == nil {
-		return out, md, err
-	}
-	st.ok = false // a retried attempt starts over
-	if resp, ok := out.RawResponse.(*smithyhttp.Response); ok && resp.StatusCode == 200 && resp.Body != nil {
-		st.take(resp)
-	}
-	return out, md, err
-}
-
-// take reads resp's body, takes ConsumedCapacity out of it and gives the
-// SDK what is left.
-func (st *wireState) take(resp *smithyhttp.Response) {
+// buffer reads resp's body into st.buf and gives the SDK the buffered
+// copy in its place; ok is false when the body ended in an error (which
+// the SDK still gets, after the bytes).
+func (st *callState) buffer(resp *smithyhttp.Response) (ok bool) {
 	buf := st.buf[:0]
 	var rerr error
 	for {
@@ -150,49 +84,86 @@ func (st *wireState) take(resp *smithyhttp.Response) {
 		}
 	}
 	st.buf = buf
-	if rerr == nil {
-		if start, end, ok := st.read(buf); ok {
-			buf = append(buf[:start], buf[end:]...)
-			st.ok = true
-		}
-	}
 	st.body.r.Reset(buf)
 	st.body.err, st.body.orig = rerr, resp.Body
 	resp.Body = &st.body
-	if resp.ContentLength >= 0 {
-		resp.ContentLength = int64(len(buf))
+	st.wrapped = append(st.wrapped, resp)
+	return rerr == nil
+}
+
+// takeCapacity takes ConsumedCapacity out of a 200 response's body. A
+// panic in reading it leaves the body whole (the Initialize step strips
+// the decoded member instead) and counts as an internal error.
+func (st *callState) takeCapacity(resp *smithyhttp.Response) {
+	if !st.buffer(resp) {
+		return
+	}
+	defer st.recoverWire()
+	if start, end, ok := st.read(st.buf); ok {
+		st.buf = append(st.buf[:start], st.buf[end:]...)
+		st.body.r.Reset(st.buf)
+		st.ok = true
+		if resp.ContentLength >= 0 {
+			resp.ContentLength = int64(len(st.buf))
+		}
 	}
 }
 
-var errSkip = errors.New("clientwatch: not a capacity object")
+// recoverWire turns a panic in reading a body into an internal error:
+// the body handed to the SDK is the one buffered, untouched.
+func (st *callState) recoverWire() {
+	if recover() != nil {
+		st.panics++
+		st.ok = false
+		st.body.r.Reset(st.buf)
+	}
+}
+
+var (
+	errSkip = errors.New("clientwatch: not a capacity object")
+	errStop = errors.New("clientwatch: the member is read") // the rest is the SDK's to read
+
+	capacityName = []byte(`"ConsumedCapacity"`)
+)
 
 // read finds the top-level ConsumedCapacity member of body, reads it into
 // st.caps, and returns the span to cut out of the body (the member and one
 // comma beside it). ok is false when body is not a JSON object, has no
 // such member, or holds one the scanner cannot read: then nothing is cut.
-func (st *wireState) read(body []byte) (start, end int, ok bool) {
-	st.caps, st.names = st.caps[:0], st.names[:0]
-	prevEnd, found, afterNext := -1, false, false
+// It scans no further than the member (and the next member's name, when
+// the member comes first, as DynamoDB sends it): a Query page's items
+// after it are the SDK's to read, not twice.
+func (st *callState) read(body []byte) (start, end int, ok bool) {
+	st.caps, st.idx, st.names = st.caps[:0], st.idx[:0], st.names[:0]
+	prevEnd, found := -1, false
 	var vs, ve int
 	err := st.sc.Members(body, func(name []byte, key, s, e int) error {
-		if afterNext {
-			end, afterNext = key, false // the member was first: cut up to the next one
+		if string(name) != "ConsumedCapacity" {
+			prevEnd = e
+			return nil
 		}
-		if string(name) == "ConsumedCapacity" {
-			if found {
-				return errSkip // twice: leave such a body to the SDK
-			}
-			found, vs, ve = true, s, e
-			if prevEnd >= 0 {
-				start, end = prevEnd, e // `,"ConsumedCapacity":…`
-			} else {
-				start, end, afterNext = key, e, true
-			}
+		found, vs, ve = true, s, e
+		if prevEnd >= 0 {
+			start, end = prevEnd, e // `,"ConsumedCapacity":…`
+			return errStop
 		}
-		prevEnd = e
-		return nil
+		// The member is first, as DynamoDB sends it: cut it and the comma
+		// after it, up to the next member's name, found without reading
+		// that member's value.
+		next, closed := st.sc.Next(e, '}')
+		switch {
+		case next < 0:
+			return errSkip
+		case closed:
+			start, end = key, e // `{"ConsumedCapacity":…}` leaves `{}`
+		case bytes.HasPrefix(body[next:], capacityName):
+			return errSkip // twice: leave such a body to the SDK
+		default:
+			start, end = key, next
+		}
+		return errStop
 	})
-	if err != nil || !found {
+	if err != nil && err != errStop || !found {
 		return 0, 0, false
 	}
 	// The value: one object (single-table calls) or an array of them.
@@ -217,57 +188,83 @@ func (st *wireState) read(body []byte) (start, end int, ok bool) {
 	return start, end, true
 }
 
-// readCapacity reads one ConsumedCapacity object: TableName, and the
-// table's own CapacityUnits when there, else the total CapacityUnits.
-func (st *wireState) readCapacity(obj []byte) bool {
+// readCapacity reads one ConsumedCapacity object: TableName, the total
+// CapacityUnits, the table's own (Table) and each index's.
+func (st *callState) readCapacity(obj []byte) bool {
 	if len(obj) == 0 || obj[0] != '{' {
 		return false
 	}
-	c := wireCap{nameStart: len(st.names), nameEnd: len(st.names)}
-	var total, table float64
-	haveTable := false
+	c := wireCap{nameStart: len(st.names), nameEnd: len(st.names), idxStart: len(st.idx)}
 	err := st.sc1.Members(obj, func(name []byte, _, s, e int) error {
 		v := obj[s:e]
 		switch string(name) {
 		case "TableName":
-			if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 {
-				return errSkip // table names never need escapes
+			var ok bool
+			if c.nameStart, c.nameEnd, ok = st.addName(v); !ok {
+				return errSkip
 			}
-			st.names = append(st.names, v[1:len(v)-1]...)
-			c.nameEnd = len(st.names)
 		case "CapacityUnits":
 			f, ok := number(v)
 			if !ok {
 				return errSkip
 			}
-			total = f
+			c.total = f
 		case "Table":
-			units, present, ok := st.tableUnits(v)
+			units, present, ok := unitsOf(&st.sc2, v)
 			if !ok {
 				return errSkip
 			}
-			table, haveTable = units, present
+			c.table, c.hasTable = units, present
+		case "GlobalSecondaryIndexes", "LocalSecondaryIndexes":
+			if !st.readIndexes(v, name[0] == 'G') {
+				return errSkip
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		return false
 	}
-	c.units = total
-	if haveTable {
-		c.units = table
-	}
+	c.idxEnd = len(st.idx)
 	st.caps = append(st.caps, c)
 	return true
 }
 
-// tableUnits reads the CapacityUnits of a Capacity object
+// addName appends a JSON string without escapes (table and index names
+// never need them) to st.names and returns its span.
+func (st *callState) addName(v []byte) (start, end int, ok bool) {
+	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 {
+		return 0, 0, false
+	}
+	start = len(st.names)
+	st.names = append(st.names, v[1:len(v)-1]...)
+	return start, len(st.names), true
+}
+
+// readIndexes reads {"name":{"CapacityUnits":…},…} into st.idx.
+func (st *callState) readIndexes(obj []byte, global bool) bool {
+	if len(obj) == 0 || obj[0] != '{' {
+		return false
+	}
+	return st.sc2.Members(obj, func(name []byte, key, s, e int) error {
+		units, _, ok := unitsOf(&st.sc3, obj[s:e])
+		if !ok || bytes.IndexByte(name, '\\') >= 0 {
+			return errSkip
+		}
+		start := len(st.names)
+		st.names = append(st.names, name...)
+		st.idx = append(st.idx, wireIndexCap{nameStart: start, nameEnd: len(st.names), units: units, global: global})
+		return nil
+	}) == nil
+}
+
+// unitsOf reads the CapacityUnits of a Capacity object
 // ({"CapacityUnits":…,"ReadCapacityUnits":…,…}), if it has one.
-func (st *wireState) tableUnits(obj []byte) (units float64, present, ok bool) {
+func unitsOf(sc *jsonscan.Scanner, obj []byte) (units float64, present, ok bool) {
 	if len(obj) == 0 || obj[0] != '{' {
 		return 0, false, false
 	}
-	err := st.sc2.Members(obj, func(name []byte, _, s, e int) error {
+	err := sc.Members(obj, func(name []byte, _, s, e int) error {
 		if string(name) == "CapacityUnits" {
 			var valid bool
 			if units, valid = number(obj[s:e]); !valid {

@@ -77,3 +77,19 @@ func ExampleChargeIndex() {
 	// Output:
 	// 2 1 3 true
 }
+
+// A partition admits 1,000 WCU a second: of a demand of 2,500 WCU in one
+// second, in 10-WCU writes, 100 are admitted and 150 throttled.
+func ExampleAdmission() {
+	a := ddb.NewAdmission(0)
+	admitted, throttled := 0, 0
+	for range 250 {
+		if a.Admit(1795341600, 10) {
+			admitted++
+		} else {
+			throttled++
+		}
+	}
+	fmt.Println(admitted, throttled, a.Admit(1795341601, 10))
+	// Output: 100 150 true
+}

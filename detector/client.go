@@ -1,13 +1,10 @@
 package detector
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
-	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
@@ -19,29 +16,46 @@ const (
 	DefaultMinRCUPerSecond      = 300
 )
 
-// ClientWindow summarises what an instrumented client saw of one table in
-// one window: per partition key, the requests, the read and write capacity
-// consumed (RCU in half units, the granularity DynamoDB charges reads in),
-// the throttled attempts and their reasons, the conditional-check failures
-// and the latency of the calls, with the same bounded sketches as Window.
-// Requests DynamoDB charged but that name no partition key the client can
-// see (a Scan page without items, a PartiQL statement without a key
-// literal, a table whose key schema is not known yet) count in the totals
-// as unattributed.
+// ClientWindow summarises what an instrumented client saw of one table (or
+// one of its global secondary indexes) in one window: per partition key,
+// the requests, the read and write capacity consumed (RCU in half units,
+// the granularity DynamoDB charges reads in), the throttled attempts and
+// their reasons, the items a batch left unprocessed, the conditional-check
+// failures and the latency of the calls, with the same bounded sketches as
+// Window. Requests DynamoDB charged but that name no partition key the
+// client can see (a Scan page without items, a PartiQL statement without a
+// key literal, a table whose key schema is not known yet) count in the
+// totals as unattributed.
+//
+// Its sketches are made on first use: a window that only ever counts
+// unattributed calls holds none, and one without throttles, batches or
+// failed conditions holds three (calls, reads, writes). ClientWindowBytes
+// bounds what a window can hold.
 //
 // A ClientWindow is not safe for concurrent use.
 type ClientWindow struct {
-	table      string
-	start, end int64
+	table, index string
+	start, end   int64
+	cfg          sketch.Config
 
 	requests, unattributed             uint64
 	rcuHalf, wcu                       uint64 // totals, exact, attributed or not
 	unattributedRCUHalf, unattributedW uint64
 	apportionedRCUHalf, apportionedW   uint64
 	throttled, conditionalFailed       uint64
-	dropped                            uint64
+	unprocessed                        uint64
+	dropped, internalErrors            uint64
+	estimated                          bool
 
-	calls, reads, writes, throttles, conditional, apportioned *sketch.Summary
+	calls, reads, writes *sketch.Summary
+	// events counts, per key, the rarer things that happen to it, each
+	// under its own kind byte before the typed key (see eventKind): one
+	// sketch rather than one per kind, since most windows have none.
+	events *sketch.Summary
+	// slack holds, per key, how far its apportioned shares may be off
+	// either way (slackKind): the units a multi-key call spent that no
+	// known item size pins to one key.
+	slack *sketch.Summary
 
 	latency latencyTable
 	reasons map[string]map[string]uint64 // typed key -> reason -> attempts; bounded by maxReasonKeys
@@ -52,24 +66,82 @@ type ClientWindow struct {
 // one; throttles beyond it are still counted, per key, in the sketches.
 const maxReasonKeys = 256
 
+// eventKind is the first byte of a key in ClientWindow.events.
+type eventKind byte
+
+const (
+	eventThrottle    eventKind = 't' // a throttled attempt on the key
+	eventConditional eventKind = 'c' // a write refused by its condition
+	eventUnprocessed eventKind = 'u' // an item a batch left unprocessed
+	eventApportioned eventKind = 'a' // a share of a multi-key call
+)
+
+// slackKind is the first byte of a key in ClientWindow.slack.
+type slackKind byte
+
+const (
+	slackReadBelow  slackKind = 'r' // half RCU the key's shares may be above its truth
+	slackReadAbove  slackKind = 'R' // half RCU they may be below it
+	slackWriteBelow slackKind = 'w'
+	slackWriteAbove slackKind = 'W'
+)
+
 // NewClientWindow returns an empty client-side window for table covering
 // [start, end).
 func NewClientWindow(cfg sketch.Config, table string, start, end time.Time) (*ClientWindow, error) {
+	return NewClientIndexWindow(cfg, table, "", start, end)
+}
+
+// NewClientIndexWindow returns an empty client-side window for the global
+// secondary index index of table ("" for the table itself): its keys are
+// the index's partition keys, its capacity the index's own.
+func NewClientIndexWindow(cfg sketch.Config, table, index string, start, end time.Time) (*ClientWindow, error) {
 	if !end.After(start) {
 		return nil, fmt.Errorf("detector: window end %s is not after start %s", end, start)
 	}
-	w := &ClientWindow{table: table, start: start.Unix(), end: end.Unix(), reasons: map[string]map[string]uint64{}}
-	for _, s := range []**sketch.Summary{&w.calls, &w.reads, &w.writes, &w.throttles, &w.conditional, &w.apportioned} {
-		var err error
-		if *s, err = sketch.NewSummary(cfg); err != nil {
-			return nil, fmt.Errorf("detector: %w", err)
-		}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("detector: %w", err)
 	}
-	return w, nil
+	return &ClientWindow{table: table, index: index, start: start.Unix(), end: end.Unix(), cfg: cfg}, nil
 }
+
+// ClientWindowBytes bounds the heap one ClientWindow made with cfg holds,
+// however many keys it sees, while no typed key is longer than keyLen
+// bytes (sketch.MaxKeyLen at most): its five sketches at their largest,
+// the latency table full, its throttling reasons at their cap. A watcher
+// multiplies it by the windows it may hold to keep under a memory cap.
+// TestClientWindowBytes holds it against a measured worst case.
+func ClientWindowBytes(cfg sketch.Config, keyLen int) int {
+	keyLen = min(max(keyLen, 1), sketch.MaxKeyLen)
+	// Per heavy-hitter counter: the buffers of keys longer than a slot
+	// holds; events and slack keys carry a kind byte more.
+	long, kinded := 0, keyLen+1
+	if kinded > 48 {
+		long = 64 + 24
+	}
+	if kinded > 64 {
+		long += roundUp(kinded, 16)
+	}
+	index := 8
+	for index < 4*cfg.Counters {
+		index *= 2
+	}
+	perSketch := cfg.Width*cfg.Depth*8 + // count-min cells
+		cfg.Counters*(128+16+long) + index*8 + // heavy-hitter slots, heap, buffers and index
+		8192*8 + // the exact set of the first 4,096 key hashes, at its largest
+		16<<10 + 4<<10 // the dense HyperLogLog, and the sketch's own fields
+	latency := latencySlots * (424 + roundUp(keyLen, 16) + 16)
+	reasons := maxReasonKeys * (roundUp(keyLen, 16) + 16 + 64 + 208)
+	return 5*perSketch + latency + reasons + 2*roundUp(keyLen, 16) + 1<<10
+}
+
+func roundUp(n, to int) int { return (n + to - 1) / to * to }
 
 // Table returns the window's table name.
 func (w *ClientWindow) Table() string { return w.table }
+
+// Index returns the global secondary index the window is of, "" for a table.
+func (w *ClientWindow) Index() string { return w.index }
 
 // Start returns the window's first instant.
 func (w *ClientWindow) Start() time.Time { return time.Unix(w.start, 0).UTC() }
@@ -83,6 +155,24 @@ func (w *ClientWindow) typed(k ddb.Key) []byte {
 	return w.keyBuf
 }
 
+// kinded is the key of k under kind, in events or slack.
+func (w *ClientWindow) kinded(kind byte, k ddb.Key) []byte {
+	w.keyBuf = append(w.keyBuf[:0], kind, byte(k.Type))
+	w.keyBuf = append(w.keyBuf, k.Value...)
+	return w.keyBuf
+}
+
+// summary returns *s, made on first use (the config was validated).
+func (w *ClientWindow) summary(s **sketch.Summary) *sketch.Summary {
+	if *s == nil {
+		var err error
+		if *s, err = sketch.NewSummary(w.cfg); err != nil {
+			panic(err) // validated in NewClientIndexWindow
+		}
+	}
+	return *s
+}
+
 // AddRequest counts one call (all its attempts) on key k at time t, and,
 // when withLatency (the call touched k alone), its latency as the caller
 // saw it. A call on several keys is counted once per key, and once in the
@@ -92,7 +182,7 @@ func (w *ClientWindow) AddRequest(k ddb.Key, t time.Time, latency time.Duration,
 		w.requests++
 	}
 	key := w.typed(k)
-	w.calls.Add(key, 1, t.Unix(), 0)
+	w.summary(&w.calls).Add(key, 1, t.Unix(), 0)
 	if withLatency {
 		w.latency.add(key, sketch.Hash(key), latency)
 	}
@@ -113,33 +203,90 @@ func (w *ClientWindow) AddUnattributed(rcuHalf, wcu uint64) {
 // share of a multi-key request, split by item sizes, rather than reported
 // for the key alone.
 func (w *ClientWindow) AddCapacity(k ddb.Key, t time.Time, rcuHalf, wcu uint64, apportioned bool) {
-	key := w.typed(k)
-	tick := t.Unix()
-	w.rcuHalf += rcuHalf
-	w.wcu += wcu
-	if rcuHalf > 0 {
-		w.reads.Add(key, rcuHalf, tick, 0)
-	}
-	if wcu > 0 {
-		w.writes.Add(key, wcu, tick, 0)
-	}
+	w.charge(k, t.Unix(), rcuHalf, wcu)
 	if apportioned {
-		w.apportionedRCUHalf += rcuHalf
-		w.apportionedW += wcu
-		w.apportioned.Add(key, 1, tick, 0) // counts the key's apportioned charges, 0-unit shares too
+		w.markApportioned(k, t.Unix(), rcuHalf, wcu)
 	}
 }
 
-// AddThrottle counts one throttled attempt on key k, with DynamoDB's
-// ThrottlingReasons for it (none from older endpoints).
+// AddShare charges key k with its share of a multi-key call's capacity:
+// units of read capacity in half RCU when read, else of write capacity.
+// It widens the key's bounds: its true units lie within [share − below,
+// share + above], because the call named items whose size the client
+// could not see (a batch's deletes, say), and so could not pin the call's
+// total on each key exactly.
+func (w *ClientWindow) AddShare(k ddb.Key, t time.Time, read bool, units, below, above uint64) {
+	tick := t.Unix()
+	lo, hi := slackWriteBelow, slackWriteAbove
+	if read {
+		w.charge(k, tick, units, 0)
+		w.markApportioned(k, tick, units, 0)
+		lo, hi = slackReadBelow, slackReadAbove
+	} else {
+		w.charge(k, tick, 0, units)
+		w.markApportioned(k, tick, 0, units)
+	}
+	if below > 0 {
+		w.summary(&w.slack).Add(w.kinded(byte(lo), k), below, tick, 0)
+	}
+	if above > 0 {
+		w.summary(&w.slack).Add(w.kinded(byte(hi), k), above, tick, 0)
+	}
+}
+
+// charge is the one place a key's units and their per-second peaks are
+// counted: a rule that must see each second's units per key (a saturation
+// rule, a callback) hooks in here.
+func (w *ClientWindow) charge(k ddb.Key, tick int64, rcuHalf, wcu uint64) {
+	w.rcuHalf += rcuHalf
+	w.wcu += wcu
+	if rcuHalf > 0 {
+		w.summary(&w.reads).Add(w.typed(k), rcuHalf, tick, 0)
+	}
+	if wcu > 0 {
+		w.summary(&w.writes).Add(w.typed(k), wcu, tick, 0)
+	}
+}
+
+func (w *ClientWindow) markApportioned(k ddb.Key, tick int64, rcuHalf, wcu uint64) {
+	w.apportionedRCUHalf += rcuHalf
+	w.apportionedW += wcu
+	w.event(eventApportioned, k, tick, 1) // 0-unit shares count too
+}
+
+func (w *ClientWindow) event(kind eventKind, k ddb.Key, tick int64, n uint64) {
+	w.summary(&w.events).Add(w.kinded(byte(kind), k), n, tick, 0)
+}
+
+// AddThrottle counts one throttled attempt of a call on key k alone, with
+// DynamoDB's ThrottlingReasons for it (none from older endpoints): once in
+// the window's total and once for the key.
 func (w *ClientWindow) AddThrottle(k ddb.Key, t time.Time, reasons []string) {
-	key := w.typed(k)
 	w.throttled++
-	w.throttles.Add(key, 1, t.Unix(), 0)
+	w.AddKeyThrottle(k, t, reasons)
+}
+
+// AddThrottledAttempt counts one throttled attempt in the window's total
+// only: a throttled request counts once there however many keys it names,
+// each of which AddKeyThrottle counts.
+func (w *ClientWindow) AddThrottledAttempt() { w.throttled++ }
+
+// AddUnattributedThrottle counts a throttled attempt of a call that names
+// no key.
+func (w *ClientWindow) AddUnattributedThrottle() { w.AddThrottledAttempt() }
+
+// AddKeyThrottle counts one throttled attempt for key k, not in the
+// window's total (see AddThrottledAttempt), with its reasons.
+func (w *ClientWindow) AddKeyThrottle(k ddb.Key, t time.Time, reasons []string) {
+	w.event(eventThrottle, k, t.Unix(), 1)
+	key := w.typed(k)
 	m := w.reasons[string(key)]
 	if m == nil {
 		if len(w.reasons) >= maxReasonKeys {
 			return
+		}
+		if w.reasons == nil {
+			w.reasons = map[string]map[string]uint64{}
 		}
 		m = map[string]uint64{}
 		w.reasons[string(key)] = m
@@ -152,19 +299,31 @@ func (w *ClientWindow) AddThrottle(k ddb.Key, t time.Time, reasons []string) {
 	}
 }
 
-// AddUnattributedThrottle counts a throttled attempt of a call that names
-// no key.
-func (w *ClientWindow) AddUnattributedThrottle() { w.throttled++ }
+// AddUnprocessed counts n items of key k that a batch handed back
+// unprocessed (UnprocessedItems, UnprocessedKeys): DynamoDB's throttling of
+// part of a batch, counted apart from throttled requests.
+func (w *ClientWindow) AddUnprocessed(k ddb.Key, t time.Time, n uint64) {
+	w.unprocessed += n
+	w.event(eventUnprocessed, k, t.Unix(), n)
+}
 
 // AddConditionalCheckFailed counts a write on key k refused by its
 // condition: DynamoDB still charges it, and hides it from streams.
 func (w *ClientWindow) AddConditionalCheckFailed(k ddb.Key, t time.Time) {
 	w.conditionalFailed++
-	w.conditional.Add(w.typed(k), 1, t.Unix(), 0)
+	w.event(eventConditional, k, t.Unix(), 1)
 }
 
 // AddDropped counts calls the client could not record (its queue was full).
 func (w *ClientWindow) AddDropped(n uint64) { w.dropped += n }
+
+// AddInternalErrors counts calls whose recording failed on a bug of ours
+// (a panic, recovered): never the caller's fault, and never the call's.
+func (w *ClientWindow) AddInternalErrors(n uint64) { w.internalErrors += n }
+
+// SetEstimated marks the window's capacity as estimated from item sizes
+// rather than reported by DynamoDB.
+func (w *ClientWindow) SetEstimated() { w.estimated = true }
 
 // ReadCapacity and WriteCapacity return the window's exact totals.
 func (w *ClientWindow) ReadCapacity() float64 { return float64(w.rcuHalf) / 2 }
@@ -172,195 +331,27 @@ func (w *ClientWindow) ReadCapacity() float64 { return float64(w.rcuHalf) / 2 }
 // WriteCapacity returns the window's exact WCU total.
 func (w *ClientWindow) WriteCapacity() uint64 { return w.wcu }
 
-// Report judges every candidate key (the heaviest by calls, reads, writes
-// and throttles) against the read and write thresholds, flags throttled
-// keys whatever their share, applies the latency outlier rule, and says
-// what to do.
-func (w *ClientWindow) Report(cfg Config) report.ClientReport {
-	cfg = cfg.withClientDefaults()
-	rep := report.ClientReport{
-		Window:                   report.Window{Table: w.table, Start: w.Start(), End: w.End()},
-		Requests:                 w.requests,
-		UnattributedRequests:     w.unattributed,
-		WCU:                      w.wcu,
-		RCU:                      float64(w.rcuHalf) / 2,
-		UnattributedRCU:          float64(w.unattributedRCUHalf) / 2,
-		UnattributedWCU:          w.unattributedW,
-		ApportionedRCU:           float64(w.apportionedRCUHalf) / 2,
-		ApportionedWCU:           w.apportionedW,
-		ThrottledAttempts:        w.throttled,
-		ConditionalCheckFailures: w.conditionalFailed,
-		Dropped:                  w.dropped,
-		DistinctKeys:             w.calls.Distinct(),
-		HotKeys:                  []report.ClientKeyReport{},
-		TopKeys:                  []report.ClientKeyReport{},
-	}
-	if w.requests > w.unattributed && rep.DistinctKeys == 0 {
-		rep.DistinctKeys = 1
-	}
-	j := judge{cfg: cfg, total: w.wcu, seconds: float64(w.end - w.start)}
-
-	// Candidates: every tracked key of every sketch, once.
-	seen := map[string]bool{}
-	var cands [][]byte
-	for _, s := range []*sketch.Summary{w.throttles, w.reads, w.writes, w.calls} {
-		for _, e := range s.Top(cfg.Sketch.Counters) {
-			if !seen[string(e.Key)] {
-				seen[string(e.Key)] = true
-				cands = append(cands, e.Key)
-			}
-		}
-	}
-	keys := make([]report.ClientKeyReport, len(cands))
-	for i, key := range cands {
-		keys[i] = w.keyReport(j, key)
-	}
-	w.latencyOutliers(keys)
-	for i := range keys {
-		w.judgeKey(j, &keys[i], cands[i])
-	}
-	slices.SortStableFunc(keys, byClientLoad)
-	for rank := range keys {
-		if rank < cfg.Top {
-			rep.TopKeys = append(rep.TopKeys, keys[rank])
-		}
-		if keys[rank].Severity != report.None {
-			rep.HotKeys = append(rep.HotKeys, keys[rank])
-		}
-	}
-	return rep
-}
-
-// byClientLoad orders client-side keys: throttled first, then by capacity
-// (WCU weighs as 3 RCU, DynamoDB's own exchange rate between the two
-// per-partition limits), then by key.
-func byClientLoad(a, b report.ClientKeyReport) int {
-	load := func(k report.ClientKeyReport) float64 { return k.RCU + 3*float64(k.WCU) }
-	return cmp.Or(cmp.Compare(b.ThrottledAttempts, a.ThrottledAttempts), cmp.Compare(load(b), load(a)), cmp.Compare(a.Key, b.Key))
-}
-
-func bounds(s *sketch.Summary, key []byte) (e sketch.Entry) {
-	if got, ok := s.Lookup(key); ok {
-		return got
-	}
-	e.Lower, e.Upper = s.Estimate(key)
-	return e
-}
-
-func (w *ClientWindow) keyReport(j judge, key []byte) report.ClientKeyReport {
-	calls, reads, writes := bounds(w.calls, key), bounds(w.reads, key), bounds(w.writes, key)
-	thr, cond := bounds(w.throttles, key), bounds(w.conditional, key)
-	k := report.ClientKeyReport{
-		KeyFigures:       j.figures(key, writes),
-		Requests:         calls.Upper,
-		RCU:              float64(reads.Upper) / 2,
-		RCULower:         float64(reads.Lower) / 2,
-		RCUUpper:         float64(reads.Upper) / 2,
-		AvgRCUPerSecond:  float64(reads.Upper) / 2 / j.seconds,
-		PeakRCUPerSecond: float64(reads.Peak) / 2,
-		// Throttles and condition failures are exact for a key tracked
-		// from its first one; Upper otherwise (never an undercount).
-		ThrottledAttempts:        thr.Upper,
-		ConditionalCheckFailures: cond.Upper,
-	}
-	if w.rcuHalf > 0 {
-		k.ReadShare = float64(reads.Upper) / float64(w.rcuHalf)
-	}
-	if _, up := w.apportioned.Estimate(key); up > 0 {
-		k.Apportioned = true
-	}
-	if m := w.reasons[string(key)]; len(m) > 0 {
-		for r, n := range m {
-			k.ThrottlingReasons = append(k.ThrottlingReasons, report.ThrottlingReasonCount{Reason: r, Attempts: n})
-		}
-		slices.SortFunc(k.ThrottlingReasons, func(a, b report.ThrottlingReasonCount) int {
-			return cmp.Or(cmp.Compare(b.Attempts, a.Attempts), cmp.Compare(a.Reason, b.Reason))
-		})
-	}
-	if s := w.latency.lookup(key, sketch.Hash(key)); s != nil {
-		k.LatencySamples = s.samples
-		k.LatencyP50Ms = float64(s.quantile(0.50)) / 1e6
-		k.LatencyP99Ms = float64(s.quantile(0.99)) / 1e6
-	}
-	return k
-}
-
-// latencyOutliers applies the outlier rule over the keys with enough
-// samples: a p99 over 10× the median key's p99.
-func (w *ClientWindow) latencyOutliers(keys []report.ClientKeyReport) {
-	var p99s []float64
-	for _, k := range keys {
-		if k.LatencySamples >= LatencyOutlierMinSamples {
-			p99s = append(p99s, k.LatencyP99Ms)
-		}
-	}
-	if len(p99s) < 2 {
-		return
-	}
-	slices.Sort(p99s)
-	median := p99s[(len(p99s)-1)/2]
-	for i := range keys {
-		if keys[i].LatencySamples >= LatencyOutlierMinSamples && keys[i].LatencyP99Ms > LatencyOutlierFactor*median {
-			keys[i].LatencyOutlier = true
-			keys[i].MedianKeyP99Ms = median
-		}
-	}
-}
-
-// judgeKey flags a key for what made it hot and writes its diagnosis.
-func (w *ClientWindow) judgeKey(j judge, k *report.ClientKeyReport, key []byte) {
-	cfg := j.cfg
-	readSev := report.None
-	switch {
-	case k.PeakRCUPerSecond >= cfg.CriticalRCUPerSecond:
-		readSev = report.Critical
-	case k.ReadShare >= cfg.ShareThreshold && k.PeakRCUPerSecond >= cfg.MinRCUPerSecond:
-		readSev = report.Warning
-	}
-	writeSev := j.severity(k.Share, k.PeakWCUPerSecond)
-	if readSev != report.None {
-		k.HotFor = append(k.HotFor, report.CauseReads)
-	}
-	if writeSev != report.None {
-		k.HotFor = append(k.HotFor, report.CauseWrites)
-	}
-	sev := worse(readSev, writeSev)
-	if k.ThrottledAttempts > 0 {
-		k.HotFor = append(k.HotFor, report.CauseThrottling)
-		sev = report.Critical // DynamoDB is refusing this key's requests now
-	}
-	if k.LatencyOutlier {
-		k.HotFor = append(k.HotFor, report.CauseLatency)
-		sev = worse(sev, report.Warning)
-	}
-	k.Severity = sev
-	if sev == report.None {
-		return
-	}
-	k.RecommendedShards = recommendedShards(k.PeakWCUPerSecond, cfg.PartitionLimit)
-	if writeSev != report.None {
-		k.Pattern = classify(keyShape{text: string(key[1:]), isString: ddb.KeyType(key[0]) == ddb.String, sortKeyed: true, manyItems: true})
-	}
-	k.Diagnosis = diagnoseClient(k, cfg)
-}
-
-// withClientDefaults fills the client-side thresholds a Config made for
-// the stream side leaves at zero.
-func (c Config) withClientDefaults() Config {
-	if c.ReadPartitionLimit <= 0 {
-		c.ReadPartitionLimit = DefaultReadPartitionLimit
-	}
-	if c.CriticalRCUPerSecond <= 0 {
-		c.CriticalRCUPerSecond = DefaultCriticalRCUPerSecond
-	}
-	if c.MinRCUPerSecond <= 0 {
-		c.MinRCUPerSecond = DefaultMinRCUPerSecond
-	}
-	return c
-}
-
 // Requests returns the calls counted in the window.
 func (w *ClientWindow) Requests() uint64 { return w.requests }
 
 // Dropped returns the calls counted as dropped in the window.
 func (w *ClientWindow) Dropped() uint64 { return w.dropped }
+
+// KeyPeaks returns a lower bound on key k's largest read (in half RCU)
+// and write units within one second of the window, from the heavy
+// hitters (0 for a key they do not track). Checked right after each
+// charge, it says when a key crosses a per-second rate.
+func (w *ClientWindow) KeyPeaks(k ddb.Key) (rcuHalf, wcu uint64) {
+	key := w.typed(k)
+	if w.reads != nil {
+		if e, ok := w.reads.Lookup(key); ok {
+			rcuHalf = e.Peak
+		}
+	}
+	if w.writes != nil {
+		if e, ok := w.writes.Lookup(key); ok {
+			wcu = e.Peak
+		}
+	}
+	return rcuHalf, wcu
+}

@@ -1,7 +1,10 @@
 package detector
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +14,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/redact"
 	"github.com/hotkeys-dev/hotkeys/report"
+	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
 func skey(s string) ddb.Key { return ddb.Key{Type: ddb.String, Value: []byte(s)} }
@@ -100,5 +104,49 @@ func TestClientReportRedacted(t *testing.T) {
 	}
 	if got := rep.HotKeys[0].HotFor; !cmp.Equal(got, []report.Cause{report.CauseReads, report.CauseWrites, report.CauseThrottling}) {
 		t.Errorf("hot for %v", got)
+	}
+}
+
+// TestClientWindowBytes: a window fed every kind of figure for more
+// distinct keys than its sketches track (their worst case: every counter
+// holding a key of the longest length, the exact sets grown to their
+// largest then dense HyperLogLogs, the latency table and the throttling
+// reasons full) holds no more heap than ClientWindowBytes says, and not
+// much less: the bound is what a watcher's memory cap is built on.
+func TestClientWindowBytes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills windows")
+	}
+	cfg := DefaultConfig().Sketch
+	for _, keyLen := range []int{8, 48, 100, sketch.MaxKeyLen} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		w, err := NewClientWindow(cfg, "Users", t0, t0.Add(time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		value := make([]byte, keyLen-1) // a typed key is one byte longer
+		for i := range 6000 {
+			binary.BigEndian.PutUint32(value[max(len(value)-4, 0):], uint32(i))
+			k := ddb.Key{Type: ddb.Binary, Value: value}
+			at := t0.Add(time.Duration(i%60) * time.Second)
+			w.AddRequest(k, at, time.Duration(i)*time.Microsecond, true, true)
+			w.AddCapacity(k, at, uint64(1+i%7), uint64(1+i%5), false)
+			w.AddShare(k, at, i%2 == 0, 3, 1, 2)
+			w.AddShare(k, at, i%2 == 1, 3, 1, 2)
+			w.AddKeyThrottle(k, at, []string{"TableReadKeyRangeThroughputExceeded", "Reason" + strconv.Itoa(i%3)})
+			w.AddUnprocessed(k, at, 1)
+			w.AddConditionalCheckFailed(k, at)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		held := int(after.HeapAlloc) - int(before.HeapAlloc)
+		bound := ClientWindowBytes(cfg, keyLen)
+		t.Logf("keys of %d bytes: a full window holds %d KB, ClientWindowBytes says %d KB", keyLen, held/1024, bound/1024)
+		if held > bound || bound > 2*held {
+			t.Errorf("keys of %d bytes: a full window holds %d bytes; ClientWindowBytes %d, want within [held, 2 × held]", keyLen, held, bound)
+		}
+		runtime.KeepAlive(w)
 	}
 }

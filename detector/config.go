@@ -27,6 +27,13 @@ type Config struct {
 	CriticalWCUPerSecond float64
 	// PartitionLimit is DynamoDB's per-partition write cap, 1,000 WCU/s.
 	PartitionLimit float64
+	// A key, or a stream shard, is saturated when its WCU within one second
+	// stayed at SaturationFraction of PartitionLimit or more for at least
+	// SaturationSeconds seconds of a window: its successful writes are
+	// pinned at the limit, so it is most likely throttled. Zero means the
+	// default (DefaultSaturationFraction, DefaultSaturationSeconds).
+	SaturationFraction float64
+	SaturationSeconds  int
 	// The client side (ClientWindow) also judges reads: a key is a warning
 	// when its share of the window's RCU is at least ShareThreshold and its
 	// peak is at least MinRCUPerSecond, and critical at CriticalRCUPerSecond;
@@ -54,6 +61,19 @@ type Config struct {
 	// IndexSketch sizes the windows of global secondary indexes; zero means
 	// DefaultIndexSketch.
 	IndexSketch sketch.Config
+}
+
+// saturation returns the level (whole WCU in one second) and the seconds
+// that make a key saturated, defaults filled in.
+func (c Config) saturation() (level uint64, seconds int) {
+	f, n := c.SaturationFraction, c.SaturationSeconds
+	if f == 0 {
+		f = DefaultSaturationFraction
+	}
+	if n == 0 {
+		n = DefaultSaturationSeconds
+	}
+	return levelOf(f * c.PartitionLimit), n
 }
 
 // IndexSketchConfig returns the sketch configuration of index windows.
@@ -85,6 +105,8 @@ const (
 	DefaultCriticalWCUPerSecond = 800
 	DefaultPartitionLimit       = ddb.PartitionWriteUnits
 	DefaultTop                  = 10
+	DefaultSaturationFraction   = 0.9
+	DefaultSaturationSeconds    = 3
 	MaxWindow                   = 15 * time.Minute
 )
 
@@ -96,6 +118,8 @@ func DefaultConfig() Config {
 		MinWCUPerSecond:      DefaultMinWCUPerSecond,
 		CriticalWCUPerSecond: DefaultCriticalWCUPerSecond,
 		PartitionLimit:       DefaultPartitionLimit,
+		SaturationFraction:   DefaultSaturationFraction,
+		SaturationSeconds:    DefaultSaturationSeconds,
 		Top:                  DefaultTop,
 		Lateness:             DefaultWindow,
 		Sketch:               sketch.DefaultConfig(),
@@ -180,6 +204,10 @@ func (c Config) Validate() error {
 		return bad("CriticalRCUPerSecond", c.CriticalRCUPerSecond, "≥ 0 (0: the default)")
 	case !finite(c.ReadPartitionLimit):
 		return bad("ReadPartitionLimit", c.ReadPartitionLimit, "≥ 0 (0: the default)")
+	case !(c.SaturationFraction >= 0 && c.SaturationFraction <= 1):
+		return bad("SaturationFraction", c.SaturationFraction, "a fraction in (0, 1], e.g. 0.9 (0: the default)")
+	case c.SaturationSeconds < 0 || c.SaturationSeconds > int(MaxWindow/time.Second):
+		return bad("SaturationSeconds", c.SaturationSeconds, "1 to 900 seconds (0: the default)")
 	case c.Top < 0 || c.Top > 1000:
 		return bad("Top", c.Top, "0 to 1000")
 	case c.Lateness < 0 || c.Lateness > time.Hour:

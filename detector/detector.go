@@ -78,6 +78,7 @@ func (d *Detector) Add(r *record.Record) error {
 			if err != nil {
 				return err
 			}
+			w.Watch(d.cfg)
 			d.open[windowKey{r.Table, "", start}] = w
 		}
 		d.last, d.lastTable = w, r.Table
@@ -113,6 +114,7 @@ func (d *Detector) addIndex(w *Window, r *record.Record, iw *record.IndexWrite) 
 		if iwin, err = NewIndexWindow(d.cfg.IndexSketchConfig(), r.Table, iw.Index, w.Start(), w.End()); err != nil {
 			return err
 		}
+		iwin.Watch(d.cfg)
 		d.open[k] = iwin
 	}
 	d.lastIdx = append(d.lastIdx, iwin)

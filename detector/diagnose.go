@@ -144,6 +144,9 @@ func diagnoseClient(k *report.ClientKeyReport, cfg Config) string {
 			b.WriteString(diagnose(k.Pattern, &k.KeyFigures, cfg.PartitionLimit, shardFacts{}))
 		case report.CauseThrottling:
 			fmt.Fprintf(&b, "Throttled: DynamoDB refused %d attempts on this key in the window", k.ThrottledAttempts)
+			if k.UnprocessedItems > 0 {
+				fmt.Fprintf(&b, " and left %d of its batch items unprocessed", k.UnprocessedItems)
+			}
 			if len(k.ThrottlingReasons) > 0 && k.ThrottlingReasons[0].Reason != "" {
 				fmt.Fprintf(&b, " (%s", k.ThrottlingReasons[0].Reason)
 				if len(k.ThrottlingReasons) > 1 {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hotkeys-dev/hotkeys/internal/frame"
 	"github.com/hotkeys-dev/hotkeys/sketch"
@@ -12,7 +13,7 @@ import (
 // windowVersion is the first byte of an encoded Window. Bump it on any
 // change of layout: a Lambda deploy can meet state written by the previous
 // version, and must reject it cleanly rather than misread it.
-const windowVersion = 4 // 2: InternalErrors; 3: the index name and its TTL WCU; 4: trimmed
+const windowVersion = 5 // 2: InternalErrors; 3: the index name and its TTL WCU; 4: trimmed; 5: onsets and saturation
 
 // Limits on decoded fields, checked before anything is allocated.
 const (
@@ -62,6 +63,21 @@ func (w *Window) MarshalBinary() ([]byte, error) {
 		b = binary.AppendVarint(b, s.tick)
 		b = binary.AppendUvarint(b, s.tickWCU)
 		b = binary.AppendUvarint(b, s.peak)
+		b = binary.AppendUvarint(b, uint64(s.saturated))
+	}
+	// Onsets and saturation (onset.go): the current second, the keys
+	// watched, and what could not be.
+	b = binary.AppendVarint(b, w.sec)
+	b = binary.AppendUvarint(b, w.dropped)
+	b = binary.AppendUvarint(b, uint64(len(w.watchedKeys)))
+	for _, k := range w.watchedKeys {
+		b = binary.BigEndian.AppendUint64(b, k.hash)
+		var f byte
+		if k.announced {
+			f = 1
+		}
+		b = append(b, f)
+		b = binary.AppendUvarint(b, uint64(k.saturated))
 	}
 	sum, err := w.summary.MarshalBinary()
 	if err != nil {
@@ -99,6 +115,24 @@ func UnmarshalWindow(data []byte, cfg sketch.Config) (*Window, error) {
 		s.records, s.wcu = r.Uvarint(), r.Uvarint()
 		s.tick = r.Varint()
 		s.tickWCU, s.peak = r.Uvarint(), r.Uvarint()
+		s.saturated = readSeconds(&r)
+	}
+	w.sec = r.Varint()
+	w.dropped = r.Uvarint()
+	if n := r.Count(10); n > MaxWatchedKeys {
+		r.Failf("%d watched keys, at most %d", n, MaxWatchedKeys)
+	} else if n > 0 {
+		w.watchedKeys = make([]watchedKey, n)
+	}
+	for i := range w.watchedKeys {
+		k := &w.watchedKeys[i]
+		k.hash = r.Uint64()
+		f := r.Byte()
+		if f > 1 {
+			r.Failf("watched key %d: flags %#x", i, f)
+		}
+		k.announced = f == 1
+		k.saturated = readSeconds(&r)
 	}
 	if sumLen := r.Uvarint(); r.Err() == nil && sumLen != uint64(r.Len()) {
 		r.Failf("summary length %d, %d bytes left", sumLen, r.Len())
@@ -121,6 +155,16 @@ func UnmarshalWindow(data []byte, cfg sketch.Config) (*Window, error) {
 	}
 	w.summary = s
 	return w, nil
+}
+
+// readSeconds reads a count of seconds in a window, at most MaxWindow's.
+func readSeconds(r *frame.Reader) uint32 {
+	n := r.Uvarint()
+	if n > uint64(MaxWindow/time.Second) {
+		r.Failf("%d seconds in a window", n)
+		return 0
+	}
+	return uint32(n)
 }
 
 // readName reads a table, index or shard name, refusing one longer than

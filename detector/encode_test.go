@@ -18,12 +18,25 @@ import (
 // testWindow holds something in every field a Window encodes: two shards
 // with their peaks, TTL deletes, an inexact record (so the WCU is a lower
 // bound), sort-keyed items, a flagged key, malformed, internal and late
-// counts, and the terminated-early flag.
+// counts, the terminated-early flag, and (it watches) an announced,
+// saturated key and a saturated shard.
 func testWindow(t testing.TB) *Window {
 	cfg := DefaultConfig()
 	w, err := NewWindow(cfg.Sketch, "Orders", t0, t0.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
+	}
+	w.Watch(cfg)
+	// A counter rewritten 1,000 times a second for three seconds: flagged,
+	// announced, saturated, and its shard too. It comes first: a
+	// window checks its seconds as record time moves on, in order.
+	for i := range 3000 {
+		r := rec("Orders", "COUNTER#hits", "TOTAL", 1, t0.Add(time.Duration(30+i/1000)*time.Second))
+		r.Shard = "shardId-3"
+		if i == 0 {
+			r.WCUExact = false
+		}
+		w.Add(r)
 	}
 	for i := range 2000 {
 		r := rec("Orders", "k"+string(rune('a'+i%7)), "", uint64(1+i%3), t0.Add(time.Duration(i%60)*time.Second))
@@ -33,19 +46,13 @@ func testWindow(t testing.TB) *Window {
 		}
 		w.Add(r)
 	}
-	// A counter rewritten 1,000 times in one second: flagged.
-	for i := range 1000 {
-		r := rec("Orders", "COUNTER#hits", "TOTAL", 1, t0.Add(30*time.Second))
-		r.Shard = "shardId-3"
-		if i == 0 {
-			r.WCUExact = false
-		}
-		w.Add(r)
-	}
 	w.AddMalformed(3)
 	w.AddInternal(2)
 	w.AddLate(5)
 	w.MarkTerminatedEarly()
+	if got := w.Onsets(nil); len(got) != 1 {
+		t.Fatalf("onsets %+v, want COUNTER#hits's", got)
+	}
 	return w
 }
 
@@ -74,8 +81,10 @@ func allFieldsSet(t *testing.T, what string, v any, zero ...string) {
 // by what it answers: its encoding is not canonical) and the scratch
 // buffers.
 var windowState = cmp.Options{
-	cmp.AllowUnexported(Window{}, shardLoad{}),
-	cmpopts.IgnoreFields(Window{}, "summary", "keyBuf", "itemBuf"),
+	cmp.AllowUnexported(Window{}, shardLoad{}, watchedKey{}),
+	// watch is configuration, set again after a decode; pending onsets
+	// are handed out before a window is encoded.
+	cmpopts.IgnoreFields(Window{}, "summary", "keyBuf", "itemBuf", "ticks", "watch", "satLevel", "pending"),
 }
 
 // summaryView is what a sketch.Summary answers: every tracked key with
@@ -105,6 +114,7 @@ func TestWindowRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	got.Watch(cfg) // as the Lambda does: the state carries no thresholds
 	want := w.Report(cfg)
 	// Index and TTLWCU belong to an index's windows: TestIndexWindowEncodes.
 	allFieldsSet(t, "report", want, "Index", "TTLWCU")

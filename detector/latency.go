@@ -46,6 +46,10 @@ type latencyTable struct {
 	slots   []latencySlot
 	hashes  [latencySlots]uint64 // slots[i].hash
 	samples [latencySlots]uint64 // slots[i].samples
+	// ones has bit i set when slots[i] holds one sample: once the table
+	// is full no slot holds fewer, so a new key takes the first such slot
+	// without a scan (over many one-off keys, every call is such a miss).
+	ones uint64
 }
 
 // latencyBucket maps a duration to its bucket: the position of its top bit
@@ -79,12 +83,7 @@ func (t *latencyTable) add(key []byte, h uint64, d time.Duration) {
 			i = len(t.slots)
 			t.slots = append(t.slots, latencySlot{})
 		} else {
-			i = 0
-			for j, n := range t.samples {
-				if n < t.samples[i] {
-					i = j
-				}
-			}
+			i = t.lightest()
 			t.slots[i].samples, t.slots[i].buckets = 0, [latencyBuckets]uint32{}
 		}
 		s := &t.slots[i]
@@ -94,9 +93,29 @@ func (t *latencyTable) add(key []byte, h uint64, d time.Duration) {
 	s := &t.slots[i]
 	s.samples++
 	t.samples[i] = s.samples
+	switch s.samples {
+	case 1:
+		t.ones |= 1 << i
+	case 2:
+		t.ones &^= 1 << i
+	}
 	if b := &s.buckets[latencyBucket(d)]; *b < ^uint32(0) {
 		*b++
 	}
+}
+
+// lightest returns the first slot with the fewest samples.
+func (t *latencyTable) lightest() int {
+	if t.ones != 0 {
+		return bits.TrailingZeros64(t.ones) // none holds fewer than one
+	}
+	i := 0
+	for j, n := range t.samples {
+		if n < t.samples[i] {
+			i = j
+		}
+	}
+	return i
 }
 
 // find returns the index of key's slot, or -1.

@@ -32,12 +32,12 @@ func (w *Window) Report(cfg Config) report.Report {
 		Trimmed:         w.trimmed,
 		HotKeys:         []report.KeyReport{},
 		TopKeys:         []report.KeyReport{},
-		Shards:          w.shardReports(),
+		Shards:          w.shardReports(cfg),
 	}
 	if rep.Records > 0 && rep.DistinctKeys == 0 {
 		rep.DistinctKeys = 1 // the estimator never says 0 for a non-empty window
 	}
-	j := judge{cfg: cfg, total: w.wcu, seconds: float64(w.end - w.start), index: w.index}
+	j := judge{cfg: cfg, total: w.wcu, seconds: float64(w.end - w.start), index: w.index, saturated: w.saturatedSeconds()}
 	w.judgeKeys(j, &rep)
 	return rep
 }
@@ -83,10 +83,16 @@ func (w *Window) judgeKeys(j judge, rep *report.Report) {
 }
 
 // shardReports returns the stream shards' load, heaviest first.
-func (w *Window) shardReports() []report.ShardReport {
+func (w *Window) shardReports(cfg Config) []report.ShardReport {
+	_, need := cfg.saturation()
 	out := make([]report.ShardReport, 0, len(w.shards))
 	for _, s := range w.shards {
-		out = append(out, report.ShardReport{Shard: s.id, Records: s.records, WCU: s.wcu, PeakWCUPerSecond: float64(s.peak)})
+		sat := int(s.saturated)
+		if w.satLevel > 0 && s.tickWCU >= w.satLevel { // the current second, over at the close
+			sat++
+		}
+		out = append(out, report.ShardReport{Shard: s.id, Records: s.records, WCU: s.wcu, PeakWCUPerSecond: float64(s.peak),
+			SaturatedSeconds: sat, Saturated: sat >= need})
 	}
 	slices.SortFunc(out, func(a, b report.ShardReport) int {
 		return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Shard, b.Shard))
@@ -105,6 +111,9 @@ type judge struct {
 	cfg     Config
 	total   uint64
 	seconds float64
+	// saturated holds, by key hash, the seconds each key spent at the
+	// saturation level (Window.saturatedSeconds); nil when not counted.
+	saturated map[uint64]int
 }
 
 func (j judge) share(wcu uint64) float64 {
@@ -130,7 +139,23 @@ func (j judge) physical(e sketch.Entry) report.KeyReport {
 	k := report.KeyReport{KeyFigures: j.figures(e.Key, e)}
 	k.Severity = j.severity(k.Share, k.PeakWCUPerSecond)
 	k.RecommendedShards = recommendedShards(k.PeakWCUPerSecond, j.cfg.PartitionLimit)
+	if n := j.saturated[sketch.Hash(e.Key)]; n > 0 {
+		_, need := j.cfg.saturation()
+		k.SaturatedSeconds = n
+		if n >= need {
+			j.saturate(&k.KeyFigures)
+		}
+	}
 	return k
+}
+
+// saturate marks a key saturated: critical, whatever its figures, and its
+// shard count only a lower bound, since the stream shows only the writes
+// the partition admitted.
+func (j judge) saturate(k *report.KeyFigures) {
+	k.Saturated = true
+	k.Severity = report.Critical
+	k.RecommendedShardsIsLowerBound = true
 }
 
 // figures are a key's write figures from its typed bytes and its entry
@@ -154,7 +179,7 @@ func (j judge) explain(k *report.KeyReport, e sketch.Entry) {
 	if j.index != "" {
 		k.Pattern = classifyIndexKey(string(e.Key[1:]), ddb.KeyType(e.Key[0]) == ddb.String)
 		if k.Severity != report.None {
-			k.Diagnosis = diagnoseIndex(j.index, k.Pattern, &k.KeyFigures, j.cfg.PartitionLimit)
+			k.Diagnosis = j.saturation(&k.KeyFigures) + diagnoseIndex(j.index, k.Pattern, &k.KeyFigures, j.cfg.PartitionLimit)
 		}
 		return
 	}
@@ -165,8 +190,19 @@ func (j judge) explain(k *report.KeyReport, e sketch.Entry) {
 		manyItems: e.ManyItems,
 	})
 	if k.Severity != report.None {
-		k.Diagnosis = diagnose(k.Pattern, &k.KeyFigures, j.cfg.PartitionLimit, shardFacts{})
+		k.Diagnosis = j.saturation(&k.KeyFigures) + diagnose(k.Pattern, &k.KeyFigures, j.cfg.PartitionLimit, shardFacts{})
 	}
+}
+
+// saturation is what a saturated key's diagnosis opens with; "" for any
+// other key.
+func (j judge) saturation(k *report.KeyFigures) string {
+	if !k.Saturated {
+		return ""
+	}
+	level, _ := j.cfg.saturation()
+	return fmt.Sprintf("Saturated: successful writes pinned at the partition limit (at least %d WCU/s for %d s of the window), so its writes are most likely being throttled and its true demand is at least what was observed; the shard count below is a lower bound. ",
+		level, k.SaturatedSeconds)
 }
 
 // display renders a key for people and JSON: S as is, N as its canonical
@@ -264,10 +300,16 @@ func (j judge) logical(g *shardGroup, shards int, entries []sketch.Entry, keys [
 		return k, false // evenly spread over enough shards: the fix is working
 	}
 	k.Severity = worse(worst, j.severity(k.Share, k.PeakWCUPerSecond))
+	for _, i := range g.members {
+		if keys[i].Saturated { // one shard pinned at the limit is the key's
+			k.SaturatedSeconds = max(k.SaturatedSeconds, keys[i].SaturatedSeconds)
+			j.saturate(&k.KeyFigures)
+		}
+	}
 	if k.Severity == report.None {
 		return k, false
 	}
-	k.Diagnosis = diagnose(k.Pattern, &k.KeyFigures, j.cfg.PartitionLimit, shardFacts{count: shards, deviation: deviation, combinedPeak: combined})
+	k.Diagnosis = j.saturation(&k.KeyFigures) + diagnose(k.Pattern, &k.KeyFigures, j.cfg.PartitionLimit, shardFacts{count: shards, deviation: deviation, combinedPeak: combined})
 	if j.index != "" {
 		k.Diagnosis = "Index " + j.index + ": " + k.Diagnosis + backPressure
 	}
@@ -351,3 +393,7 @@ func worse(a, b report.Severity) report.Severity {
 	}
 	return a
 }
+
+// DisplayKey renders k as reports do under cfg: S as is, N as its
+// canonical decimal, B as base64; with cfg.Redactor, a keyed hash.
+func DisplayKey(cfg Config, k ddb.Key) string { return judge{cfg: cfg}.display(k.Type, k.Value) }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
@@ -32,6 +33,16 @@ type Window struct {
 	summary *sketch.Summary
 	shards  []shardLoad
 
+	// sec is the latest second of record time counted (start-1 before
+	// any); see onset.go for the rest, which a watching window fills.
+	sec         int64
+	watch       watch // by value: a window decoded from the state watches without an allocation
+	watchedKeys []watchedKey
+	pending     []report.Onset
+	dropped     uint64
+	ticks       []sketch.TickEntry // scratch of checkSecond
+	satLevel    uint64             // the saturation level, for the shards; 0 when not watching
+
 	keyBuf, itemBuf []byte // scratch: typed key bytes, reused per record
 }
 
@@ -43,6 +54,7 @@ type shardLoad struct {
 	records, wcu  uint64
 	tick          int64
 	tickWCU, peak uint64
+	saturated     uint32 // seconds at or above the saturation level, the current one aside
 }
 
 // NewWindow returns an empty window for table covering [start, end).
@@ -54,7 +66,7 @@ func NewWindow(cfg sketch.Config, table string, start, end time.Time) (*Window, 
 	if err != nil {
 		return nil, fmt.Errorf("detector: %w", err)
 	}
-	return &Window{table: table, start: start.Unix(), end: end.Unix(), summary: s}, nil
+	return &Window{table: table, start: start.Unix(), end: end.Unix(), summary: s, sec: start.Unix() - 1}, nil
 }
 
 // NewIndexWindow returns an empty window for global secondary index index
@@ -92,6 +104,9 @@ func (w *Window) AddIndex(r *record.Record, iw *record.IndexWrite) {
 	tick := w.start
 	if !r.Time.IsZero() {
 		tick = r.Time.Unix()
+	}
+	if tick > w.sec {
+		w.nextSecond(tick)
 	}
 	if iw.Delete.WCU > 0 {
 		w.addEntry(&iw.Delete, tick)
@@ -136,6 +151,9 @@ func (w *Window) Add(r *record.Record) {
 	if !r.Time.IsZero() {
 		tick = r.Time.Unix()
 	}
+	if tick > w.sec {
+		w.nextSecond(tick)
+	}
 	var item uint64
 	if r.SortKey.Present() {
 		w.itemBuf = appendTypedKey(w.itemBuf[:0], r.SortKey)
@@ -145,7 +163,7 @@ func (w *Window) Add(r *record.Record) {
 	w.keyBuf = appendTypedKey(w.keyBuf[:0], r.PartitionKey)
 	w.summary.Add(w.keyBuf, r.WCU, tick, item)
 	if r.Shard != "" {
-		w.shard(r.Shard).add(tick, r.WCU)
+		w.shard(r.Shard).add(tick, r.WCU, w.satLevel)
 	}
 }
 
@@ -173,13 +191,18 @@ func (w *Window) shard(id string) *shardLoad {
 	return &w.shards[len(w.shards)-1]
 }
 
-func (s *shardLoad) add(tick int64, wcu uint64) {
+// add counts a record of the shard; sat is the saturation level (0: none),
+// against which each second the shard leaves behind is counted.
+func (s *shardLoad) add(tick int64, wcu, sat uint64) {
 	s.records++
 	s.wcu += wcu
 	switch {
 	case tick == s.tick:
 		s.tickWCU += wcu
 	case tick > s.tick:
+		if sat > 0 && s.tickWCU >= sat {
+			s.saturated++
+		}
 		s.tick, s.tickWCU = tick, wcu
 	default:
 		// Out of order: the true WCU of that second is at least wcu.
@@ -210,6 +233,7 @@ func (w *Window) Merge(other *Window) error {
 	w.lowerBound = w.lowerBound || other.lowerBound
 	w.terminatedEarly = w.terminatedEarly || other.terminatedEarly
 	w.trimmed = w.trimmed || other.trimmed
+	w.mergeWatched(other)
 	for _, o := range other.shards {
 		s := w.shard(o.id)
 		s.records += o.records
@@ -220,6 +244,7 @@ func (w *Window) Merge(other *Window) error {
 			s.tick, s.tickWCU = o.tick, o.tickWCU
 		}
 		s.peak = max(s.peak, o.peak, s.tickWCU)
+		s.saturated += o.saturated
 	}
 	return nil
 }

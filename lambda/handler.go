@@ -23,6 +23,7 @@ type schemaLookup interface {
 // publisher is what the handler needs of alert.Publisher.
 type publisher interface {
 	Publish(ctx context.Context, reps []report.Report) (alert.Result, error)
+	PublishOnsets(ctx context.Context, onsets []report.Onset) (alert.Result, error)
 }
 
 // feeder is what the handler needs of detector.Feed.
@@ -61,6 +62,10 @@ type handler struct {
 	// indexes keeps the decoder's global secondary indexes in step with
 	// the table's (HOTKEYS_INDEXES).
 	indexes *indexSource
+
+	// notify sends each onset to an SNS topic; nil when
+	// HOTKEYS_NOTIFY_TOPIC_ARN is empty.
+	notify *notifier
 }
 
 // newHandler returns the function.
@@ -120,6 +125,10 @@ func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 		// What the decoder could not read is counted all the same.
 		inv.countUnread(payload, err)
 	}
+
+	// Announce: the keys that crossed the critical rate in what this
+	// batch counted, before the batch returns, whatever the window.
+	inv.announce(ctx)
 
 	// Close and publish: a tumbling window goes back to Lambda in the
 	// state, or is published on its last batch; a plain batch closes the

@@ -167,7 +167,8 @@ func TestEnvError(t *testing.T) {
 
 // TestEnvVarsListed: envVars, which docs/lambda.md ("Configuration") and
 // the template follow, lists
-// exactly the variables configFromEnv and redactionFromEnv read.
+// exactly the variables configFromEnv, redactionFromEnv and the other
+// readers of main.go read.
 func TestEnvVarsListed(t *testing.T) {
 	read := map[string]bool{}
 	getenv := func(k string) string { read[k] = true; return "" }
@@ -181,6 +182,9 @@ func TestEnvVarsListed(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := historyFromEnv(getenv, nil, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := notifierFromEnv(getenv, func() topicPublisher { return nil }, 1000, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, v := range envVars {

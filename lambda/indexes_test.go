@@ -60,11 +60,19 @@ func (f *fakeSchemas) Lookup(_ context.Context, table string) (keyschema.Schema,
 	return s, nil
 }
 
-// capture is a publisher that keeps the reports.
-type capture struct{ reps []report.Report }
+// capture is a publisher that keeps the reports and the onsets.
+type capture struct {
+	reps   []report.Report
+	onsets []report.Onset
+}
 
 func (c *capture) Publish(_ context.Context, reps []report.Report) (alert.Result, error) {
 	c.reps = append(c.reps, reps...)
+	return alert.Result{}, nil
+}
+
+func (c *capture) PublishOnsets(_ context.Context, onsets []report.Onset) (alert.Result, error) {
+	c.onsets = append(c.onsets, onsets...)
 	return alert.Result{}, nil
 }
 

@@ -112,6 +112,11 @@ func (inv *invocation) start(ev *record.Event) error {
 		inv.window, inv.indexWins = nil, nil
 		return nil
 	}
+	// The state carries what was announced, not the thresholds.
+	inv.window.Watch(inv.h.cfg)
+	for _, w := range inv.indexWins {
+		w.Watch(inv.h.cfg)
+	}
 	inv.lastSeq = []byte(ev.State[stateLastSeq])
 	return nil
 }
@@ -170,6 +175,7 @@ func (inv *invocation) indexWindow(name string) (*detector.Window, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.Watch(inv.h.cfg)
 	inv.indexWins = append(inv.indexWins, w)
 	return w, nil
 }
@@ -248,6 +254,7 @@ func (inv *invocation) openWindow(table string) error {
 	if err != nil {
 		return err
 	}
+	w.Watch(inv.h.cfg)
 	inv.window = w
 	inv.window.AddMalformed(inv.malformed)
 	inv.window.AddInternal(inv.internal)

@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
 
 	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/detector"
@@ -32,22 +33,26 @@ import (
 // envVars lists every variable the function reads, with what it means. The
 // template tests check that template.yaml sets only these.
 var envVars = []string{
-	"HOTKEYS_WINDOW",                   // window length for plain batches: 60s, 5m or seconds (tumbling windows follow the event source)
-	"HOTKEYS_SHARE_THRESHOLD",          // fraction of the window's WCU that flags a key (0.10)
-	"HOTKEYS_MIN_WCU_PER_SECOND",       // peak WCU/s a key needs to be flagged (100)
-	"HOTKEYS_CRITICAL_WCU_PER_SECOND",  // peak WCU/s that makes a key critical (800)
-	"HOTKEYS_PARTITION_LIMIT",          // per-partition limit, WCU/s (1000)
-	"HOTKEYS_PARTITION_KEY",            // partition-key attribute; empty = DescribeTable
-	"HOTKEYS_INDEXES",                  // analyse the global secondary indexes: auto (when the table has any), on or off (auto)
-	"HOTKEYS_TOP",                      // keys listed and published per window (10)
-	"HOTKEYS_NAMESPACE",                // CloudWatch namespace (HotKeyDetector)
-	"HOTKEYS_METRICS",                  // api, emf, both or off (api)
-	"HOTKEYS_KEY_REDACTION",            // none or hash (none)
-	"HOTKEYS_KEY_REDACTION_SECRET_ARN", // Secrets Manager secret that keys the hash; needed by hash
-	"HOTKEYS_HISTORY_TABLE",            // table to store each closed window's summary in; empty = off
-	"HOTKEYS_HISTORY_RETENTION_DAYS",   // days a stored summary lives (the table's TTL): 1 to 3650 (30)
-	"HOTKEYS_HISTORY_WRITE_SHARDS",     // partition key values the history items spread over: 1 to 1024 (64)
-	"HOTKEYS_HISTORY_WRITE_SPREAD",     // spread of the final invokes' history writes: 0s to 20s (0s)
+	"HOTKEYS_WINDOW",                    // window length for plain batches: 60s, 5m or seconds (tumbling windows follow the event source)
+	"HOTKEYS_SHARE_THRESHOLD",           // fraction of the window's WCU that flags a key (0.10)
+	"HOTKEYS_MIN_WCU_PER_SECOND",        // peak WCU/s a key needs to be flagged (100)
+	"HOTKEYS_CRITICAL_WCU_PER_SECOND",   // peak WCU/s that makes a key critical (800)
+	"HOTKEYS_PARTITION_LIMIT",           // per-partition limit, WCU/s (1000)
+	"HOTKEYS_SATURATION_FRACTION",       // a key or stream shard at this fraction of the limit ... (0.9)
+	"HOTKEYS_SATURATION_SECONDS",        // ... for this many seconds of a window is saturated (3)
+	"HOTKEYS_PARTITION_KEY",             // partition-key attribute; empty = DescribeTable
+	"HOTKEYS_INDEXES",                   // analyse the global secondary indexes: auto (when the table has any), on or off (auto)
+	"HOTKEYS_TOP",                       // keys listed and published per window (10)
+	"HOTKEYS_NAMESPACE",                 // CloudWatch namespace (HotKeyDetector)
+	"HOTKEYS_METRICS",                   // api, emf, both or off (api)
+	"HOTKEYS_KEY_REDACTION",             // none or hash (none)
+	"HOTKEYS_KEY_REDACTION_SECRET_ARN",  // Secrets Manager secret that keys the hash; needed by hash
+	"HOTKEYS_HISTORY_TABLE",             // table to store each closed window's summary in; empty = off
+	"HOTKEYS_HISTORY_RETENTION_DAYS",    // days a stored summary lives (the table's TTL): 1 to 3650 (30)
+	"HOTKEYS_HISTORY_WRITE_SHARDS",      // partition key values the history items spread over: 1 to 1024 (64)
+	"HOTKEYS_HISTORY_WRITE_SPREAD",      // spread of the final invokes' history writes: 0s to 20s (0s)
+	"HOTKEYS_NOTIFY_TOPIC_ARN",          // SNS topic each onset is published to; empty = off
+	"HOTKEYS_NOTIFY_MAX_PER_INVOCATION", // onset messages per invocation at most: 1 to 100 (5)
 }
 
 func main() {
@@ -106,7 +111,31 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	if h.history, err = historyFromEnv(getenv, ddb, acfg.Namespace, log); err != nil {
 		return nil, err
 	}
+	if h.notify, err = notifierFromEnv(getenv, func() topicPublisher { return sns.NewFromConfig(awsCfg) }, cfg.PartitionLimit, acfg.Namespace, log); err != nil {
+		return nil, err
+	}
 	return h, nil
+}
+
+// notifierFromEnv reads HOTKEYS_NOTIFY_TOPIC_ARN and
+// HOTKEYS_NOTIFY_MAX_PER_INVOCATION: nil when no topic is set.
+func notifierFromEnv(getenv func(string) string, client func() topicPublisher, limit float64, namespace string, log *slog.Logger) (*notifier, error) {
+	topic := getenv("HOTKEYS_NOTIFY_TOPIC_ARN")
+	most := DefaultNotifyMaxPerInvocation
+	if v := getenv("HOTKEYS_NOTIFY_MAX_PER_INVOCATION"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			return nil, fmt.Errorf("HOTKEYS_NOTIFY_MAX_PER_INVOCATION=%q: want a whole number of messages, 1 to 100", v)
+		}
+		most = n
+	}
+	if topic == "" {
+		return nil, nil
+	}
+	if !strings.HasPrefix(topic, "arn:") || !strings.Contains(topic, ":sns:") {
+		return nil, fmt.Errorf("HOTKEYS_NOTIFY_TOPIC_ARN=%q: want an SNS topic ARN, arn:aws:sns:REGION:ACCOUNT:NAME", topic)
+	}
+	return &notifier{api: client(), topic: topic, max: most, namespace: namespace, emf: os.Stdout, log: log, now: time.Now, partition: limit}, nil
 }
 
 // historyFromEnv reads HOTKEYS_HISTORY_TABLE, _RETENTION_DAYS,
@@ -169,6 +198,7 @@ func configFromEnv(getenv func(string) string) (detector.Config, alert.Config, s
 		{"HOTKEYS_MIN_WCU_PER_SECOND", &cfg.MinWCUPerSecond},
 		{"HOTKEYS_CRITICAL_WCU_PER_SECOND", &cfg.CriticalWCUPerSecond},
 		{"HOTKEYS_PARTITION_LIMIT", &cfg.PartitionLimit},
+		{"HOTKEYS_SATURATION_FRACTION", &cfg.SaturationFraction},
 	}
 	for _, f := range floats {
 		if v := getenv(f.name); v != "" {
@@ -185,6 +215,13 @@ func configFromEnv(getenv func(string) string) (detector.Config, alert.Config, s
 			return cfg, acfg, "", bad("HOTKEYS_TOP", v, fmt.Errorf("%w: not a whole number", detector.ErrConfig))
 		}
 		cfg.Top, acfg.Top = n, n
+	}
+	if v := getenv("HOTKEYS_SATURATION_SECONDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return cfg, acfg, "", bad("HOTKEYS_SATURATION_SECONDS", v, fmt.Errorf("%w: not a whole number of seconds", detector.ErrConfig))
+		}
+		cfg.SaturationSeconds = n
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, acfg, "", envError(err)
@@ -240,6 +277,8 @@ var fieldVars = map[string]string{
 	"MinWCUPerSecond":      "HOTKEYS_MIN_WCU_PER_SECOND",
 	"CriticalWCUPerSecond": "HOTKEYS_CRITICAL_WCU_PER_SECOND",
 	"PartitionLimit":       "HOTKEYS_PARTITION_LIMIT",
+	"SaturationFraction":   "HOTKEYS_SATURATION_FRACTION",
+	"SaturationSeconds":    "HOTKEYS_SATURATION_SECONDS",
 	"Top":                  "HOTKEYS_TOP",
 }
 

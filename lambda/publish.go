@@ -68,6 +68,36 @@ func (inv *invocation) closePlain(ctx context.Context) ([]byte, error) {
 	return json.Marshal(batchResponse{BatchItemFailures: []itemFailure{}})
 }
 
+// announce publishes the onsets of the windows this batch counted into
+// (detector.Window.Onsets): a key that crossed the critical rate is named
+// before the batch returns, not when its window closes. It never fails the
+// batch.
+func (inv *invocation) announce(ctx context.Context) {
+	var onsets []report.Onset
+	if !inv.tumbling {
+		onsets = inv.h.det.Onsets(nil)
+	} else if inv.window != nil {
+		onsets = inv.window.Onsets(nil)
+		for _, w := range inv.indexWins {
+			onsets = w.Onsets(onsets)
+		}
+		detector.SortOnsets(onsets)
+	}
+	if len(onsets) == 0 {
+		return
+	}
+	res, err := inv.h.pub.PublishOnsets(ctx, onsets)
+	if err != nil {
+		inv.h.log.Error("publishing onsets failed", "error", err)
+	}
+	if res.WriteError != nil {
+		inv.h.log.Error("onsets could not be written to stdout", "error", res.WriteError)
+	}
+	if inv.h.notify != nil {
+		inv.h.notify.notify(ctx, onsets)
+	}
+}
+
 // publish sends the closed windows' reports to CloudWatch. It never fails
 // the batch: what went wrong is logged.
 func (inv *invocation) publish(ctx context.Context, reps []report.Report) {

@@ -28,7 +28,10 @@ const (
 // varint) is 57.9 KB for the table (sketch.DefaultConfig: 16,392 + 40,960
 // + ~500) and 27.3 KB per index (detector.DefaultIndexSketch: 16,392 + 10,240 + ~650):
 // 603 KB for the table and 20 indexes, about 805 KB as base64 with the key
-// names, under stateBudget. With cells under 2^28 (4-byte varints) it is
+// names, under stateBudget. Each window also remembers the keys it
+// announced or found saturated (detector.MaxWatchedKeys, 128 of at most 11
+// bytes: 1.4 KB), 30 KB for 21 windows, 40 KB as base64: 845 KB at worst,
+// still under it. With cells under 2^28 (4-byte varints) it is
 // about 610 KB, leaving the keys at least 290 KB. The keys take what is left, and
 // detector.MarshalWithin trims the lightest, honestly, when they would not
 // fit: with keys of ordinary length (under about 200 bytes) it never needs

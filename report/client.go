@@ -27,10 +27,22 @@ type ClientReport struct {
 	ApportionedRCU       float64 // of RCU, split over several keys by item size
 	ApportionedWCU       uint64  // of WCU, split over several keys by item size
 	// ThrottledAttempts counts the attempts DynamoDB throttled, retried
-	// ones included.
-	ThrottledAttempts        uint64
+	// ones included, whatever ended the call: a throttled request counts
+	// once however many keys it names (each key counts it once).
+	ThrottledAttempts uint64
+	// UnprocessedItems counts the items batches handed back unprocessed
+	// (UnprocessedItems, UnprocessedKeys): DynamoDB's throttling of part
+	// of a batch, apart from ThrottledAttempts.
+	UnprocessedItems         uint64
 	ConditionalCheckFailures uint64 // writes refused by their condition (still charged)
 	Dropped                  uint64 // calls not recorded: the client's queue was full
+	// InternalErrors counts calls whose recording hit a bug of ours (a
+	// panic, recovered): the call itself was not touched.
+	InternalErrors uint64
+	// CapacityEstimated is true when the window's RCU and WCU were
+	// estimated from item sizes (clientwatch's EstimateCapacity mode), not
+	// read from DynamoDB's ConsumedCapacity: lower bounds, not exact.
+	CapacityEstimated bool
 
 	HotKeys []ClientKeyReport // flagged keys: throttled first, then by load
 	TopKeys []ClientKeyReport // the Top heaviest keys, flagged or not, in the same order
@@ -54,6 +66,7 @@ type ClientKeyReport struct {
 	Apportioned              bool                    `json:"apportioned,omitempty"`
 	ThrottledAttempts        uint64                  `json:"throttled_attempts,omitempty"`
 	ThrottlingReasons        []ThrottlingReasonCount `json:"throttling_reasons,omitempty"`
+	UnprocessedItems         uint64                  `json:"unprocessed_items,omitempty"` // items of the key batches left unprocessed
 	ConditionalCheckFailures uint64                  `json:"conditional_check_failures,omitempty"`
 	// Latency of the key's calls as the application saw them, retries
 	// included; quantiles are bucket upper edges (at most 19 % high).
@@ -110,8 +123,10 @@ type clientJSON struct {
 	ApportionedRCU           float64 `json:"apportioned_rcu,omitempty"`
 	ApportionedWCU           uint64  `json:"apportioned_wcu,omitempty"`
 	ThrottledAttempts        uint64  `json:"throttled_attempts,omitempty"`
+	UnprocessedItems         uint64  `json:"unprocessed_items,omitempty"`
 	ConditionalCheckFailures uint64  `json:"conditional_check_failures,omitempty"`
 	Dropped                  uint64  `json:"dropped,omitempty"`
+	CapacityEstimated        bool    `json:"capacity_estimated,omitempty"`
 
 	HotKeys           []ClientKeyReport `json:"hot_keys"`
 	TopKeys           []ClientKeyReport `json:"top_keys"`
@@ -127,7 +142,9 @@ func (r ClientReport) MarshalJSON() ([]byte, error) {
 		Requests: r.Requests, RCU: r.RCU,
 		UnattributedRequests: r.UnattributedRequests, UnattributedRCU: r.UnattributedRCU, UnattributedWCU: r.UnattributedWCU,
 		ApportionedRCU: r.ApportionedRCU, ApportionedWCU: r.ApportionedWCU,
-		ThrottledAttempts: r.ThrottledAttempts, ConditionalCheckFailures: r.ConditionalCheckFailures, Dropped: r.Dropped,
+		ThrottledAttempts: r.ThrottledAttempts, UnprocessedItems: r.UnprocessedItems,
+		ConditionalCheckFailures: r.ConditionalCheckFailures, Dropped: r.Dropped,
+		InternalErrors: r.InternalErrors, CapacityEstimated: r.CapacityEstimated,
 		HotKeys: r.HotKeys, TopKeys: r.TopKeys,
 	})
 }
@@ -156,7 +173,9 @@ func (r *ClientReport) UnmarshalJSON(b []byte) error {
 		Requests: j.Requests, RCU: j.RCU,
 		UnattributedRequests: j.UnattributedRequests, UnattributedRCU: j.UnattributedRCU, UnattributedWCU: j.UnattributedWCU,
 		ApportionedRCU: j.ApportionedRCU, ApportionedWCU: j.ApportionedWCU,
-		ThrottledAttempts: j.ThrottledAttempts, ConditionalCheckFailures: j.ConditionalCheckFailures, Dropped: j.Dropped,
+		ThrottledAttempts: j.ThrottledAttempts, UnprocessedItems: j.UnprocessedItems,
+		ConditionalCheckFailures: j.ConditionalCheckFailures, Dropped: j.Dropped,
+		InternalErrors: j.InternalErrors, CapacityEstimated: j.CapacityEstimated,
 		HotKeys: j.HotKeys, TopKeys: j.TopKeys,
 	}
 	return nil

@@ -87,6 +87,17 @@ type KeyFigures struct {
 	Pattern           Pattern  `json:"pattern"`
 	Diagnosis         string   `json:"diagnosis"` // empty unless flagged
 	RecommendedShards int      `json:"recommended_shards"`
+
+	// SaturatedSeconds counts the seconds of the window in which the key's
+	// WCU was at the saturation level (by default 90 % of the partition
+	// limit) or more; Saturated is set when they reach the configured
+	// number (by default 3). A saturated key is critical: its successful
+	// writes are pinned at the limit, so it is most likely throttled and its
+	// true demand is at least what was observed; its RecommendedShards is
+	// then a lower bound (RecommendedShardsIsLowerBound).
+	SaturatedSeconds              int  `json:"saturated_seconds,omitempty"`
+	Saturated                     bool `json:"saturated,omitempty"`
+	RecommendedShardsIsLowerBound bool `json:"recommended_shards_is_lower_bound,omitempty"`
 }
 
 // KeyReport describes one partition key of a stream's window (or, for
@@ -113,4 +124,9 @@ type ShardReport struct {
 	Records          uint64  `json:"records"`
 	WCU              uint64  `json:"wcu"`
 	PeakWCUPerSecond float64 `json:"peak_wcu_per_second"`
+	// SaturatedSeconds and Saturated are a KeyFigures' for the shard's
+	// load: every key it carries added up. A shard is saturated even when
+	// no key of it is, when keys that share its partition pin it together.
+	SaturatedSeconds int  `json:"saturated_seconds,omitempty"`
+	Saturated        bool `json:"saturated,omitempty"`
 }

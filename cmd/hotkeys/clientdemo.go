@@ -33,6 +33,7 @@ Local on a laptop serves a few hundred calls a second.
 
 Examples:
   make client-demo ARGS='--calls 2000 --format json'
+  make client-demo ARGS='--estimate-capacity'
   hotkeys client-demo --endpoint http://127.0.0.1:8000 --workers 8
 `
 
@@ -42,6 +43,7 @@ func runClientDemo(ctx context.Context, args []string, stdout, stderr io.Writer)
 	calls, workers := new(int), new(int)
 	intFlag(fs, calls, "calls", 4000, "`n` calls to make")
 	intFlag(fs, workers, "workers", 4, "`n` goroutines making them")
+	estimate := fs.Bool("estimate-capacity", false, "estimate RCU and WCU from item sizes instead of asking DynamoDB for ConsumedCapacity (clientwatch's EstimateCapacity)")
 	if err := o.parse(fs, args); err != nil {
 		return err
 	}
@@ -57,6 +59,7 @@ func runClientDemo(ctx context.Context, args []string, stdout, stderr io.Writer)
 	opts.Detector = o.cfg
 	table := "hotkeys-client-demo-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	opts.PartitionKeys = map[string]string{table: "pk"}
+	opts.EstimateCapacity = *estimate
 	w, err := clientwatch.New(opts)
 	if err != nil {
 		return usageError{flagError(err)}

@@ -107,3 +107,68 @@ func TestClientTable(t *testing.T) {
 		}
 	}
 }
+
+// TestClientDemoEstimatingOnDynamoDBLocal: --estimate-capacity runs the
+// demo without asking DynamoDB for capacity; the report says so, and its
+// figures are still the workload's: the celebrity's strongly consistent
+// reads of 40 KB are 10 RCU each however they are counted.
+func TestClientDemoEstimatingOnDynamoDBLocal(t *testing.T) {
+	ep := dynamodblocal.Endpoint(t)
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"client-demo", "--endpoint", ep, "--calls", "200", "--format", "json", "--window", "15m", "--estimate-capacity"}, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var doc struct{ Windows []report.ClientReport }
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	var requests, celebrity uint64
+	var celebrityRCU float64
+	for _, r := range doc.Windows {
+		if !r.CapacityEstimated {
+			t.Errorf("window %s: capacity_estimated not set", r.Start)
+		}
+		requests += r.Requests
+		for _, k := range r.TopKeys {
+			if k.Key == "PROFILE#celebrity" {
+				celebrity += k.Requests
+				celebrityRCU += k.RCU
+			}
+		}
+	}
+	// The celebrity's calls: one seeding put (40 WCU), then reads of 10 RCU.
+	if requests != 200+52 || celebrity < 2 || celebrityRCU != 10*float64(celebrity-1) {
+		t.Errorf("%d calls (want 252); the celebrity %d calls, %g RCU: want 10 a read", requests, celebrity, celebrityRCU)
+	}
+}
+
+// TestClientTableSaysWhatItCounts: a client window's table names its
+// index, its unprocessed batch items and internal errors, and says when
+// its capacity is estimated.
+func TestClientTableSaysWhatItCounts(t *testing.T) {
+	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	w, err := detector.NewClientIndexWindow(detector.DefaultConfig().Sketch, "Users", "byEmail", start, start.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := ddb.Key{Type: ddb.String, Value: []byte("a@example.com")}
+	w.SetEstimated()
+	w.AddRequest(k, start, time.Millisecond, true, true)
+	w.AddCapacity(k, start, 3, 0, false)
+	w.AddUnprocessed(k, start, 2)
+	w.AddInternalErrors(1)
+	rep := w.Report(detector.DefaultConfig())
+	var b strings.Builder
+	clientTable(&b, &rep)
+	for _, want := range []string{
+		"── Users · index byEmail · 2026-11-23 12:00:00",
+		"unprocessed batch items 2 (DynamoDB throttling part of a batch)   internal errors 1\n",
+		"RCU and WCU estimated from item sizes (lower bounds)",
+		"1.5 [estimated]",
+		"left 2 of its batch items unprocessed",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -60,6 +60,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if o.format == "table" {
+		p.onsets = stdout // the onsets, in order, as they come
+	}
 	g := newDemoGen(*seed, *tailRate)
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC).Unix()
 	phaseLen := int64(o.cfg.Window / time.Second)
@@ -144,6 +147,9 @@ var demoPhases = []demoPhase{
 				g.write("EVENTS#SHARD_"+strconv.Itoa(s), "EVENT#"+g.id(), 400, "INSERT", 0)
 			}
 		}
+	}},
+	{"a throttled key: checkout writes demand 2,500 WCU/s of CART#checkout, its partition admits 1,000 WCU/s (the stream shows what was admitted)", func(g *demoGen, sec int64) {
+		g.admitted("CART#checkout", "ITEM#", g.jitter(500), 5000)
 	}},
 	{"a hot index: log lines under daily keys OPS_LOG#<date> (30 days, a healthy table), all with GSI1PK = OPS_LOG (~900 WCU/s on one index key)", func(g *demoGen, sec int64) {
 		for i := range g.jitter(450) {

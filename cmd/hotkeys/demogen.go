@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
 )
 
 const (
@@ -130,6 +132,24 @@ func (g *demoGen) writeIndexed(pk, sk, gsi1pk string, size int) {
 	b = appendDemoItem(b, pk, sk, size-len("GSI1PK")-len(gsi1pk), g.seq)
 	b = fmt.Appendf(b[:len(b)-1], `,"GSI1PK":{"S":%q}}`, gsi1pk)
 	g.bufs[s] = append(b, `,"SizeBytes":`+strconv.Itoa(size)+`}}`...)
+}
+
+// admitted writes a second's demand of writes of pk (n of them, of about
+// size bytes each) through the admission model of its partition
+// (ddb.Admission, 1,000 WCU/s): those admitted reach the stream, the rest
+// are throttled (the client sees a ThrottlingException, the stream
+// nothing). It returns how many were admitted.
+func (g *demoGen) admitted(pk, skPrefix string, n, size int) int {
+	wcu := uint64((size + 1023) / 1024)
+	a := ddb.NewAdmission(ddb.PartitionWriteUnits)
+	in := 0
+	for range n {
+		if a.Admit(g.sec, wcu) {
+			in++
+			g.write(pk, skPrefix+g.id(), size, "INSERT", 0)
+		}
+	}
+	return in
 }
 
 // ttlDelete adds a REMOVE made by DynamoDB's TTL process.

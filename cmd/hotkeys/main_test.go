@@ -276,6 +276,7 @@ func TestDemoShowsEveryAntiPattern(t *testing.T) {
 		{"COUNTER#page_views", report.PatternSingleItem, report.Warning, 2},
 		{"ORDERS#<shard>", report.PatternShardedUneven, report.Warning, 8},
 		{"EVENTS#<shard>", report.PatternShardedTooFew, report.Critical, 3},
+		{"CART#checkout", report.PatternSingleKey, report.Critical, 2},
 	}
 	var malformed uint64
 	for i, w := range want {
@@ -293,6 +294,11 @@ func TestDemoShowsEveryAntiPattern(t *testing.T) {
 		}
 		if found.Pattern != w.pattern || found.Severity != w.severity || found.RecommendedShards != w.shards || found.Diagnosis == "" {
 			t.Errorf("window %d: %s = %s/%s/%d shards, want %s/%s/%d", i, w.key, found.Pattern, found.Severity, found.RecommendedShards, w.pattern, w.severity, w.shards)
+		}
+		// The throttled minute: the admission model pins CART#checkout at
+		// exactly 1,000 WCU/s for the whole minute.
+		if c := found; w.key == "CART#checkout" && (!c.Saturated || c.SaturatedSeconds != 60 || !c.RecommendedShardsIsLowerBound || c.PeakWCUPerSecond != 1000) {
+			t.Errorf("CART#checkout %+v, want saturated for the whole minute at exactly 1,000 WCU/s", c.KeyFigures)
 		}
 		for _, k := range win.HotKeys {
 			if strings.HasPrefix(k.Key, "USER#") || strings.HasPrefix(k.Key, "SESSION#") {

@@ -32,6 +32,11 @@ type pipeline struct {
 
 	described string          // the table --describe-table describes, if given
 	tables    map[string]bool // the tables reported
+
+	// onsets, when not nil, gets one line per onset (a key crossing the
+	// critical rate inside its window) as the records show it, before the
+	// window's report.
+	onsets io.Writer
 }
 
 func newPipeline(o *options, out reportWriter[report.Report], stderr io.Writer, now func() time.Time) (*pipeline, error) {
@@ -75,7 +80,24 @@ func (p *pipeline) feed(name string, payload []byte, shard string) error {
 	case err != nil:
 		return err // an *InternalError: a bug, exit status 3
 	}
+	p.announce()
 	return p.write(p.det.Flush())
+}
+
+// announce writes the onsets the last payload showed, in order, with their
+// second; without an onsets writer it only lets them go.
+func (p *pipeline) announce() {
+	for _, o := range p.det.Onsets(nil) {
+		if p.onsets == nil {
+			continue
+		}
+		where := printable(o.Table, 60)
+		if o.Index != "" {
+			where += " · index " + printable(o.Index, 60)
+		}
+		fmt.Fprintf(p.onsets, "▲ onset %s UTC  %s  %s  %d WCU in that second  %s\n",
+			o.Second.UTC().Format("2006-01-02 15:04:05"), where, printable(o.Key.Key, keyCellWidth), o.SecondWCULower, o.Key.Pattern)
+	}
 }
 
 // malformedError is the exit status's reason when malformed records were
@@ -99,6 +121,7 @@ func (p *pipeline) write(reps []report.Report) error {
 // A --describe-table of another table than the records' is said: its
 // partition key and indexes were applied to records they may not fit.
 func (p *pipeline) finish() error {
+	p.announce()
 	if err := p.write(p.det.FlushAll()); err != nil {
 		return err
 	}

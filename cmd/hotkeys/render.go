@@ -138,8 +138,8 @@ func streamTable(b *strings.Builder, r *report.Report) {
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  SEVERITY\tKEY\tPATTERN\tWCU [bounds]\tSHARE\t\tPEAK WCU/s\tSHARDS\t")
 		for _, k := range r.HotKeys {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%5.1f%%\t%s\t%d\t\n", k.Severity, cut.cell(k.Key), k.Pattern,
-				bounds(&k.KeyFigures), bar(k.Share, 20), k.Share*100, count(uint64(k.PeakWCUPerSecond+0.5)), k.RecommendedShards)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%5.1f%%\t%s\t%s\t\n", severityCell(&k.KeyFigures), cut.cell(k.Key), k.Pattern,
+				bounds(&k.KeyFigures), bar(k.Share, 20), k.Share*100, count(uint64(k.PeakWCUPerSecond+0.5)), shardsCell(&k.KeyFigures))
 		}
 		tw.Flush()
 		for _, k := range r.HotKeys {
@@ -209,6 +209,29 @@ func streamShards(b *strings.Builder, r *report.Report) {
 			bar(share, 20), share*100, count(uint64(s.PeakWCUPerSecond+0.5)))
 	}
 	tw.Flush()
+	for _, s := range r.Shards {
+		if s.Saturated {
+			fmt.Fprintf(b, "! %s saturated for %d s: its partition's successful writes were pinned at the limit, so its writes were most likely throttled, whichever keys share it.\n",
+				printable(s.Shard, 50), s.SaturatedSeconds)
+		}
+	}
+}
+
+// severityCell is a flagged key's severity, and whether it is saturated.
+func severityCell(k *report.KeyFigures) string {
+	if k.Saturated {
+		return string(k.Severity) + " (saturated)"
+	}
+	return string(k.Severity)
+}
+
+// shardsCell is a key's recommended shard count, "≥ n" when only a lower
+// bound is known (a saturated key's true demand is hidden).
+func shardsCell(k *report.KeyFigures) string {
+	if k.RecommendedShardsIsLowerBound {
+		return fmt.Sprintf("≥ %d", k.RecommendedShards)
+	}
+	return fmt.Sprint(k.RecommendedShards)
 }
 
 // keyCellWidth is the widest a key is shown in a table column.

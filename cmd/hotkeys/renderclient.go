@@ -12,27 +12,39 @@ import (
 // clientTable prints a client's window: reads, writes, throttles and
 // latency per key, as the application saw them.
 func clientTable(b *strings.Builder, r *report.ClientReport) {
-	writeTitle(b, printable(r.Table, 60), r.Window, "· from the client ")
+	name := printable(r.Table, 60)
+	if r.Index != "" {
+		name += " · index " + printable(r.Index, 60)
+	}
+	writeTitle(b, name, r.Window, "· from the client ")
 	fmt.Fprintf(b, "calls %s   RCU %s   WCU %s   throttled attempts %s   failed conditions %s   distinct keys ≈ %s\n",
 		count(r.Requests), units(r.RCU), count(r.WCU), count(r.ThrottledAttempts), count(r.ConditionalCheckFailures), count(r.DistinctKeys))
 	if r.UnattributedRequests > 0 || r.Dropped > 0 {
 		fmt.Fprintf(b, "unattributed calls %s (RCU %s, WCU %s: no key visible, or the key schema not known yet)   dropped %s\n",
 			count(r.UnattributedRequests), units(r.UnattributedRCU), count(r.UnattributedWCU), count(r.Dropped))
 	}
+	if r.UnprocessedItems > 0 || r.InternalErrors > 0 {
+		fmt.Fprintf(b, "unprocessed batch items %s (DynamoDB throttling part of a batch)   internal errors %s\n",
+			count(r.UnprocessedItems), count(r.InternalErrors))
+	}
+	if r.CapacityEstimated {
+		b.WriteString("RCU and WCU estimated from item sizes (lower bounds): the client did not ask DynamoDB for ConsumedCapacity\n")
+	}
 	if len(r.HotKeys) == 0 {
 		b.WriteString("\nno hot keys\n")
 	} else {
-		clientKeys(b, "HOT KEYS", r.HotKeys, true)
+		clientKeys(b, "HOT KEYS", r.HotKeys, true, r.CapacityEstimated)
 	}
 	if len(r.TopKeys) > 0 {
-		clientKeys(b, "TOP KEYS", r.TopKeys, false)
+		clientKeys(b, "TOP KEYS", r.TopKeys, false, r.CapacityEstimated)
 	}
 	b.WriteString("\n")
 }
 
 // clientKeys writes a table of a client's keys, and with withDiagnosis
-// what each one's diagnosis says.
-func clientKeys(b *strings.Builder, title string, ks []report.ClientKeyReport, withDiagnosis bool) {
+// what each one's diagnosis says; estimated capacity says so instead of
+// its bounds.
+func clientKeys(b *strings.Builder, title string, ks []report.ClientKeyReport, withDiagnosis, estimated bool) {
 	b.WriteString("\n" + title + "\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  SEVERITY\tKEY\tHOT FOR\tCALLS\tRCU [bounds]\tPEAK RCU/s\tWCU [bounds]\tPEAK WCU/s\tTHROTTLED\tP99 ms\t")
@@ -53,8 +65,12 @@ func clientKeys(b *strings.Builder, title string, ks []report.ClientKeyReport, w
 		for i, c := range k.HotFor {
 			hotFor[i] = string(c)
 		}
+		rcu, wcu := rcuBounds(&k), bounds(&k.KeyFigures)
+		if estimated {
+			rcu, wcu = units(k.RCU)+" [estimated]", count(k.WCU)+" [estimated]"
+		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\t%s\t%s\t\n", sev, printable(k.Key, 40), strings.Join(hotFor, ","), count(k.Requests),
-			rcuBounds(&k), apportioned, units(k.PeakRCUPerSecond), bounds(&k.KeyFigures), count(uint64(k.PeakWCUPerSecond+0.5)), count(k.ThrottledAttempts), p99)
+			rcu, apportioned, units(k.PeakRCUPerSecond), wcu, count(uint64(k.PeakWCUPerSecond+0.5)), count(k.ThrottledAttempts), p99)
 	}
 	tw.Flush()
 	if withDiagnosis {

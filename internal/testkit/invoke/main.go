@@ -85,6 +85,10 @@ No AWS account is used: every AWS call goes to this machine.
   Secrets Manager   KeyRedaction=hash works: a local Secrets Manager holds the
                     secret, HOTKEYS_KEY_REDACTION_SECRET if set (the hashes are
                     then those 'hotkeys hash-key' prints), else a random one.
+  SNS               NotifyTopicArn is off here (the template's default is the
+                    alarm topic): the onset log lines name the key. Another
+                    value's publish is answered AccessDeniedException, which
+                    the function logs and counts.
   History table     History=on: the window summary goes to table
                     hotkeys-history at -dynamodb-endpoint; without one the
                     write is denied, and the function logs it and goes on.

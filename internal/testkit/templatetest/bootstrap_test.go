@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/cfn"
 )
 
 // The function's own configuration reader (lambda/main.go) decides which
@@ -59,6 +61,12 @@ const (
 	configErrorPrefix = "hotkeys: "
 )
 
+// deployedValues are what CloudFormation puts, in the function's
+// environment, in place of a reference to a resource of the test stack.
+var deployedValues = map[string]string{
+	cfn.Ref("AlarmTopic"): alarmTopicArn,
+}
+
 // functionStarts reports whether the built function accepts env as its
 // configuration, and when it does not, its error line. Any other outcome is
 // an error, so that a changed message cannot pass for either. It may run
@@ -81,6 +89,11 @@ func functionStarts(env map[string]string) (bool, string, error) {
 		"HOME=" + bootstrapDir,
 	}
 	for k, v := range env {
+		if d, ok := deployedValues[v]; ok {
+			v = d
+		} else if strings.HasPrefix(v, "ref(") || strings.HasPrefix(v, "getatt(") {
+			return false, "", fmt.Errorf("%s=%s: give deployedValues what a deployment puts there", k, v)
+		}
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	var stderr bytes.Buffer

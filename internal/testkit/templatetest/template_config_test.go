@@ -31,6 +31,8 @@ var lambdaEnvironment = []string{
 	"HOTKEYS_MIN_WCU_PER_SECOND",
 	"HOTKEYS_CRITICAL_WCU_PER_SECOND",
 	"HOTKEYS_PARTITION_LIMIT",
+	"HOTKEYS_SATURATION_FRACTION",
+	"HOTKEYS_SATURATION_SECONDS",
 	"HOTKEYS_PARTITION_KEY",
 	"HOTKEYS_TOP",
 	"HOTKEYS_NAMESPACE",
@@ -42,6 +44,8 @@ var lambdaEnvironment = []string{
 	"HOTKEYS_HISTORY_WRITE_SHARDS",
 	"HOTKEYS_HISTORY_WRITE_SPREAD",
 	"HOTKEYS_INDEXES",
+	"HOTKEYS_NOTIFY_TOPIC_ARN",
+	"HOTKEYS_NOTIFY_MAX_PER_INVOCATION",
 }
 
 // pendingLambdaEnvironment lists variables the template sets (and this
@@ -138,6 +142,7 @@ func TestTemplateEnvironmentIsWhatTheLambdaReads(t *testing.T) {
 	dd, ad := detector.DefaultConfig(), alert.DefaultConfig()
 	if dcfg.Window != dd.Window || dcfg.ShareThreshold != dd.ShareThreshold || dcfg.MinWCUPerSecond != dd.MinWCUPerSecond ||
 		dcfg.CriticalWCUPerSecond != dd.CriticalWCUPerSecond || dcfg.PartitionLimit != dd.PartitionLimit ||
+		dcfg.SaturationFraction != dd.SaturationFraction || dcfg.SaturationSeconds != dd.SaturationSeconds ||
 		dcfg.Top != dd.Top || dcfg.Redactor != nil {
 		t.Errorf("default deployment gives detector config %+v, the code's default is %+v", dcfg, dd)
 	}
@@ -214,6 +219,7 @@ func configFromEnvironment(t *testing.T, env map[string]string) (detector.Config
 		"HOTKEYS_MIN_WCU_PER_SECOND":      &d.MinWCUPerSecond,
 		"HOTKEYS_CRITICAL_WCU_PER_SECOND": &d.CriticalWCUPerSecond,
 		"HOTKEYS_PARTITION_LIMIT":         &d.PartitionLimit,
+		"HOTKEYS_SATURATION_FRACTION":     &d.SaturationFraction,
 	} {
 		if *dst, err = strconv.ParseFloat(env[name], 64); err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -221,6 +227,9 @@ func configFromEnvironment(t *testing.T, env map[string]string) (detector.Config
 	}
 	if d.Top, err = strconv.Atoi(env["HOTKEYS_TOP"]); err != nil {
 		t.Fatalf("HOTKEYS_TOP: %v", err)
+	}
+	if d.SaturationSeconds, err = strconv.Atoi(env["HOTKEYS_SATURATION_SECONDS"]); err != nil {
+		t.Fatalf("HOTKEYS_SATURATION_SECONDS: %v", err)
 	}
 	a.Top = d.Top
 	if _, err = redact.ParseMode(env["HOTKEYS_KEY_REDACTION"]); err != nil {

@@ -12,16 +12,18 @@ import (
 // getAttributes lists, per resource type, the Fn::GetAtt attributes
 // CloudFormation (and SAM, for the function) returns.
 var getAttributes = map[string][]string{
-	"AWS::Serverless::Function":  {"Arn"},
-	"AWS::IAM::Role":             {"Arn", "RoleId"},
-	"AWS::Logs::LogGroup":        {"Arn"},
-	"AWS::SQS::Queue":            {"Arn", "QueueName", "QueueUrl"},
-	"AWS::DynamoDB::Table":       {"Arn", "StreamArn"},
-	"AWS::KMS::Key":              {"Arn", "KeyId"},
-	"AWS::SNS::Topic":            {"TopicArn", "TopicName"},
-	"AWS::SNS::Subscription":     {"Arn"},
-	"AWS::CloudWatch::Alarm":     {"Arn"},
-	"AWS::CloudWatch::Dashboard": {},
+	"AWS::Serverless::Function": {"Arn"},
+	"AWS::IAM::Role":            {"Arn", "RoleId"},
+	"AWS::Logs::LogGroup":       {"Arn"},
+	"AWS::SQS::Queue":           {"Arn", "QueueName", "QueueUrl"},
+	"AWS::DynamoDB::Table":      {"Arn", "StreamArn"},
+	"AWS::KMS::Key":             {"Arn", "KeyId"},
+	"AWS::SNS::Topic":           {"TopicArn", "TopicName"},
+	"AWS::SNS::Subscription":    {"Arn"},
+	"AWS::CloudWatch::Alarm":    {"Arn"},
+	// CloudFormation User Guide, AWS::CloudWatch::CompositeAlarm, Return values.
+	"AWS::CloudWatch::CompositeAlarm": {"Arn"},
+	"AWS::CloudWatch::Dashboard":      {},
 }
 
 // references returns the resources v refers to (Ref, Fn::GetAtt, and

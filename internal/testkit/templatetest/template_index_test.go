@@ -1,8 +1,6 @@
 package templatetest
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -31,36 +29,8 @@ type point struct {
 func publishPoints(t *testing.T, reports []report.Report) []point {
 	t.Helper()
 	var pts []point
-	sc := bufio.NewScanner(publishEMF(t, reports, nil))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var root map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &root); err != nil {
-			t.Fatalf("publisher wrote a line that is not JSON: %q", sc.Text())
-		}
-		var line struct {
-			AWS *struct {
-				CloudWatchMetrics []struct {
-					Namespace  string
-					Dimensions [][]string
-					Metrics    []struct{ Name string }
-				}
-			} `json:"_aws"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil || line.AWS == nil {
-			continue // a findings line
-		}
-		for _, d := range line.AWS.CloudWatchMetrics {
-			for _, set := range d.Dimensions {
-				dims := map[string]string{}
-				for _, n := range set {
-					dims[n] = root[n].(string)
-				}
-				for _, m := range d.Metrics {
-					pts = append(pts, point{d.Namespace, m.Name, dims, root[m.Name].(float64)})
-				}
-			}
-		}
+	for _, e := range parseEMF(t, publishEMF(t, reports, nil).Bytes()) {
+		pts = append(pts, e.point)
 	}
 	return pts
 }

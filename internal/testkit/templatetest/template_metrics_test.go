@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -34,15 +33,17 @@ func metricID(name string, dims []string) string {
 
 // publishWindow runs the real alert.Publisher, in EMF mode, on a window with
 // a flagged key, on a window of one of the table's global secondary indexes
-// with a flagged key, and on a client-side window, and returns the metrics
-// its EMF lines declare, by metricID, and the findings log lines it writes.
+// with a flagged key, on a client-side window, and on the onsets of a table
+// key and of an index key, and returns the metrics its EMF lines declare, by
+// metricID, and the findings and onset log lines it writes.
 func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) {
 	t.Helper()
 	// A fixed window: EMF lines are written whatever the clock says, and
 	// the metrics they declare do not depend on the time.
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	key := report.KeyReport{
-		KeyFigures: report.KeyFigures{Key: "OPS_LOG", Type: "S", WCU: 60000, WCULower: 59990, WCUUpper: 60010, Share: 0.6, AvgWCUPerSecond: 1000, PeakWCUPerSecond: 1200, Severity: report.Critical, Pattern: report.PatternSingleKey, Diagnosis: "one key carries most of the table's writes", RecommendedShards: 2},
+		KeyFigures: report.KeyFigures{Key: "OPS_LOG", Type: "S", WCU: 60000, WCULower: 59990, WCUUpper: 60010, Share: 0.6, AvgWCUPerSecond: 1000, PeakWCUPerSecond: 1200, Severity: report.Critical, Pattern: report.PatternSingleKey, Diagnosis: "one key carries most of the table's writes", RecommendedShards: 2,
+			SaturatedSeconds: 4, Saturated: true, RecommendedShardsIsLowerBound: true},
 	}
 	rep := report.Report{
 		Window:       report.Window{Table: testTable, Start: start, End: start.Add(time.Minute)},
@@ -72,6 +73,8 @@ func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) 
 	}
 	cw.AddThrottle(celebrity, start, []string{"TableReadKeyRangeThroughputExceeded"})
 	out := publishEMF(t, []report.Report{rep, index}, []report.ClientReport{cw.Report(detector.DefaultConfig())})
+	// And the onsets of a table key and of an index key, inside the window.
+	out.Write(onsetEMF(t, start.Add(7*time.Second), 950, "", testIndex))
 	metrics := map[string]publishedMetric{}
 	var findings []map[string]any
 	sc := bufio.NewScanner(out)
@@ -116,17 +119,25 @@ var (
 	keyDims   = []string{alert.DimensionTableName, alert.DimensionPartitionKey}
 )
 
+// emfPublisher returns the real alert.Publisher, with its default
+// configuration in EMF mode, writing to out.
+func emfPublisher(t *testing.T, out *bytes.Buffer) *alert.Publisher {
+	t.Helper()
+	cfg := alert.DefaultConfig()
+	cfg.Mode = alert.ModeEMF
+	p, err := alert.NewPublisher(cfg, nil, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // publishEMF runs the real alert.Publisher, with its default configuration
 // in EMF mode, on reports and returns what it writes to stdout.
 func publishEMF(t *testing.T, reports []report.Report, clients []report.ClientReport) *bytes.Buffer {
 	t.Helper()
-	cfg := alert.DefaultConfig()
-	cfg.Mode = alert.ModeEMF
 	var out bytes.Buffer
-	p, err := alert.NewPublisher(cfg, nil, &out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := emfPublisher(t, &out)
 	if _, err := p.Publish(context.Background(), reports); err != nil {
 		t.Fatal(err)
 	}
@@ -137,15 +148,33 @@ func publishEMF(t *testing.T, reports []report.Report, clients []report.ClientRe
 }
 
 // awsMetrics are the AWS-published metrics the template may read, with
-// their dimensions (from the Lambda and SQS metric references).
-var awsMetrics = map[string][]string{
-	"AWS/Lambda/IteratorAge":                     {"FunctionName"},
-	"AWS/Lambda/Errors":                          {"FunctionName"},
-	"AWS/Lambda/Duration":                        {"FunctionName"},
-	"AWS/Lambda/Invocations":                     {"FunctionName"},
-	"AWS/Lambda/Throttles":                       {"FunctionName"},
-	"AWS/SQS/ApproximateNumberOfMessagesVisible": {"QueueName"},
+// their sets of dimensions (from the Lambda, SQS and DynamoDB metric
+// references). DynamoDB's key-range throttle events come per table
+// (TableName: the table's own requests, not its indexes') and per global
+// secondary index (TableName and GlobalSecondaryIndexName): DynamoDB
+// developer guide, "DynamoDB Metrics and dimensions" (metrics-dimensions.html).
+var awsMetrics = map[string][][]string{
+	"AWS/Lambda/IteratorAge":                     {{"FunctionName"}},
+	"AWS/Lambda/Errors":                          {{"FunctionName"}},
+	"AWS/Lambda/Duration":                        {{"FunctionName"}},
+	"AWS/Lambda/Invocations":                     {{"FunctionName"}},
+	"AWS/Lambda/Throttles":                       {{"FunctionName"}},
+	"AWS/SQS/ApproximateNumberOfMessagesVisible": {{"QueueName"}},
+	"AWS/DynamoDB/" + writeKeyRangeThrottles:     {ddbTableDims, ddbIndexDims},
+	"AWS/DynamoDB/" + readKeyRangeThrottles:      {ddbTableDims, ddbIndexDims},
 }
+
+// DynamoDB's names, as its CloudWatch metrics spell them.
+const (
+	writeKeyRangeThrottles = "WriteKeyRangeThroughputThrottleEvents"
+	readKeyRangeThrottles  = "ReadKeyRangeThroughputThrottleEvents"
+	ddbIndexDimension      = "GlobalSecondaryIndexName"
+)
+
+var (
+	ddbTableDims = []string{alert.DimensionTableName}
+	ddbIndexDims = []string{ddbIndexDimension, alert.DimensionTableName} // sorted
+)
 
 // templateMetricRefs returns every metric the template's alarms and
 // dashboard read, evaluated for the test stack, and the dashboard's widgets.
@@ -177,7 +206,7 @@ func templateMetricRefs(t *testing.T, s *cfn.Stack) (alarmRefs map[string][]metr
 func TestTemplateReadsOnlyPublishedMetrics(t *testing.T) {
 	published, _ := publishWindow(t)
 	catalogued := map[string]bool{}
-	for _, d := range slices.Concat(alert.Metrics(), alert.ClientMetrics()) {
+	for _, d := range slices.Concat(alert.Metrics(), alert.ClientMetrics(), alert.OnsetMetrics()) {
 		sets := [][]string{d.Dimensions}
 		if d.IndexDimensions != nil {
 			sets = append(sets, d.IndexDimensions)
@@ -218,8 +247,16 @@ func TestTemplateReadsOnlyPublishedMetrics(t *testing.T) {
 			want, ok := awsMetrics[r.namespace+"/"+r.name]
 			if !ok {
 				t.Errorf("%v: not an AWS metric the test knows", r)
-			} else if got := r.dimensionNames(); !slices.Equal(got, want) {
-				t.Errorf("%v: dimensions %v, want %v", r, got, want)
+			} else if got := r.dimensionNames(); !slices.ContainsFunc(want, func(w []string) bool { return slices.Equal(got, w) }) {
+				t.Errorf("%v: dimensions %v, want one of %v", r, got, want)
+			}
+			if r.namespace == "AWS/DynamoDB" {
+				if v := r.dimensions[alert.DimensionTableName]; v != testTable {
+					t.Errorf("%v: TableName %q, want the stream's table %q", r, v, testTable)
+				}
+				if v := r.dimensions[ddbIndexDimension]; v != "" {
+					t.Errorf("%v: names the index %q; indexes must come from the query", r, v)
+				}
 			}
 			continue
 		}
@@ -284,22 +321,30 @@ func TestTemplateReadsOnlyPublishedMetrics(t *testing.T) {
 		metricID(alert.MetricWriteCapacityUnits, idx), metricID(alert.MetricMaxKeyPeakWCUPerSecond, idx),
 		metricID(alert.MetricHotKeys, idx), metricID(alert.MetricKeyPeakWCUPerSecond, idxKey),
 		metricID(alert.MetricKeyWCUShare, idxKey),
+		// Onsets, in seconds; DynamoDB's own throttling beside our keys,
+		// for the table and (by GROUP BY) each index.
+		metricID(onsetMetric, onsetTableDims),
+		metricID(writeKeyRangeThrottles, ddbTableDims), metricID(readKeyRangeThrottles, ddbTableDims),
+		metricID(writeKeyRangeThrottles, ddbIndexDims), metricID(readKeyRangeThrottles, ddbIndexDims),
 	} {
 		if !shows(dashRefs, id) {
 			t.Errorf("the dashboard does not show %s", id)
 		}
 	}
 	for alarm, id := range map[string]string{
-		"HotKeyCriticalAlarm":      metricID(alert.MetricMaxKeyPeakWCUPerSecond, tableDims),
-		"HotKeyByKeyAlarm":         metricID(alert.MetricKeyPeakWCUPerSecond, keyDims),
-		"HotKeyWarningAlarm":       metricID(alert.MetricMaxKeyWCUShare, tableDims),
-		"IndexHotKeyCriticalAlarm": metricID(alert.MetricMaxKeyPeakWCUPerSecond, idx),
-		"IndexHotKeyByKeyAlarm":    metricID(alert.MetricKeyPeakWCUPerSecond, idxKey),
-		"IndexHotKeyWarningAlarm":  metricID(alert.MetricHotKeys, idx),
-		"MalformedRecordsAlarm":    metricID(alert.MetricMalformedRecords, tableDims),
-		"InternalErrorsAlarm":      metricID(alert.MetricInternalErrors, tableDims),
-		"ClientThrottledKeyAlarm":  metricID(alert.MetricClientKeyThrottledAttempts, keyDims),
-		"ClientReadHotKeyAlarm":    metricID(alert.MetricClientMaxKeyPeakRCUPerSecond, tableDims),
+		"HotKeyCriticalAlarm":         metricID(alert.MetricMaxKeyPeakWCUPerSecond, tableDims),
+		"HotKeyByKeyAlarm":            metricID(alert.MetricKeyPeakWCUPerSecond, keyDims),
+		"HotKeyWarningAlarm":          metricID(alert.MetricMaxKeyWCUShare, tableDims),
+		"IndexHotKeyCriticalAlarm":    metricID(alert.MetricMaxKeyPeakWCUPerSecond, idx),
+		"IndexHotKeyByKeyAlarm":       metricID(alert.MetricKeyPeakWCUPerSecond, idxKey),
+		"IndexHotKeyWarningAlarm":     metricID(alert.MetricHotKeys, idx),
+		"HotKeyOnsetAlarm":            metricID(onsetMetric, onsetTableDims),
+		"KeyRangeThrottledAlarm":      metricID(writeKeyRangeThrottles, ddbTableDims),
+		"IndexKeyRangeThrottledAlarm": metricID(writeKeyRangeThrottles, ddbIndexDims),
+		"MalformedRecordsAlarm":       metricID(alert.MetricMalformedRecords, tableDims),
+		"InternalErrorsAlarm":         metricID(alert.MetricInternalErrors, tableDims),
+		"ClientThrottledKeyAlarm":     metricID(alert.MetricClientKeyThrottledAttempts, keyDims),
+		"ClientReadHotKeyAlarm":       metricID(alert.MetricClientMaxKeyPeakRCUPerSecond, tableDims),
 	} {
 		if !shows(alarmRefs[alarm], id) {
 			t.Errorf("alarm %s does not read %s", alarm, id)
@@ -317,6 +362,7 @@ var scenarioSamples = map[string][]string{
 	"AlarmEmail":                  {"oncall@example.com"},
 	"KeyRedactionSecretArn":       {existingSecretArn},
 	"KeyRedactionSecretKmsKeyArn": {customerKeyArn},
+	"NotifyTopicArn":              {ownTopicArn, "off"},
 }
 
 // scenariosOf returns one parameter set for every combination of the
@@ -376,18 +422,23 @@ func insightsQueries(w dashboardWidget) int {
 // indexes, and a findings query on the fields the findings log really
 // writes.
 func TestTemplateDashboardWidgets(t *testing.T) {
+	// The fields of each kind of line the log widgets read: the findings
+	// of a closed window, and the onsets.
 	_, findings := publishWindow(t)
-	fields := map[string]bool{}
+	fields := map[string]map[string]bool{alert.MsgHotKey: {}, alert.MsgOnset: {}}
 	for _, f := range findings {
-		if f["msg"] != alert.MsgHotKey {
+		msg, _ := f["msg"].(string)
+		if fields[msg] == nil {
 			continue
 		}
 		for k := range f {
-			fields[k] = true
+			fields[msg][k] = true
 		}
 	}
-	if len(fields) == 0 {
-		t.Fatalf("the publisher logged no %q line for a flagged key", alert.MsgHotKey)
+	for msg, f := range fields {
+		if len(f) == 0 {
+			t.Fatalf("the publisher logged no %q line", msg)
+		}
 	}
 
 	tmpl := readTemplate(t)
@@ -401,7 +452,7 @@ func TestTemplateDashboardWidgets(t *testing.T) {
 		s := deploy(t, tmpl, sc.Values)
 		_, widgets, dashRefs := templateMetricRefs(t, s)
 		var alarmsShown []string
-		logWidgets := 0
+		var logWidgets []string
 		for i, w := range widgets {
 			if n := insightsQueries(w); n > 1 {
 				t.Errorf("%s: widget %d (%v) runs %d Metrics Insights queries; a widget's GetMetricData runs one", sc, i, w.Properties["title"], n)
@@ -423,17 +474,17 @@ func TestTemplateDashboardWidgets(t *testing.T) {
 					alarmsShown = append(alarmsShown, a.(string))
 				}
 			case "log":
-				logWidgets++
-				checkFindingsQuery(t, i, w.Properties["query"].(string), fields)
+				logWidgets = append(logWidgets, checkFindingsQuery(t, i, w.Properties["query"].(string), fields))
 			}
 		}
 		var alarms []string
-		for _, id := range s.Resources("AWS::CloudWatch::Alarm") {
+		for _, id := range slices.Concat(s.Resources("AWS::CloudWatch::Alarm"), s.Resources("AWS::CloudWatch::CompositeAlarm")) {
 			if r, err := s.Resource(id); err == nil && r != nil && !strings.HasPrefix(id, "Client") { // the optional client alarms are not on the dashboard
 				alarms = append(alarms, cfn.GetAtt(id, "Arn"))
 			}
 		}
 		slices.Sort(alarmsShown)
+		slices.Sort(alarms)
 		if !slices.Equal(alarmsShown, alarms) {
 			t.Errorf("%s: alarm widgets show %v, want every alarm %v", sc, alarmsShown, alarms)
 		}
@@ -448,8 +499,8 @@ func TestTemplateDashboardWidgets(t *testing.T) {
 		if readsIndexes != analyses {
 			t.Errorf("%s: the dashboard reads index metrics = %v", sc, readsIndexes)
 		}
-		if logWidgets != 1 {
-			t.Errorf("%s: %d findings log widgets, want 1", sc, logWidgets)
+		if slices.Sort(logWidgets); !slices.Equal(logWidgets, []string{alert.MsgHotKey, alert.MsgOnset}) {
+			t.Errorf("%s: log widgets of %q, want one of the findings and one of the onsets", sc, logWidgets)
 		}
 	}
 }
@@ -460,24 +511,31 @@ var (
 	logsFields = regexp.MustCompile(`\|\s*fields\s+([^|]+)`)
 )
 
-func checkFindingsQuery(t *testing.T, i int, q string, fields map[string]bool) {
+// checkFindingsQuery checks a log widget's query: the function's log
+// group, one kind of line (its msg), and fields those lines really have. It
+// returns the msg.
+func checkFindingsQuery(t *testing.T, i int, q string, fields map[string]map[string]bool) string {
 	t.Helper()
 	if m := logsSource.FindStringSubmatch(q); m == nil || m[1] != cfn.Ref("HotKeysLogGroup") {
 		t.Errorf("log widget %d: query %q does not read the function's log group", i, q)
 	}
-	if m := logsFilter.FindStringSubmatch(q); m == nil || m[1] != alert.MsgHotKey {
-		t.Errorf("log widget %d: query %q does not filter on msg = %q", i, q, alert.MsgHotKey)
+	m := logsFilter.FindStringSubmatch(q)
+	if m == nil || fields[m[1]] == nil {
+		t.Errorf("log widget %d: query %q filters on no msg the function logs (%v)", i, q, sortedKeys(map[string]bool{alert.MsgHotKey: true, alert.MsgOnset: true}))
+		return ""
 	}
-	m := logsFields.FindStringSubmatch(q)
+	msg := m[1]
+	m = logsFields.FindStringSubmatch(q)
 	if m == nil {
 		t.Fatalf("log widget %d: no fields in %q", i, q)
 	}
 	for _, f := range strings.Split(m[1], ",") {
 		f = strings.TrimSpace(f)
-		if !strings.HasPrefix(f, "@") && !fields[f] {
-			t.Errorf("log widget %d: field %q is not in the findings log (it has %v)", i, f, fmt.Sprint(sortedKeys(fields)))
+		if !strings.HasPrefix(f, "@") && !fields[msg][f] {
+			t.Errorf("log widget %d: field %q is not in the %q lines (they have %v)", i, f, msg, sortedKeys(fields[msg]))
 		}
 	}
+	return msg
 }
 
 func sortedKeys(m map[string]bool) []string {

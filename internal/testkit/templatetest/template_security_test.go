@@ -30,12 +30,20 @@ var variants = []struct {
 	{"redaction with an existing secret under a customer key", map[string]string{"KeyRedaction": "hash", "KeyRedactionSecretArn": existingSecretArn, "KeyRedactionSecretKmsKeyArn": customerKeyArn}},
 	{"no redaction, secret parameters left over", map[string]string{"KeyRedactionSecretArn": existingSecretArn, "KeyRedactionSecretKmsKeyArn": customerKeyArn}},
 	{"history", map[string]string{"History": "on", "HistoryRetentionDays": "7"}},
+	{"onset notifications off", map[string]string{"NotifyTopicArn": "off"}},
+	{"onset notifications to a topic of the user's", map[string]string{"NotifyTopicArn": ownTopicArn}},
 }
 
 const (
 	existingSecretArn = "arn:aws:secretsmanager:" + cfn.Region + ":" + cfn.Account + ":secret:team/hotkeys-key-AbC123"
 	customerKeyArn    = "arn:aws:kms:" + cfn.Region + ":" + cfn.Account + ":key/1234abcd-12ab-34cd-56ef-1234567890ab"
+	// A topic in another account: the function may publish to it, and to
+	// nothing else.
+	ownTopicArn = "arn:aws:sns:us-east-1:210987654321:oncall"
 )
+
+// alarmTopicArn is the ARN the test stack's alarm topic gets.
+const alarmTopicArn = "arn:aws:sns:" + cfn.Region + ":" + cfn.Account + ":" + cfn.StackName + "-hotkeys-alarms"
 
 // policyStatement is one evaluated IAM statement and where it comes from.
 type policyStatement struct {
@@ -196,6 +204,15 @@ func checkFunctionRole(t *testing.T, s *cfn.Stack) {
 	if mode == alert.ModeAPI || mode == alert.ModeBoth {
 		want["cloudwatch:PutMetricData"] = []string{"*"}
 	}
+	// The onset notification: sns:Publish on the one topic the function
+	// is given, the alarm topic by default.
+	switch topic := s.Param("NotifyTopicArn"); topic {
+	case "alarm-topic":
+		want["sns:Publish"] = []string{alarmTopicArn}
+	case "off":
+	default:
+		want["sns:Publish"] = []string{topic}
+	}
 	// The key-redaction secret: that one secret, by its full ARN.
 	if s.Param("KeyRedaction") == "hash" {
 		switch arn := s.Param("KeyRedactionSecretArn"); arn {
@@ -249,19 +266,29 @@ func checkAlarmTopicKey(t *testing.T, s *cfn.Stack) {
 	if key["EnableKeyRotation"] != true {
 		t.Error("alarm topic key rotation is off")
 	}
-	cloudwatch := 0
+	// Who publishes to the topic may use the key for it alone, and only to
+	// encrypt and decrypt its messages.
+	publishes := func(st policyStatement, who string) {
+		if a := st.list("Action"); !slices.Equal(a, []string{"kms:Decrypt", "kms:GenerateDataKey*"}) {
+			t.Errorf("%s: %s may %v, want kms:Decrypt and kms:GenerateDataKey*", st.where, who, a)
+		}
+		c := fmt.Sprint(st.m["Condition"])
+		if w := fmt.Sprint(map[string]any{"StringEquals": map[string]any{"kms:EncryptionContext:aws:sns:topicArn": topicArn}}); c != w {
+			t.Errorf("%s: condition %s, want %s", st.where, c, w)
+		}
+	}
+	cloudwatch, function := 0, 0
 	for _, st := range statements("key", key["KeyPolicy"]) {
 		principal := fmt.Sprint(st.m["Principal"])
 		switch principal {
+		case "map[AWS:" + cfn.GetAtt("HotKeysFunctionRole", "Arn") + "]":
+			// A publisher to an encrypted topic needs both (Amazon SNS,
+			// Key management): the function's onset notifications.
+			function++
+			publishes(st, "the function")
 		case "map[Service:cloudwatch.amazonaws.com]":
 			cloudwatch++
-			if a := st.list("Action"); !slices.Equal(a, []string{"kms:Decrypt", "kms:GenerateDataKey*"}) {
-				t.Errorf("%s: CloudWatch may %v, want kms:Decrypt and kms:GenerateDataKey*", st.where, a)
-			}
-			c := fmt.Sprint(st.m["Condition"])
-			if w := fmt.Sprint(map[string]any{"StringEquals": map[string]any{"kms:EncryptionContext:aws:sns:topicArn": topicArn}}); c != w {
-				t.Errorf("%s: condition %s, want %s", st.where, c, w)
-			}
+			publishes(st, "CloudWatch")
 		case "map[AWS:arn:aws:iam::" + cfn.Account + ":root]":
 			for _, a := range st.list("Action") {
 				if slices.Contains([]string{"kms:Decrypt", "kms:Encrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*"}, a) || a == "kms:*" {
@@ -275,13 +302,19 @@ func checkAlarmTopicKey(t *testing.T, s *cfn.Stack) {
 	if cloudwatch != 1 {
 		t.Errorf("%d key policy statements for CloudWatch, want 1", cloudwatch)
 	}
+	if want := s.Param("NotifyTopicArn") == "alarm-topic"; (function == 1) != want || function > 1 {
+		t.Errorf("NotifyTopicArn %q: %d key policy statements for the function, want one exactly when it publishes to the alarm topic", s.Param("NotifyTopicArn"), function)
+	}
+	if topicArn != alarmTopicArn {
+		t.Errorf("alarm topic ARN %s, the role is granted %s", topicArn, alarmTopicArn)
+	}
 }
 
 // TestTemplateEventSourceMapping checks the settings that keep one poison
 // record from blocking a shard and keep batches within Lambda's limits.
 func TestTemplateEventSourceMapping(t *testing.T) {
 	tmpl := readTemplate(t)
-	s := deploy(t, tmpl, map[string]string{"BatchSize": "10000", "WindowSeconds": "900"})
+	s := deploy(t, tmpl, map[string]string{"BatchSize": "10000", "WindowSeconds": "900", "BatchingWindowSeconds": "300"})
 	events, _ := properties(mustResource(t, s, functionID))["Events"].(map[string]any)
 	if len(events) != 1 {
 		t.Fatalf("%d events, want the table stream only", len(events))
@@ -310,7 +343,7 @@ func TestTemplateEventSourceMapping(t *testing.T) {
 		{"StartingPosition LATEST", esm["StartingPosition"] == "LATEST"},
 		{"BatchSize follows its parameter, at most 10,000", num("BatchSize") == 10000},
 		{"TumblingWindowInSeconds follows WindowSeconds, 1-900", num("TumblingWindowInSeconds") == 900},
-		{"MaximumBatchingWindowInSeconds 0-300", num("MaximumBatchingWindowInSeconds") >= 0 && num("MaximumBatchingWindowInSeconds") <= 300},
+		{"MaximumBatchingWindowInSeconds follows BatchingWindowSeconds, 0-300", num("MaximumBatchingWindowInSeconds") == 300},
 		{"MaximumRetryAttempts finite (not -1) and at most 10,000", num("MaximumRetryAttempts") >= 0 && num("MaximumRetryAttempts") <= 10000},
 		{"MaximumRecordAgeInSeconds finite, within the stream's 24 h", num("MaximumRecordAgeInSeconds") >= 60 && num("MaximumRecordAgeInSeconds") <= 86400},
 		{"BisectBatchOnFunctionError true", esm["BisectBatchOnFunctionError"] == true},
@@ -322,9 +355,22 @@ func TestTemplateEventSourceMapping(t *testing.T) {
 			t.Errorf("event source mapping: want %s; got %v", c.what, esm)
 		}
 	}
+	// By default an onset is announced within a second of its records
+	// reaching the stream's poller (issue 20): the batching window is at
+	// most 1 s.
+	if def := cfn.ScalarString(tmpl["Parameters"].(map[string]any)["BatchingWindowSeconds"].(map[string]any)["Default"]); def != "1" && def != "0" {
+		t.Errorf("BatchingWindowSeconds defaults to %s s, want at most 1", def)
+	}
+	var batching any
+	for _, e := range properties(mustResource(t, deploy(t, tmpl, nil), functionID))["Events"].(map[string]any) {
+		batching = e.(map[string]any)["Properties"].(map[string]any)["MaximumBatchingWindowInSeconds"]
+	}
+	if w := toFloat(t, batching); w > 1 {
+		t.Errorf("a default deployment batches for %v s, want at most 1", w)
+	}
 	// The parameters cannot ask for more than the mapping allows (their
 	// patterns admit exactly these ranges: TestTemplateNumberParameters).
-	for name, limit := range map[string][2]float64{"BatchSize": {1, 10000}, "WindowSeconds": {1, 900}} {
+	for name, limit := range map[string][2]float64{"BatchSize": {1, 10000}, "WindowSeconds": {1, 900}, "BatchingWindowSeconds": {0, 300}} {
 		if p := numericParameterNamed(t, name); p.lo < limit[0] || p.hi > limit[1] {
 			t.Errorf("parameter %s allows %v to %v, the mapping %v to %v", name, p.lo, p.hi, limit[0], limit[1])
 		}

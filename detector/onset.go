@@ -1,0 +1,224 @@
+package detector
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
+	"github.com/hotkeys-dev/hotkeys/report"
+	"github.com/hotkeys-dev/hotkeys/sketch"
+)
+
+// Onsets inside a window. A window that watches (Watch) looks, at the end
+// of every second of record time and whenever its caller asks (Onsets), at
+// the keys whose weight counted in that second reached the critical rate.
+// It announces each such key once per window: the first second in which
+// what the key certainly wrote (the heavy hitters' count of that second,
+// a lower bound) reached Config.CriticalWCUPerSecond. So an onset is never
+// a false alarm. A key that entered the heavy hitters during the second
+// has its earlier records of it left out, which only delays its onset.
+
+// MaxWatchedKeys bounds the keys a window remembers in its state (the
+// announced ones, and those that reached the saturation level): 128 keys
+// of at most 11 bytes encoded (a hash, a flag, a count of seconds under
+// 900), 1.4 KB of a tumbling window's state per window.
+// A stream shard, about one partition, admits about one key per second at
+// the critical rate, so a 15-minute window rarely needs more; past it, a
+// key that crosses is not announced, and counted (OnsetsDropped).
+const MaxWatchedKeys = 128
+
+// watchedKey is a key that reached a watched level in some second of the
+// window.
+type watchedKey struct {
+	hash      uint64 // sketch.Hash of the typed key
+	announced bool
+	saturated uint32 // seconds at or above the saturation level, the current one aside
+}
+
+// watch is what a watching window checks its seconds against.
+type watch struct {
+	on   bool // Watch was called
+	cfg  Config
+	crit uint64 // the critical rate as whole WCU in one second
+	sat  uint64 // the saturation level, likewise
+}
+
+// levelOf returns the least whole number of WCU that reaches x (a rate per
+// second), so that 800 stays 800 whatever x's rounding.
+func levelOf(x float64) uint64 {
+	return uint64(max(math.Ceil(x-1e-9), 1))
+}
+
+// Watch makes the window announce onsets (see Onsets) against cfg's
+// critical rate, redacting and diagnosing keys as cfg's reports do. The
+// Detector's windows watch; the Lambda makes its tumbling windows watch,
+// afresh after each decode (the state carries what was announced, not
+// the configuration).
+//
+// A watching window also counts, for each key and each stream shard, the
+// seconds in which its WCU reached cfg's saturation level (see
+// Config.SaturationFraction): its report says which are saturated.
+func (w *Window) Watch(cfg Config) {
+	sat, _ := cfg.saturation()
+	w.watch = watch{on: true, cfg: cfg, crit: levelOf(cfg.CriticalWCUPerSecond), sat: sat}
+	w.satLevel = sat
+}
+
+// nextSecond is called when a record of a later second than the window's
+// current one comes: the current second is over.
+func (w *Window) nextSecond(tick int64) {
+	if w.watch.on && w.sec >= w.start {
+		w.checkSecond(true)
+	}
+	w.sec = tick
+}
+
+// Onsets appends to dst the onsets found since the last call, and those of
+// the current second so far, in the order they were found (by second),
+// and forgets them. A watching window's caller calls it after each batch,
+// so that an onset is announced with the batch that counted it.
+func (w *Window) Onsets(dst []report.Onset) []report.Onset {
+	if w.watch.on && w.sec >= w.start {
+		w.checkSecond(false)
+	}
+	dst = append(dst, w.pending...)
+	clear(w.pending)
+	w.pending = w.pending[:0]
+	return dst
+}
+
+// OnsetsDropped counts the onsets not announced because the window already
+// remembered MaxWatchedKeys keys: the seconds, each key's counted apart,
+// in which a key it could not remember reached the critical rate.
+func (w *Window) OnsetsDropped() uint64 { return w.dropped }
+
+// checkSecond announces the keys whose weight in the current second has
+// reached the critical rate, unless announced before in the window. over
+// says the second is over (a later one has begun); otherwise it is the
+// second so far.
+//
+// A second that is over also counts, for each key that reached the
+// saturation level in it, one saturated second.
+func (w *Window) checkSecond(over bool) {
+	crit, sat := w.watch.crit, w.watch.sat
+	level := crit
+	if over {
+		level = min(crit, sat)
+	}
+	w.ticks = w.summary.AppendTick(w.ticks[:0], w.sec, level)
+	for i := range w.ticks {
+		e := &w.ticks[i]
+		k := w.watched(sketch.Hash(e.Key))
+		if k != nil && over && e.Weight >= sat {
+			k.saturated++
+		}
+		switch {
+		case e.Weight < crit:
+		case k == nil && over:
+			w.dropped++
+		case k != nil && !k.announced:
+			k.announced = true
+			w.pending = append(w.pending, w.onset(e, !over))
+		}
+	}
+}
+
+// saturatedSeconds returns, by key hash, the seconds in which each key's
+// WCU reached the saturation level, the current second included (it is
+// over when the window is reported at its close); nil for a window that
+// does not watch.
+func (w *Window) saturatedSeconds() map[uint64]int {
+	if !w.watch.on {
+		return nil
+	}
+	m := map[uint64]int{}
+	for _, k := range w.watchedKeys {
+		if k.saturated > 0 {
+			m[k.hash] = int(k.saturated)
+		}
+	}
+	if w.sec >= w.start {
+		for _, e := range w.summary.AppendTick(nil, w.sec, w.watch.sat) {
+			m[sketch.Hash(e.Key)]++
+		}
+	}
+	return m
+}
+
+// watched returns the window's record of the key of hash h, making one if
+// there is room; nil if there is none.
+func (w *Window) watched(h uint64) *watchedKey {
+	for i := range w.watchedKeys {
+		if w.watchedKeys[i].hash == h {
+			return &w.watchedKeys[i]
+		}
+	}
+	if len(w.watchedKeys) >= MaxWatchedKeys {
+		return nil
+	}
+	w.watchedKeys = append(w.watchedKeys, watchedKey{hash: h})
+	return &w.watchedKeys[len(w.watchedKeys)-1]
+}
+
+// onset describes a key that crossed in the current second, judged and
+// explained against the window so far.
+func (w *Window) onset(e *sketch.TickEntry, soFar bool) report.Onset {
+	cfg := w.watch.cfg
+	j := judge{cfg: cfg, total: w.wcu, seconds: float64(w.end - w.start), index: w.index}
+	k := j.physical(e.Entry)
+	j.explain(&k, e.Entry)
+	return report.Onset{
+		Window:         report.Window{Table: w.table, Index: w.index, Start: w.Start(), End: w.End()},
+		Second:         time.Unix(w.sec, 0).UTC(),
+		SecondWCULower: e.Weight,
+		SecondWCUUpper: e.Weight + (e.Upper - e.Lower),
+		SecondSoFar:    soFar,
+		Key:            k.KeyFigures,
+	}
+}
+
+// mergeWatched adds other's watched keys into w's, within the bound.
+func (w *Window) mergeWatched(other *Window) {
+	for _, o := range other.watchedKeys {
+		if k := w.watched(o.hash); k != nil {
+			k.announced = k.announced || o.announced
+			k.saturated += o.saturated
+		}
+	}
+	w.dropped += other.dropped
+	w.sec = max(w.sec, other.sec)
+}
+
+// Onsets appends to dst the onsets of every open window (see
+// Window.Onsets), by second, then table, index and key, and forgets them.
+// Call it after each batch of records, before Flush.
+func (d *Detector) Onsets(dst []report.Onset) []report.Onset {
+	n := len(dst)
+	for _, w := range d.open {
+		dst = w.Onsets(dst)
+	}
+	SortOnsets(dst[n:])
+	return dst
+}
+
+// SortOnsets orders onsets by second, then table, index and key: the
+// order they are announced in.
+func SortOnsets(onsets []report.Onset) {
+	slices.SortFunc(onsets, func(a, b report.Onset) int {
+		return cmp.Or(a.Second.Compare(b.Second), cmp.Compare(a.Table, b.Table), cmp.Compare(a.Index, b.Index), cmp.Compare(a.Key.Key, b.Key.Key))
+	})
+}
+
+// Announced reports whether the window has announced key's onset: it
+// remembers that (in its encoding too) until it closes.
+func (w *Window) Announced(key ddb.Key) bool {
+	h := sketch.Hash(appendTypedKey(nil, key))
+	for _, k := range w.watchedKeys {
+		if k.hash == h {
+			return k.announced
+		}
+	}
+	return false
+}
