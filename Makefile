@@ -30,7 +30,7 @@ INVOKE_PARAMS = PartitionKeyName=PK $(PARAMS)
 
 GO_FILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './.aws-sam/*')
 
-.PHONY: test race lint unit dynamodb-local browser heatmap-png build build-HotKeysFunction bench demo client-demo clean rie invoke invoke-window
+.PHONY: test race lint unit dynamodb-local browser heatmap-png build build-HotKeysFunction build-HistoryRollupFunction bench demo client-demo clean rie invoke invoke-window
 
 ## test: lint, then every test (unit, fuzz seeds, DynamoDB Local integration, built bootstrap, browser).
 test: lint dynamodb-local browser
@@ -83,6 +83,12 @@ build-HotKeysFunction:
 	mkdir -p $(ARTIFACTS_DIR)
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(LAMBDA_GOARCH) $(GO) build -tags lambda.norpc -trimpath \
 		-ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./lambda
+
+## build-HistoryRollupFunction: the history rollup function (./cmd/rollup), as `sam build` runs it.
+build-HistoryRollupFunction:
+	mkdir -p $(ARTIFACTS_DIR)
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(LAMBDA_GOARCH) $(GO) build -tags lambda.norpc -trimpath \
+		-ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./cmd/rollup
 
 ## rie: the Lambda Runtime Interface Emulator go.mod pins, in .cache/.
 rie: $(RIE)

@@ -16,6 +16,11 @@ import (
 // plus a few short attributes) stays within 16 KB: 16 WCU to write.
 const MaxEncodedSize = 16*1024 - 512
 
+// MaxRollupEncodedSize caps a rollup's encoding (MarshalRollup): DynamoDB's
+// item limit is 400 KB (409,600 bytes, attribute names included), and the
+// rollup's item adds a few short attributes.
+const MaxRollupEncodedSize = 400_000
+
 // maxDiagnosis caps a stored diagnosis, in bytes; longer ones are cut at a
 // character boundary (a detector diagnosis is about 300 bytes).
 const maxDiagnosis = 1024
@@ -28,32 +33,52 @@ const maxDiagnosis = 1024
 //   - 2: adds what an index's window has (its name, never empty, and its
 //     TTL WCU): an index's window without internal errors;
 //   - 3: adds InternalErrors (never 0) to what version 2 holds, the index
-//     name "" for a table's window: any window with internal errors.
+//     name "" for a table's window: any window with internal errors;
+//   - 4: holds everything: version 3's fields (InternalErrors may be 0),
+//     Sources, the DistinctPartial flag, and the patterns versions 1 to 3
+//     have no code for (constant_key): a rollup, or a shard's window
+//     with such a key. Only a rollup (Sources > 0) may be larger than
+//     MaxEncodedSize.
 //
 // A decoder refuses a version it does not know (ErrVersion), so a build
 // from before version 3 skips a window with internal errors instead of
-// reading it as complete.
+// reading it as complete, and one from before version 4 skips a window
+// whose key pattern it would lose.
 const (
 	version1 = 1
 	version2 = 2
 	version3 = 3
+	version4 = 4
 )
 
 // NewestVersion is the newest version this build writes; it reads every
 // version from 1 up to it.
-const NewestVersion = version3
+const NewestVersion = version4
 
-// Version returns the version of the encoding MarshalBinary gives s: 3 for
-// a window with internal errors, else 2 for an index's and 1 for a
+// Version returns the version of the encoding MarshalBinary gives s: 4 for
+// a rollup or a window with a pattern older versions cannot hold, else 3
+// for a window with internal errors, else 2 for an index's and 1 for a
 // table's. (A table's window has no TTLWCU: version 1 does not hold it.)
 func (s *Summary) Version() int {
 	switch {
+	case s.Sources > 0 || s.DistinctPartial || s.hasNewPattern():
+		return version4
 	case s.InternalErrors > 0:
 		return version3
 	case s.Index != "":
 		return version2
 	}
 	return version1
+}
+
+// hasNewPattern says whether a key's pattern has no code before version 4.
+func (s *Summary) hasNewPattern() bool {
+	for _, k := range s.Keys {
+		if slices.Index(patterns, k.Pattern) >= oldPatterns {
+			return true
+		}
+	}
+	return false
 }
 
 // Errors. Every decoding error wraps ErrCorrupt or ErrVersion; one that
@@ -73,8 +98,13 @@ var summaryFormat = frame.Format{
 
 var severities = []report.Severity{report.None, report.Warning, report.Critical}
 
+// patterns are the codes of the key patterns: the first oldPatterns are
+// those of versions 1 to 3 (which stored constant_key, unknown to them, as
+// "": the pattern was lost), the rest version 4's.
 var patterns = []report.Pattern{"", report.PatternSingleKey, report.PatternLowCardinality, report.PatternTimeBucket,
-	report.PatternSingleItem, report.PatternShardedUneven, report.PatternShardedTooFew}
+	report.PatternSingleItem, report.PatternShardedUneven, report.PatternShardedTooFew, report.PatternConstantKey}
+
+const oldPatterns = 7
 
 // MarshalBinary encodes the summary in at most MaxEncodedSize bytes: 'h',
 // 'k', a version byte, the fields as varints and length-prefixed strings,
@@ -87,11 +117,78 @@ var patterns = []report.Pattern{"", report.PatternSingleKey, report.PatternLowCa
 // stays). The receiver is not changed; decoding the result gives the
 // trimmed summary, with Trimmed set.
 func (s *Summary) MarshalBinary() ([]byte, error) {
+	return s.marshal(MaxEncodedSize, false)
+}
+
+// MarshalRollup encodes a rollup (Sources at least 1) as MarshalBinary
+// does, in at most MaxRollupEncodedSize bytes, trimming the same way (it
+// finds how many keys fit by bisection: a rollup may hold thousands).
+func (s *Summary) MarshalRollup() ([]byte, error) {
+	if s.Sources == 0 {
+		return nil, fmt.Errorf("history: a rollup of %s without sources", Source(s.Table, s.Index))
+	}
+	return s.marshal(MaxRollupEncodedSize, true)
+}
+
+// marshal encodes s in at most limit bytes, dropping keys (lightest
+// first, flagged last) and then the HyperLogLog until it fits. It tries
+// every number of keys from all down, or, with bisect, finds the largest
+// that fits in a logarithmic number of tries.
+func (s *Summary) marshal(limit int, bisect bool) ([]byte, error) {
 	hll, err := packHLL(s.Distinct)
 	if err != nil {
 		return nil, err
 	}
-	// Keep flagged keys longest, then the heaviest.
+	order := s.keepOrder()
+	for _, withHLL := range []bool{true, false} {
+		h := hll
+		if !withHLL {
+			h = nil
+		}
+		try := func(keep int) []byte {
+			kept := slices.Clone(order[:keep])
+			slices.Sort(kept) // back to heaviest first
+			ceiling := s.OtherKeysWCUUpper
+			for _, i := range order[keep:] {
+				if len(s.Keys[i].Shards) == 0 {
+					ceiling = max(ceiling, s.Keys[i].WCUUpper)
+				}
+			}
+			return s.encode(s.Version(), kept, ceiling, keep < len(order) || s.Trimmed, h)
+		}
+		if !bisect {
+			for keep := len(order); keep >= 0; keep-- {
+				if b := try(keep); len(b) <= limit {
+					return b, nil
+				}
+			}
+			continue
+		}
+		if b := try(len(order)); len(b) <= limit {
+			return b, nil
+		}
+		best := try(0)
+		if len(best) > limit {
+			continue
+		}
+		// try(lo) fits, try(hi) does not.
+		lo, hi := 0, len(order)
+		for hi-lo > 1 {
+			mid := lo + (hi-lo)/2
+			if b := try(mid); len(b) <= limit {
+				lo, best = mid, b
+			} else {
+				hi = mid
+			}
+		}
+		return best, nil
+	}
+	return nil, fmt.Errorf("%w: table %q, shard %q, %d shard reports", ErrTooLarge, s.Table, s.Shard, len(s.Shards))
+}
+
+// keepOrder returns the indexes of s.Keys in the order they are kept when
+// the encoding must shrink: flagged keys first, then the heaviest.
+func (s *Summary) keepOrder() []int {
 	order := make([]int, len(s.Keys))
 	for i := range order {
 		order[i] = i
@@ -106,27 +203,7 @@ func (s *Summary) MarshalBinary() ([]byte, error) {
 		}
 		return 0 // already heaviest first
 	})
-	for _, withHLL := range []bool{true, false} {
-		h := hll
-		if !withHLL {
-			h = nil
-		}
-		for keep := len(order); keep >= 0; keep-- {
-			kept := slices.Clone(order[:keep])
-			slices.Sort(kept) // back to heaviest first
-			ceiling := s.OtherKeysWCUUpper
-			for _, i := range order[keep:] {
-				if len(s.Keys[i].Shards) == 0 {
-					ceiling = max(ceiling, s.Keys[i].WCUUpper)
-				}
-			}
-			b := s.encode(s.Version(), kept, ceiling, keep < len(order) || s.Trimmed, h)
-			if len(b) <= MaxEncodedSize {
-				return b, nil
-			}
-		}
-	}
-	return nil, fmt.Errorf("%w: table %q, shard %q, %d shard reports", ErrTooLarge, s.Table, s.Shard, len(s.Shards))
+	return order
 }
 
 // encode writes s as version (s.Version(); tests forge others).
@@ -150,6 +227,9 @@ func (s *Summary) encode(version int, keys []int, ceiling uint64, trimmed bool, 
 	if version >= version3 {
 		b = binary.AppendUvarint(b, s.InternalErrors)
 	}
+	if version >= version4 {
+		b = binary.AppendUvarint(b, s.Sources)
+	}
 	var flags byte
 	if s.WCUIsLowerBound {
 		flags |= 1
@@ -159,6 +239,9 @@ func (s *Summary) encode(version int, keys []int, ceiling uint64, trimmed bool, 
 	}
 	if trimmed {
 		flags |= 4
+	}
+	if s.DistinctPartial {
+		flags |= 8 // version 4 only: Version says so
 	}
 	b = append(b, flags)
 	b = binary.AppendUvarint(b, uint64(len(s.Shards)))
@@ -197,22 +280,33 @@ func (s *Summary) UnmarshalBinary(data []byte) error {
 	if err != nil {
 		return err
 	}
-	if len(data) > MaxEncodedSize {
-		return fmt.Errorf("history: %d bytes, over %d: %w", len(data), MaxEncodedSize, ErrCorrupt)
+	if limit := MaxEncodedSize; len(data) > limit && (version < version4 || len(data) > MaxRollupEncodedSize) {
+		if version >= version4 {
+			limit = MaxRollupEncodedSize
+		}
+		return fmt.Errorf("history: %d bytes, over %d: %w", len(data), limit, ErrCorrupt)
 	}
 	var out Summary
 	readWindow(&r, int(version), &out)
+	if r.Err() == nil && out.Sources == 0 && len(data) > MaxEncodedSize {
+		r.Failf("a shard's window of %d bytes, over %d", len(data), MaxEncodedSize)
+	}
 	n := r.Count(2)
 	for range n {
 		out.Shards = append(out.Shards, report.ShardReport{Shard: r.Text(), Records: r.Uvarint(), WCU: r.Uvarint(), PeakWCUPerSecond: float64(r.Uvarint())})
 	}
-	readKeys(&r, &out)
+	readKeys(&r, int(version), &out)
 	hll := r.Text()
 	if r.Err() == nil && r.Len() != 0 {
 		r.Failf("%d trailing bytes", r.Len())
 	}
 	if r.Err() == nil && !out.End.After(out.Start) {
 		r.Failf("window end %s not after start %s", out.End, out.Start)
+	}
+	if r.Err() == nil && version == version4 && out.Version() != version4 {
+		// One encoding per summary: what an older version holds is
+		// written as that version.
+		r.Failf("version 4 holding a window of version %d", out.Version())
 	}
 	if r.Err() != nil {
 		return r.Err()
@@ -254,25 +348,36 @@ func readWindow(r *frame.Reader, version int, out *Summary) {
 	if version >= version3 {
 		// Without internal errors the window is written as version 1 or
 		// 2: one encoding per summary, whose version is Version().
-		if out.InternalErrors = r.Uvarint(); out.InternalErrors == 0 && r.Err() == nil {
+		if out.InternalErrors = r.Uvarint(); out.InternalErrors == 0 && version == version3 && r.Err() == nil {
 			r.Failf("version 3 without internal errors")
 		}
 	}
+	if version >= version4 {
+		out.Sources = r.Uvarint()
+	}
 	flags := r.Byte()
 	out.WCUIsLowerBound, out.TerminatedEarly, out.Trimmed = flags&1 != 0, flags&2 != 0, flags&4 != 0
-	if flags > 7 {
+	out.DistinctPartial = flags&8 != 0
+	if version >= version4 && flags > 15 || version < version4 && flags > 7 {
 		r.Failf("unknown flags %#x", flags)
 	}
 }
 
 // readKeys reads the keys, refusing a key listed twice.
-func readKeys(r *frame.Reader, out *Summary) {
+func readKeys(r *frame.Reader, version int, out *Summary) {
+	known := len(patterns)
+	if version < version4 {
+		known = oldPatterns
+	}
 	n := r.Count(8)
 	seen := make(map[keyID]bool, n)
+	if n > 0 {
+		out.Keys = make([]report.KeyReport, 0, n)
+	}
 	for range n {
 		k := report.KeyReport{KeyFigures: report.KeyFigures{Type: r.Text(), Key: r.Text(), WCULower: r.Uvarint(), WCUUpper: r.Uvarint(), PeakWCUPerSecond: float64(r.Uvarint())}}
 		sev, pat := int(r.Byte()), int(r.Byte())
-		if sev >= len(severities) || pat >= len(patterns) {
+		if sev >= len(severities) || pat >= known {
 			r.Failf("severity %d or pattern %d unknown", sev, pat)
 			return
 		}

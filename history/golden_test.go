@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/golden"
+	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
@@ -31,7 +33,8 @@ func distinctOf(t testing.TB, n int) []byte {
 }
 
 // goldenSummaries are compatSummaries and the encodings they leave out:
-// version 3 (internal errors), a dense HyperLogLog (packed in nibbles,
+// version 3 (internal errors), version 4 (a rollup, and the pattern
+// constant_key), a dense HyperLogLog (packed in nibbles,
 // with exceptions), a sparse one (deflated), and a summary trimmed to fit
 // MaxEncodedSize.
 func goldenSummaries(t testing.TB) map[string]*Summary {
@@ -50,7 +53,15 @@ func goldenSummaries(t testing.TB) map[string]*Summary {
 		k.WCU, k.WCULower, k.WCUUpper = uint64(100-i), uint64(100-i), uint64(100-i)
 		big.Keys = append(big.Keys, k)
 	}
+	// Version 4: a rollup of 1,200 shard windows, one of which came
+	// without its sketch, with a constant key's pattern kept.
+	v4 := *compat["index-v2.hks"]
+	v4.Shard, v4.Sources, v4.DistinctPartial = "", 1200, true
+	v4.Keys = slices.Clone(v4.Keys)
+	v4.Keys[0].Pattern = report.PatternConstantKey
+	v4.Distinct = distinctOf(t, 300)
 	all := map[string]*Summary{
+		"golden-v4.hks":      &v4,
 		"golden-v3.hks":      &v3,
 		"golden-dense.hks":   &dense,
 		"golden-sparse.hks":  &sparse,

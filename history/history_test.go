@@ -327,7 +327,7 @@ func TestDecodeRejects(t *testing.T) {
 			t.Fatalf("byte %d flipped: decoded", i)
 		}
 	}
-	for _, v := range []byte{0, 4, 255} {
+	for _, v := range []byte{0, 5, 255} {
 		other := bytes.Clone(good)
 		other[2] = v
 		if err := s.UnmarshalBinary(other); !errors.Is(err, ErrVersion) {
@@ -348,6 +348,9 @@ func TestDecodeRejects(t *testing.T) {
 	}
 	if err := s.UnmarshalBinary(forge(st.summaries[0], version3)); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("version 3 without internal errors: %v, want ErrCorrupt", err)
+	}
+	if err := s.UnmarshalBinary(forge(st.summaries[0], version4)); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("version 4 holding a version 1 window: %v, want ErrCorrupt", err)
 	}
 	withErrors := *st.summaries[0]
 	withErrors.InternalErrors = 1

@@ -2,6 +2,7 @@ package history
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,7 +11,21 @@ import (
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
+
+// withoutNewPatterns returns a copy of s whose keys have no pattern
+// versions 1 to 3 lack: what those versions held of it.
+func withoutNewPatterns(s *Summary) *Summary {
+	c := *s
+	c.Keys = slices.Clone(s.Keys)
+	for i := range c.Keys {
+		if slices.Index(patterns, c.Keys[i].Pattern) >= oldPatterns {
+			c.Keys[i].Pattern = ""
+		}
+	}
+	return &c
+}
 
 // indexSummaries returns the stored summaries of index GSI1 of table
 // Orders for one minute on shards stream shards, as the Lambda makes them
@@ -51,8 +66,10 @@ func indexSummaries(t testing.TB, shards int) []*Summary {
 }
 
 // TestIndexSummaries: an index's window is stored as version 2, with its
-// index and TTL WCU, and round-trips whole; a table's is still version 1,
-// byte for byte what builds from before indexes wrote and read.
+// index and TTL WCU, and round-trips whole; one whose key has the pattern
+// constant_key, which versions 1 to 3 cannot hold, as version 4, pattern
+// kept; a table's is still version 1, byte for byte what builds from
+// before indexes wrote and read.
 func TestIndexSummaries(t *testing.T) {
 	s := indexSummaries(t, 1)[0]
 	if s.Index != "GSI1" || s.TTLWCU != 3 || s.WCU != 60*(60+2) || s.Records != 60*31+1 {
@@ -60,11 +77,18 @@ func TestIndexSummaries(t *testing.T) {
 			s.Index, s.TTLWCU, s.WCU, s.Records, 60*(60+2), 60*31+1)
 	}
 	got, b := roundTrip(t, s)
-	if b[2] != 2 || s.Version() != 2 {
-		t.Errorf("index summary encoded as version %d (Version %d), want 2", b[2], s.Version())
+	if b[2] != 4 || s.Version() != 4 {
+		t.Errorf("index summary with a constant key encoded as version %d (Version %d), want 4", b[2], s.Version())
 	}
 	if diff := cmp.Diff(s, got); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	if i := slices.IndexFunc(got.Keys, func(k report.KeyReport) bool { return k.Key == "OPS_LOG" }); i < 0 || got.Keys[i].Pattern != report.PatternConstantKey {
+		t.Errorf("OPS_LOG's pattern was not kept: %v", got.Keys)
+	}
+	plain := withoutNewPatterns(s)
+	if _, pb := roundTrip(t, plain); pb[2] != 2 || plain.Version() != 2 {
+		t.Errorf("index summary without a constant key encoded as version %d (Version %d), want 2", pb[2], plain.Version())
 	}
 	// docs/deploy.md's cost of an index of a constant key comes from this:
 	// go test ./history -run TestIndexSummaries -v

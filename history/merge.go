@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -22,16 +23,27 @@ var ErrStep = errors.New("history: window does not fit in one step")
 // (or of the table itself, to an index's Merger).
 var ErrTable = errors.New("history: summary of another table or index")
 
+// ErrFlushed is returned for a summary of a step Flush already returned:
+// its figures are out, and adding to them would go unseen.
+var ErrFlushed = errors.New("history: summary of a step already flushed")
+
 // Merger adds summaries of one table, or of one of its global secondary
 // indexes, up into steps: tumbling spans of Step, aligned to multiples of
 // Step in Unix time, across every stream shard. Summaries may come in any
-// order. A Merger is not safe for concurrent use.
+// order until Flush; Flush returns and forgets the steps that have ended,
+// so that a reader that adds summaries in order of window start and
+// flushes up to each one's start holds at most the steps that summary
+// can still add to, whatever the range. A Merger is not safe for
+// concurrent use.
 type Merger struct {
 	table string
 	index string // "" for the table itself
 	step  int64  // seconds
 	top   int
 	steps map[int64]*stepAcc
+	// flushed: every step starting before it was returned by Flush.
+	flushed    int64
+	hasFlushed bool
 }
 
 type stepAcc struct {
@@ -39,14 +51,24 @@ type stepAcc struct {
 	internal                           uint64 // records lost to a bug in hotkeys
 	ttlWCU                             uint64 // an index's: its entries removed by TTL deletes
 	lowerBound, terminatedEarly        bool
-	summaries                          int
+	sources                            uint64 // shard windows merged in
 	ceilings                           uint64 // sum of the summaries' OtherKeysWCUUpper
 	keys                               map[keyID]*keyAcc
 	shards                             map[string]*report.ShardReport
 	regs                               []byte              // dense registers united, or nil
 	sparse                             *hyperloglog.Sketch // sparse sketches united, or nil
-	missingHLL                         bool                // some summary came without its sketch
+	missingHLL                         bool                // some summary came without its sketch, or with part of one
 	distinctFloor                      uint64              // the largest single estimate: the union holds at least that
+	// added counts the summaries; while it is one and that one is a
+	// rollup, whose DistinctKeys this package computed from its own
+	// sketch, the step's distinct keys are that rollup's: no estimate to
+	// redo (a day of 1-minute steps from rollups is 1,440 of them).
+	added     int
+	oneRollup *Summary
+	// pending is the step's one summary while it has one, its keys not yet
+	// in keys: a step of one summary (1-minute steps read from rollups)
+	// takes them as they are, sorted, instead of through the map.
+	pending *Summary
 }
 
 type keyAcc struct {
@@ -65,9 +87,10 @@ func NewMerger(table, index string, step time.Duration, top int) (*Merger, error
 	return &Merger{table: table, index: index, step: int64(step / time.Second), top: max(0, top), steps: map[int64]*stepAcc{}}, nil
 }
 
-// Add merges one summary in. A summary of another table or index is
-// refused with ErrTable, one whose window does not fit in one step with
-// ErrStep; the Merger is then unchanged.
+// Add merges one summary in: a shard's window or a rollup of any number of
+// them. A summary of another table or index is refused with ErrTable, one
+// whose window does not fit in one step with ErrStep, one of a step
+// already flushed with ErrFlushed; the Merger is then unchanged.
 func (m *Merger) Add(s *Summary) error {
 	if s.Table != m.table || s.Index != m.index {
 		return fmt.Errorf("%w: %s, not %s", ErrTable, Source(s.Table, s.Index), Source(m.table, m.index))
@@ -76,6 +99,9 @@ func (m *Merger) Add(s *Summary) error {
 	at := report.WindowStart(s.Start, time.Duration(m.step)*time.Second).Unix()
 	if end > at+m.step || end <= start {
 		return fmt.Errorf("%w: window %s–%s, step %ds", ErrStep, s.Start.Format(time.RFC3339), s.End.Format(time.RFC3339), m.step)
+	}
+	if m.hasFlushed && at < m.flushed {
+		return fmt.Errorf("%w: %s, window %s", ErrFlushed, Source(s.Table, s.Index), s.Start.Format(time.RFC3339))
 	}
 	// A dense sketch merges register by register; a sparse one (a window
 	// of a few thousand keys) is decoded, before anything changes.
@@ -95,11 +121,69 @@ func (m *Merger) Add(s *Summary) error {
 		return err
 	}
 	m.steps[at] = st
+	if st.added++; st.added == 1 && s.Sources > 0 {
+		st.oneRollup = s
+	}
+	st.missingHLL = st.missingHLL || s.DistinctPartial
 	st.addTotals(s)
+	if st.added == 1 {
+		st.pending = s
+		return nil
+	}
+	st.spill()
 	for _, k := range s.Keys {
 		st.addKey(k, s.OtherKeysWCUUpper)
 	}
 	return nil
+}
+
+// spill adds the keys of the pending summary to the map.
+func (st *stepAcc) spill() {
+	if p := st.pending; p != nil {
+		st.pending = nil
+		for _, k := range p.Keys {
+			st.addKey(k, p.OtherKeysWCUUpper)
+		}
+	}
+}
+
+// Live returns how many steps the Merger holds: those Flush has not
+// returned yet.
+func (m *Merger) Live() int { return len(m.steps) }
+
+// Flush returns the merged summary of every step that ends at or before
+// t, oldest first, and forgets them: see Summary.Report for what a merged
+// summary holds. Afterwards, a summary of a step that starts before the
+// last one returned is refused with ErrFlushed.
+func (m *Merger) Flush(t time.Time) []*Summary {
+	limit := t.Unix() - m.step
+	var starts []int64
+	for at := range m.steps {
+		if at <= limit {
+			starts = append(starts, at)
+		}
+	}
+	slices.Sort(starts)
+	out := make([]*Summary, 0, len(starts))
+	for _, at := range starts {
+		out = append(out, m.summary(at, m.steps[at]))
+		delete(m.steps, at)
+	}
+	if len(starts) > 0 && (!m.hasFlushed || starts[len(starts)-1]+m.step > m.flushed) {
+		m.flushed, m.hasFlushed = starts[len(starts)-1]+m.step, true
+	}
+	return out
+}
+
+// Reports flushes every step the Merger holds and returns their reports,
+// oldest first, in the JSON shape of replay: see Summary.Report.
+func (m *Merger) Reports() []report.Report {
+	sums := m.Flush(time.Unix(math.MaxInt64/2, 0))
+	reps := make([]report.Report, 0, len(sums))
+	for _, s := range sums {
+		reps = append(reps, s.Report(m.top))
+	}
+	return reps
 }
 
 // addDistinct unites a summary's distinct-key sketch, dense registers or
@@ -129,7 +213,7 @@ func (st *stepAcc) addDistinct(regs []byte, sparse *hyperloglog.Sketch) error {
 
 // addTotals adds a summary's counts, flags and shards' load to the step's.
 func (st *stepAcc) addTotals(s *Summary) {
-	st.summaries++
+	st.sources += max(1, s.Sources)
 	st.records += s.Records
 	st.ttl += s.TTLDeletes
 	st.malformed += s.Malformed
@@ -180,65 +264,51 @@ func (st *stepAcc) addKey(k report.KeyReport, ceiling uint64) {
 	}
 }
 
-// Reports returns one report per step that had a summary, oldest first, in
-// the JSON shape of replay: the keys table-wide, with bounds; the stream
-// shards merged in Shards.
-//
-// A physical key's bounds add the bounds of the summaries that listed it
-// and [0, OtherKeysWCUUpper] of those that did not. Its verdict is the
-// worst any shard-window gave it, with that window's diagnosis; its peak
-// the highest. TopKeys are the top heaviest by upper bound;
-// OtherKeysWCUUpper bounds every key they leave out. DistinctKeys is the
-// union of the summaries' HyperLogLogs, or, when some summary came without
-// one, the larger of that and the largest single estimate.
-func (m *Merger) Reports() []report.Report {
-	starts := make([]int64, 0, len(m.steps))
-	for at := range m.steps {
-		starts = append(starts, at)
-	}
-	slices.Sort(starts)
-	reps := make([]report.Report, 0, len(starts))
-	for _, at := range starts {
-		reps = append(reps, m.report(at, m.steps[at]))
-	}
-	return reps
-}
-
-func (m *Merger) report(at int64, st *stepAcc) report.Report {
-	rep := report.Report{
-		Window:  report.Window{Table: m.table, Index: m.index, Start: time.Unix(at, 0).UTC(), End: time.Unix(at+m.step, 0).UTC()},
+// summary returns the merged summary of the step starting at at: its
+// totals, every key any summary listed with its bounds (keys the step's
+// summaries left out are each under OtherKeysWCUUpper, the sum of their
+// ceilings), heaviest first, the shards' load, and the united sketch.
+func (m *Merger) summary(at int64, st *stepAcc) *Summary {
+	s := &Summary{
+		Table: m.table, Index: m.index, Start: time.Unix(at, 0).UTC(), End: time.Unix(at+m.step, 0).UTC(),
 		Records: st.records, TTLDeletes: st.ttl, TTLWCU: st.ttlWCU, Malformed: st.malformed, InternalErrors: st.internal, Late: st.late,
 		WCU: st.wcu, WCUIsLowerBound: st.lowerBound, TerminatedEarly: st.terminatedEarly,
-		HotKeys: []report.KeyReport{}, TopKeys: []report.KeyReport{}, Shards: []report.ShardReport{},
+		OtherKeysWCUUpper: st.ceilings, Sources: st.sources,
 	}
-	if hll := st.distinct(); hll != nil {
-		rep.DistinctKeys = hll.Estimate()
+	if r := st.oneRollup; st.added == 1 && r != nil {
+		s.DistinctKeys, s.Distinct, s.DistinctPartial = r.DistinctKeys, slices.Clone(r.Distinct), r.DistinctPartial && len(r.Distinct) > 0
+	} else if hll := st.distinct(); hll != nil {
+		s.DistinctKeys = hll.Estimate()
+		// Both kinds of sketch marshal without error.
+		s.Distinct, _ = hll.MarshalBinary()
+		s.DistinctPartial = st.missingHLL
+		if st.missingHLL {
+			s.DistinctKeys = max(s.DistinctKeys, st.distinctFloor)
+		}
+	} else {
+		s.DistinctKeys = st.distinctFloor
 	}
-	if (st.regs == nil && st.sparse == nil) || st.missingHLL {
-		rep.DistinctKeys = max(rep.DistinctKeys, st.distinctFloor)
+	if st.pending != nil {
+		s.Keys = onlyKeys(st.pending)
+	} else {
+		s.Keys = st.keyList()
 	}
-	hot, physical := st.keyReports(float64(m.step))
-	rep.HotKeys = append(rep.HotKeys, hot...)
-	rep.TopKeys = append(rep.TopKeys, physical[:min(m.top, len(physical))]...)
-	// Every key left out: either listed somewhere but ranked below (at
-	// most the first one left out), or listed nowhere (at most the sum of
-	// the ceilings).
-	rep.OtherKeysWCUUpper = st.ceilings
-	if len(physical) > m.top {
-		rep.OtherKeysWCUUpper = max(rep.OtherKeysWCUUpper, physical[m.top].WCUUpper)
-	}
+	s.Shards = make([]report.ShardReport, 0, len(st.shards))
 	for _, sh := range st.shards {
-		rep.Shards = append(rep.Shards, *sh)
+		s.Shards = append(s.Shards, *sh)
 	}
-	slices.SortFunc(rep.Shards, func(a, b report.ShardReport) int {
+	slices.SortFunc(s.Shards, func(a, b report.ShardReport) int {
 		return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Shard, b.Shard))
 	})
-	return rep
+	return s
 }
 
-// keyReports returns the step's flagged keys and its physical keys (not
-// logical sharded ones), each heaviest first, over a step of seconds.
-func (st *stepAcc) keyReports(seconds float64) (hot, physical []report.KeyReport) {
+// keyList returns the step's keys, heaviest first: a physical key's
+// bounds add the bounds of the summaries that listed it and [0,
+// OtherKeysWCUUpper] of those that did not; a logical sharded key's add
+// its parts.
+func (st *stepAcc) keyList() []report.KeyReport {
+	keys := make([]report.KeyReport, 0, len(st.keys))
 	for _, acc := range st.keys {
 		k := acc.k
 		if acc.parts == nil {
@@ -254,23 +324,49 @@ func (st *stepAcc) keyReports(seconds float64) (hot, physical []report.KeyReport
 			})
 		}
 		k.WCU = k.WCUUpper
-		if st.wcu > 0 {
-			k.Share = float64(k.WCUUpper) / float64(st.wcu)
-		}
-		k.AvgWCUPerSecond = float64(k.WCUUpper) / seconds
-		if k.Severity != report.None {
-			hot = append(hot, k)
-		}
-		if acc.parts == nil {
-			physical = append(physical, k)
-		}
+		keys = append(keys, k)
 	}
-	byWCU := func(a, b report.KeyReport) int {
-		return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(b.WCULower, a.WCULower), cmp.Compare(a.Key, b.Key), cmp.Compare(a.Type, b.Type))
+	slices.SortFunc(keys, byWCU)
+	return keys
+}
+
+// onlyKeys returns the keys of a step of one summary, s: what keyList
+// gives once s's keys are in the map, without the map. With one summary a
+// key's bounds are its own (the ceilings of the summaries that did not
+// list it add nothing), its verdict its own (its diagnosis only when it
+// is flagged), and a logical key's parts its own, added up by key.
+func onlyKeys(s *Summary) []report.KeyReport {
+	keys := make([]report.KeyReport, len(s.Keys))
+	for i, k := range s.Keys {
+		out := report.KeyReport{KeyFigures: report.KeyFigures{Key: k.Key, Type: k.Type, WCU: k.WCUUpper, WCULower: k.WCULower, WCUUpper: k.WCUUpper,
+			PeakWCUPerSecond: k.PeakWCUPerSecond, RecommendedShards: k.RecommendedShards, Pattern: k.Pattern}}
+		if k.Severity.Rank() > 0 {
+			out.Severity, out.Diagnosis = k.Severity, k.Diagnosis
+		}
+		if len(k.Shards) > 0 {
+			parts := map[string]uint64{}
+			for _, p := range k.Shards {
+				parts[p.Key] += p.WCU
+			}
+			for key, wcu := range parts {
+				out.Shards = append(out.Shards, report.ShardedKeyPart{Key: key, WCU: wcu})
+			}
+			slices.SortFunc(out.Shards, func(a, b report.ShardedKeyPart) int {
+				return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Key, b.Key))
+			})
+		}
+		keys[i] = out
 	}
-	slices.SortFunc(hot, byWCU)
-	slices.SortFunc(physical, byWCU)
-	return hot, physical
+	if !slices.IsSortedFunc(keys, byWCU) {
+		slices.SortFunc(keys, byWCU)
+	}
+	return keys
+}
+
+// byWCU orders keys heaviest first: by upper bound, then lower bound, then
+// key and type, so that the order is the same on every run.
+func byWCU(a, b report.KeyReport) int {
+	return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(b.WCULower, a.WCULower), cmp.Compare(a.Key, b.Key), cmp.Compare(a.Type, b.Type))
 }
 
 // distinct unites the step's dense registers and sparse sketches.

@@ -57,6 +57,15 @@ type Summary struct {
 	// window itself to fit the Lambda's state (report.Report.Trimmed);
 	// their bound went into OtherKeysWCUUpper.
 	Trimmed bool
+
+	// Sources is 0 for one stream shard's own window; for a merged step
+	// (a rollup, see Merger.Flush) it is how many shard windows were
+	// merged into it, at least 1.
+	Sources uint64
+	// DistinctPartial says some window merged into this one came without
+	// its distinct-key sketch: Distinct is the union of the others, and
+	// DistinctKeys at least the largest single estimate.
+	DistinctPartial bool
 }
 
 // FromReport makes the summary of a window from its report and the
@@ -105,4 +114,58 @@ func Source(table, index string) string {
 type keyID struct {
 	typ, key string
 	logical  bool
+}
+
+// Report returns the report of s in the JSON shape of replay, listing its
+// top heaviest physical keys: for a merged step (Merger.Flush), the keys
+// table-wide, with bounds; the stream shards merged in Shards.
+//
+// In a merged step, a physical key's bounds add the bounds of the
+// summaries that listed it and [0, OtherKeysWCUUpper] of those that did
+// not. Its verdict is the worst any shard-window gave it, with that
+// window's diagnosis; its peak the highest. TopKeys are the top heaviest
+// by upper bound; OtherKeysWCUUpper bounds every key they leave out.
+// DistinctKeys is the union of the summaries' HyperLogLogs, or, when some
+// summary came without one, the larger of that and the largest single
+// estimate.
+func (s *Summary) Report(top int) report.Report {
+	rep := report.Report{
+		Window:  report.Window{Table: s.Table, Index: s.Index, Start: s.Start, End: s.End},
+		Records: s.Records, TTLDeletes: s.TTLDeletes, TTLWCU: s.TTLWCU, Malformed: s.Malformed, InternalErrors: s.InternalErrors, Late: s.Late,
+		WCU: s.WCU, WCUIsLowerBound: s.WCUIsLowerBound, TerminatedEarly: s.TerminatedEarly, DistinctKeys: s.DistinctKeys,
+		HotKeys: []report.KeyReport{}, TopKeys: []report.KeyReport{}, Shards: append([]report.ShardReport{}, s.Shards...),
+	}
+	seconds := s.End.Sub(s.Start).Seconds()
+	keys := s.Keys
+	if !slices.IsSortedFunc(keys, byWCU) { // a merged step's come sorted
+		keys = slices.Clone(keys)
+		slices.SortStableFunc(keys, byWCU)
+	}
+	decorate := func(k report.KeyReport) report.KeyReport {
+		k.WCU = k.WCUUpper
+		if s.WCU > 0 {
+			k.Share = float64(k.WCUUpper) / float64(s.WCU)
+		}
+		k.AvgWCUPerSecond = float64(k.WCUUpper) / seconds
+		return k
+	}
+	// Every key left out of TopKeys: either listed but ranked below (at
+	// most the first one left out), or not listed (at most the ceiling).
+	rep.OtherKeysWCUUpper = s.OtherKeysWCUUpper
+	top, physical := max(0, top), 0
+	for _, k := range keys {
+		if k.Severity != report.None {
+			rep.HotKeys = append(rep.HotKeys, decorate(k))
+		}
+		if len(k.Shards) > 0 {
+			continue
+		}
+		if physical < top {
+			rep.TopKeys = append(rep.TopKeys, decorate(k))
+		} else if physical == top {
+			rep.OtherKeysWCUUpper = max(rep.OtherKeysWCUUpper, k.WCUUpper)
+		}
+		physical++
+	}
+	return rep
 }

@@ -1,19 +1,33 @@
 // Package historytable keeps history.Summary items in a DynamoDB table: the
-// Lambda puts one per stream shard and closed window, `hotkeys history`
-// queries them back by time.
+// Lambda puts one per stream shard and closed window, the rollup job (cmd/rollup)
+// merges each closed window's items into one rollup per table and index and
+// each hour's into another, and `hotkeys history` queries them back by
+// time, rollups where there are some.
 //
-// Items: partition key "day" (S, the window's UTC date, 2026-11-22), sort
-// key "window" (S, the window's start in Unix seconds, zero-padded to 12
-// digits, "#", the analysed table, "#", the stream shard, and for a global
-// secondary index's window "#" and the index), "summary" (B, the encoded
-// summary, at most history.MaxEncodedSize bytes), "format" (N, its
-// version, history.Summary.Version: 1 for a table's window, 2 for an
-// index's, 3 for either with internal errors) and "expires" (N, Unix
-// seconds: the table's TTL attribute). A day per partition keeps a day's
-// query to one partition and spreads the writes of a busy table's 16 shards
-// at about 4 WCU/s. The key is fixed by the window, so a redelivered final
-// invoke overwrites its own item: a window is never stored twice. Table,
-// index and shard names hold no "#", so no two windows share a key.
+// A shard's window is an item whose partition key ("day") is the window's
+// UTC date and a write shard, 2026-11-22#17, and whose sort key ("window")
+// is the window's start in Unix seconds (12 digits), "#", the analysed
+// table, "#", the stream shard and, for a global secondary index's window,
+// "#" and the index; see layout.go for every kind of item. Its other
+// attributes: "summary" (B, the encoded summary, at most
+// history.MaxEncodedSize bytes), "format" (N, its version,
+// history.Summary.Version), "write_shards" (N, how many write shards its
+// writer spread over) and "expires" (N, Unix seconds: the table's TTL
+// attribute).
+//
+// Why write shards: every stream shard stores its window when the window
+// closes, so at 1,000 shards some 16,000 WCU arrive within seconds. Under
+// one partition key value a day, as builds before wrote (2026-11-22), that
+// is sixteen times DynamoDB's 1,000 WCU/s per partition: the history table
+// of a tool that finds hot keys had one. Under n write shards
+// (DefaultWriteShards) each value takes about 1/n of them, and readers
+// query the n values in parallel and merge them in order ("Using write
+// sharding to distribute workloads evenly", DynamoDB Developer Guide).
+// Items stored before stay where they are and are read as before: Read
+// queries the old partition key value too.
+//
+// The key is fixed by the window, so a redelivered final invoke overwrites
+// its own item: a window is never stored twice.
 package historytable
 
 import (
@@ -32,18 +46,26 @@ import (
 
 // Attribute names, as the template's table defines them.
 const (
-	AttrDay     = "day"
-	AttrWindow  = "window"
-	AttrSummary = "summary"
-	AttrFormat  = "format"
-	AttrExpires = "expires"
+	AttrDay         = "day"
+	AttrWindow      = "window"
+	AttrSummary     = "summary"
+	AttrFormat      = "format"
+	AttrExpires     = "expires"
+	AttrWriteShards = "write_shards"
+	// A rollup's: the shard windows merged into it, when it was made
+	// (Unix seconds), and whether it was made after every window it covers
+	// could have been stored (Roller.Settle).
+	AttrSources  = "sources"
+	AttrRolledAt = "rolled_at"
+	AttrSettled  = "settled"
 )
 
 // FormatVersion is the newest version of the summary encoding the items
 // carry (history.Summary.Version); every version from 1 up to it is read.
 const FormatVersion = history.NewestVersion
 
-// API is what this package needs of the DynamoDB client.
+// API is what this package needs of the DynamoDB client to store and read
+// windows.
 type API interface {
 	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
 	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
@@ -52,26 +74,33 @@ type API interface {
 // ErrItem is wrapped by every complaint about a stored item.
 var ErrItem = errors.New("historytable: unusable item")
 
-// Item returns the item that stores s, expiring retention after its
-// window's end.
-func Item(s *history.Summary, retention time.Duration) (map[string]types.AttributeValue, error) {
+// Item returns the item that stores s, a stream shard's window, under
+// writeShards write shards (0: DefaultWriteShards), expiring retention after
+// its window's end.
+func Item(s *history.Summary, retention time.Duration, writeShards int) (map[string]types.AttributeValue, error) {
+	writeShards = cmpOr(writeShards, DefaultWriteShards)
+	if writeShards < 1 || writeShards > MaxWriteShards {
+		return nil, fmt.Errorf("historytable: %d write shards: want 1 to %d", writeShards, MaxWriteShards)
+	}
 	b, err := s.MarshalBinary()
 	if err != nil {
 		return nil, err
 	}
 	return map[string]types.AttributeValue{
-		AttrDay:     &types.AttributeValueMemberS{Value: day(s.Start)},
-		AttrWindow:  &types.AttributeValueMemberS{Value: windowKey(s.Start, s.Table, s.Shard, s.Index)},
-		AttrSummary: &types.AttributeValueMemberB{Value: b},
-		AttrFormat:  &types.AttributeValueMemberN{Value: strconv.Itoa(s.Version())},
-		AttrExpires: &types.AttributeValueMemberN{Value: strconv.FormatInt(s.End.Add(retention).Unix(), 10)},
+		AttrDay:         &types.AttributeValueMemberS{Value: shardPartition(s.Start, s.Shard, writeShards)},
+		AttrWindow:      &types.AttributeValueMemberS{Value: windowKey(s.Start, s.Table, s.Shard, s.Index)},
+		AttrSummary:     &types.AttributeValueMemberB{Value: b},
+		AttrFormat:      &types.AttributeValueMemberN{Value: strconv.Itoa(s.Version())},
+		AttrWriteShards: &types.AttributeValueMemberN{Value: strconv.Itoa(writeShards)},
+		AttrExpires:     &types.AttributeValueMemberN{Value: strconv.FormatInt(s.End.Add(retention).Unix(), 10)},
 	}, nil
 }
 
-// Put stores s in table. Putting the same window of the same shard again
+// Put stores s in table under writeShards write shards (0:
+// DefaultWriteShards). Putting the same window of the same shard again
 // replaces it.
-func Put(ctx context.Context, api API, table string, s *history.Summary, retention time.Duration) error {
-	item, err := Item(s, retention)
+func Put(ctx context.Context, api API, table string, s *history.Summary, retention time.Duration, writeShards int) error {
+	item, err := Item(s, retention, writeShards)
 	if err != nil {
 		return err
 	}
@@ -81,82 +110,85 @@ func Put(ctx context.Context, api API, table string, s *history.Summary, retenti
 	return nil
 }
 
-func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
-
-func windowKey(start time.Time, table, shard, index string) string {
-	if index != "" {
-		return fmt.Sprintf("%012d#%s#%s#%s", start.Unix(), table, shard, index)
+func cmpOr(n, def int) int {
+	if n == 0 {
+		return def
 	}
-	return fmt.Sprintf("%012d#%s#%s", start.Unix(), table, shard)
+	return n
 }
 
-// Read queries table for the summaries of windows starting in [from, to),
-// day by day, page by page, and hands each to fn in order of window start.
-// An item it cannot use (missing attributes, corrupt, another format
-// version, a key that disagrees with its summary) goes to skip with the
-// reason, and reading goes on. An error of fn or of DynamoDB stops it.
-func Read(ctx context.Context, api API, table string, from, to time.Time, fn func(*history.Summary) error, skip func(key string, err error)) error {
-	for d := from.UTC().Truncate(24 * time.Hour); d.Before(to); d = d.Add(24 * time.Hour) {
-		in := &dynamodb.QueryInput{
-			TableName:              aws.String(table),
-			KeyConditionExpression: aws.String("#d = :d AND #w BETWEEN :lo AND :hi"),
-			ExpressionAttributeNames: map[string]string{
-				"#d": AttrDay, "#w": AttrWindow,
-			},
-			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":d":  &types.AttributeValueMemberS{Value: day(d)},
-				":lo": &types.AttributeValueMemberS{Value: fmt.Sprintf("%012d", max(from.Unix(), d.Unix()))},
-				// "#" sorts before every digit: this takes every window
-				// starting before to.
-				":hi": &types.AttributeValueMemberS{Value: fmt.Sprintf("%012d", min(to.Unix(), d.Add(24*time.Hour).Unix()))},
-			},
-		}
-		p := dynamodb.NewQueryPaginator(api, in)
-		for p.HasMorePages() {
-			out, err := p.NextPage(ctx)
-			if err != nil {
-				return fmt.Errorf("historytable: query %s day %s: %w", table, day(d), err)
-			}
-			for _, item := range out.Items {
-				s, key, err := decode(item)
-				if err != nil {
-					skip(key, err)
-					continue
-				}
-				if err := fn(s); err != nil {
-					return err
-				}
-			}
-		}
+// decodeShard decodes a shard's window item, in either layout.
+func decodeShard(item map[string]types.AttributeValue) (*history.Summary, string, error) {
+	s, pk, sk, err := decodeSummary(item)
+	if err != nil {
+		return nil, pk + " " + sk, err
 	}
-	return nil
-}
-
-func decode(item map[string]types.AttributeValue) (*history.Summary, string, error) {
-	d, _ := item[AttrDay].(*types.AttributeValueMemberS)
-	w, _ := item[AttrWindow].(*types.AttributeValueMemberS)
-	key := "?"
-	if d != nil && w != nil {
-		key = d.Value + " " + w.Value
-	}
-	f, _ := item[AttrFormat].(*types.AttributeValueMemberN)
-	b, _ := item[AttrSummary].(*types.AttributeValueMemberB)
-	switch {
-	case d == nil || w == nil || b == nil || f == nil:
-		return nil, key, fmt.Errorf("%w: missing %s, %s, %s or %s", ErrItem, AttrDay, AttrWindow, AttrSummary, AttrFormat)
-	}
-	if v, err := strconv.Atoi(f.Value); err != nil || v < 1 || v > FormatVersion {
-		return nil, key, fmt.Errorf("%w: format %s (this build reads 1 to %d)", ErrItem, f.Value, FormatVersion)
-	}
-	var s history.Summary
-	if err := s.UnmarshalBinary(b.Value); err != nil {
-		return nil, key, fmt.Errorf("%w: %w", ErrItem, err)
-	}
+	key := pk + " " + sk
 	// The key must be the summary's own: an item copied from elsewhere, or
 	// written by something else, is not trusted.
-	if d.Value != day(s.Start) || w.Value != windowKey(s.Start, s.Table, s.Shard, s.Index) || f.Value != strconv.Itoa(s.Version()) {
+	okPK := pk == day(s.Start) // before write sharding
+	if n, ok := number(item[AttrWriteShards]); ok {
+		okPK = n >= 1 && n <= MaxWriteShards && pk == shardPartition(s.Start, s.Shard, int(n))
+	}
+	if !okPK || sk != windowKey(s.Start, s.Table, s.Shard, s.Index) || s.Sources != 0 {
 		return nil, key, fmt.Errorf("%w: its key or format does not match its summary (%s, table %q, shard %q, index %q, version %d)",
 			ErrItem, s.Start.Format(time.RFC3339), s.Table, s.Shard, s.Index, s.Version())
 	}
-	return &s, key, nil
+	return s, key, nil
+}
+
+// decodeSummary decodes an item's summary and checks its format; it
+// returns the item's key attributes for messages.
+func decodeSummary(item map[string]types.AttributeValue) (s *history.Summary, pk, sk string, err error) {
+	d, _ := item[AttrDay].(*types.AttributeValueMemberS)
+	w, _ := item[AttrWindow].(*types.AttributeValueMemberS)
+	pk, sk = "?", ""
+	if d != nil && w != nil {
+		pk, sk = d.Value, w.Value
+	}
+	f, _ := item[AttrFormat].(*types.AttributeValueMemberN)
+	b, _ := item[AttrSummary].(*types.AttributeValueMemberB)
+	if d == nil || w == nil || b == nil || f == nil {
+		return nil, pk, sk, fmt.Errorf("%w: missing %s, %s, %s or %s", ErrItem, AttrDay, AttrWindow, AttrSummary, AttrFormat)
+	}
+	if v, err := strconv.Atoi(f.Value); err != nil || v < 1 || v > FormatVersion {
+		return nil, pk, sk, fmt.Errorf("%w: format %s (this build reads 1 to %d)", ErrItem, f.Value, FormatVersion)
+	}
+	var sum history.Summary
+	if err := sum.UnmarshalBinary(b.Value); err != nil {
+		return nil, pk, sk, fmt.Errorf("%w: %w", ErrItem, err)
+	}
+	if f.Value != strconv.Itoa(sum.Version()) {
+		return nil, pk, sk, fmt.Errorf("%w: format %s, but its summary is version %d", ErrItem, f.Value, sum.Version())
+	}
+	return &sum, pk, sk, nil
+}
+
+// number reads an N attribute as a whole number.
+func number(v types.AttributeValue) (int64, bool) {
+	n, _ := v.(*types.AttributeValueMemberN)
+	if n == nil {
+		return 0, false
+	}
+	x, err := strconv.ParseInt(n.Value, 10, 64)
+	return x, err == nil
+}
+
+// decodeRollup decodes a rollup item of level.
+func decodeRollup(item map[string]types.AttributeValue, level Level) (*history.Summary, string, error) {
+	s, pk, sk, err := decodeSummary(item)
+	key := pk + " " + sk
+	if err != nil {
+		return nil, key, err
+	}
+	length := s.End.Sub(s.Start)
+	okLength := length > 0 && time.Hour%length == 0
+	if level == Hours {
+		okLength = length == time.Hour
+	}
+	if pk != rollupPartition(level, s.Start) || sk != rollupKey(s.Start, s.Table, s.Index) || s.Sources == 0 || !okLength {
+		return nil, key, fmt.Errorf("%w: its key does not match its rollup (%s %s, table %q, index %q, %d sources)",
+			ErrItem, level, s.Start.Format(time.RFC3339), s.Table, s.Index, s.Sources)
+	}
+	return s, key, nil
 }

@@ -78,27 +78,27 @@ func TestItemFormat(t *testing.T) {
 	for i, want := range []string{"1", "2", "3", "3"} {
 		s := sums[i]
 		name := fmt.Sprintf("%s, internal errors %d", history.Source(s.Table, s.Index), s.InternalErrors)
-		item, err := Item(s, time.Hour)
+		item, err := Item(s, time.Hour, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if f := item[AttrFormat].(*types.AttributeValueMemberN).Value; f != want {
 			t.Errorf("%s: format %s, want %s", name, f, want)
 		}
-		got, _, err := decode(item)
+		got, _, err := decodeShard(item)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if diff := cmp.Diff(s, got); diff != "" {
 			t.Errorf("%s: (-want +got):\n%s", name, diff)
 		}
-		for _, other := range []string{"0", "1", "2", "3", "4", "x", ""} {
+		for _, other := range []string{"0", "1", "2", "3", "4", "5", "x", ""} {
 			if other == want {
 				continue
 			}
 			bad := maps.Clone(item)
 			bad[AttrFormat] = &types.AttributeValueMemberN{Value: other}
-			if _, _, err := decode(bad); !errors.Is(err, ErrItem) {
+			if _, _, err := decodeShard(bad); !errors.Is(err, ErrItem) {
 				t.Errorf("%s under format %q: %v, want ErrItem", name, other, err)
 			}
 		}
@@ -119,11 +119,11 @@ func TestRoundTripOnDynamoDBLocal(t *testing.T) {
 		s.Shard = "shardId-1"
 	}
 	for _, s := range sums {
-		if err := Put(ctx, ddb, table, s, time.Hour); err != nil {
+		if err := Put(ctx, ddb, table, s, time.Hour, 0); err != nil {
 			t.Fatal(err)
 		}
 		got, err := ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{
-			AttrDay: &types.AttributeValueMemberS{Value: day(s.Start)}, AttrWindow: &types.AttributeValueMemberS{Value: windowKey(s.Start, s.Table, s.Shard, s.Index)},
+			AttrDay: &types.AttributeValueMemberS{Value: shardPartition(s.Start, s.Shard, DefaultWriteShards)}, AttrWindow: &types.AttributeValueMemberS{Value: windowKey(s.Start, s.Table, s.Shard, s.Index)},
 		}})
 		if err != nil || got.Item == nil {
 			t.Fatalf("get %s: %v", history.Source(s.Table, s.Index), err)
@@ -134,7 +134,7 @@ func TestRoundTripOnDynamoDBLocal(t *testing.T) {
 	}
 	// The same version-3 summary under format 1, and one under format 4,
 	// beside them.
-	good, err := Item(sums[2], time.Hour)
+	good, err := Item(sums[2], time.Hour, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestRoundTripOnDynamoDBLocal(t *testing.T) {
 // refused with ErrItem, and the error still says why (history.ErrCorrupt,
 // or history.ErrVersion for a newer build's summary).
 func TestCorruptItemKeepsTheCause(t *testing.T) {
-	item, err := Item(summaries(t)[0], time.Hour)
+	item, err := Item(summaries(t)[0], time.Hour, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestCorruptItemKeepsTheCause(t *testing.T) {
 		b := append([]byte(nil), enc...)
 		c.change(b)
 		bad[AttrSummary] = &types.AttributeValueMemberB{Value: b}
-		if _, _, err := decode(bad); !errors.Is(err, ErrItem) || !errors.Is(err, c.cause) {
+		if _, _, err := decodeShard(bad); !errors.Is(err, ErrItem) || !errors.Is(err, c.cause) {
 			t.Errorf("%s: %v, want ErrItem and %v", name, err, c.cause)
 		}
 	}

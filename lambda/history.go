@@ -37,6 +37,44 @@ type historyStore struct {
 	attempts   int
 	firstDelay time.Duration
 	reserve    time.Duration
+	// writeShards spreads the items over as many partition key values
+	// (HOTKEYS_HISTORY_WRITE_SHARDS); spread delays a final invoke's first
+	// write by historytable.WriteDelay of its shard
+	// (HOTKEYS_HISTORY_WRITE_SPREAD), so that the shards' writes, which
+	// all come when a window closes, do not land in the same second.
+	writeShards int
+	spread      time.Duration
+	sleep       func(context.Context, time.Duration) // waits, or less when ctx ends
+	delayedFor  string                               // the shard and window last delayed for
+}
+
+// sleepCtx waits d, or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// delay waits, once per shard and window, the shard's share of the spread:
+// never so long that less than twice the reserve of the deadline would be
+// left for the writes (the batch must end in time), and not at all when
+// nothing is left to spare.
+func (s *historyStore) delay(ctx context.Context, shard string, start time.Time) {
+	key := shard + "@" + start.Format(time.RFC3339)
+	if s.spread <= 0 || s.delayedFor == key {
+		return
+	}
+	s.delayedFor = key
+	d := historytable.WriteDelay(shard, s.spread)
+	if deadline, ok := ctx.Deadline(); ok {
+		d = min(d, deadline.Sub(s.now())-2*s.reserve)
+	}
+	if d > 0 {
+		s.sleep(ctx, d)
+	}
 }
 
 // errNoTime: what is left of the invocation's deadline is its reserve.
@@ -51,12 +89,13 @@ func (s *historyStore) write(ctx context.Context, w *detector.Window, rep report
 		err = errNoTime
 	}
 	if err == nil {
+		s.delay(ctx, shard, rep.Start)
 		sum := history.FromReport(rep, shard, hll)
 		delay := s.firstDelay
 		for attempt := 1; ; attempt++ {
 			// The item's key is the window's start, table and shard: a
 			// redelivered final invoke puts the same item again.
-			if err = historytable.Put(ctx, s.api, s.table, sum, s.retention); err == nil {
+			if err = historytable.Put(ctx, s.api, s.table, sum, s.retention, s.writeShards); err == nil {
 				return true
 			}
 			deadline, ok := ctx.Deadline()

@@ -49,6 +49,8 @@ var envVars = []string{
 	"HOTKEYS_KEY_REDACTION_SECRET_ARN",  // Secrets Manager secret that keys the hash; needed by hash
 	"HOTKEYS_HISTORY_TABLE",             // table to store each closed window's summary in; empty = off
 	"HOTKEYS_HISTORY_RETENTION_DAYS",    // days a stored summary lives (the table's TTL): 1 to 3650 (30)
+	"HOTKEYS_HISTORY_WRITE_SHARDS",      // partition key values the history items spread over: 1 to 1024 (64)
+	"HOTKEYS_HISTORY_WRITE_SPREAD",      // spread of the final invokes' history writes: 0s to 20s (0s)
 	"HOTKEYS_NOTIFY_TOPIC_ARN",          // SNS topic each onset is published to; empty = off
 	"HOTKEYS_NOTIFY_MAX_PER_INVOCATION", // onset messages per invocation at most: 1 to 100 (5)
 }
@@ -136,8 +138,8 @@ func notifierFromEnv(getenv func(string) string, client func() topicPublisher, l
 	return &notifier{api: client(), topic: topic, max: most, namespace: namespace, emf: os.Stdout, log: log, now: time.Now, partition: limit}, nil
 }
 
-// historyFromEnv reads HOTKEYS_HISTORY_TABLE and
-// HOTKEYS_HISTORY_RETENTION_DAYS: nil when the table is not set.
+// historyFromEnv reads HOTKEYS_HISTORY_TABLE, _RETENTION_DAYS,
+// _WRITE_SHARDS and _WRITE_SPREAD: nil when the table is not set.
 func historyFromEnv(getenv func(string) string, api historytable.API, namespace string, log *slog.Logger) (*historyStore, error) {
 	table := getenv("HOTKEYS_HISTORY_TABLE")
 	days := 30
@@ -148,11 +150,28 @@ func historyFromEnv(getenv func(string) string, api historytable.API, namespace 
 		}
 		days = n
 	}
+	shards := historytable.DefaultWriteShards
+	if v := getenv("HOTKEYS_HISTORY_WRITE_SHARDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > historytable.MaxWriteShards {
+			return nil, fmt.Errorf("HOTKEYS_HISTORY_WRITE_SHARDS=%q: want a whole number, 1 to %d", v, historytable.MaxWriteShards)
+		}
+		shards = n
+	}
+	var spread time.Duration
+	if v := getenv("HOTKEYS_HISTORY_WRITE_SPREAD"); v != "" {
+		d, err := parseSeconds(v)
+		if err != nil || d < 0 || d > 20*time.Second {
+			return nil, fmt.Errorf("HOTKEYS_HISTORY_WRITE_SPREAD=%q: want 0s to 20s, such as 4s", v)
+		}
+		spread = d
+	}
 	if table == "" {
 		return nil, nil
 	}
 	return &historyStore{api: api, table: table, retention: time.Duration(days) * 24 * time.Hour, namespace: namespace,
-		emf: os.Stdout, log: log, now: time.Now, attempts: 5, firstDelay: 100 * time.Millisecond, reserve: 2 * time.Second}, nil
+		emf: os.Stdout, log: log, now: time.Now, attempts: 5, firstDelay: 100 * time.Millisecond, reserve: 2 * time.Second,
+		writeShards: shards, spread: spread, sleep: sleepCtx}, nil
 }
 
 // configFromEnv reads every HOTKEYS_ variable; an error names the variable

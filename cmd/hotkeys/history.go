@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -11,12 +10,10 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/smithy-go"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
 	"github.com/hotkeys-dev/hotkeys/historytable"
-	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 const historyAbout = `Reads the window summaries the Lambda stored in its history table (one per
@@ -29,21 +26,32 @@ stream shards merged; --heatmap draws one map per table and per index. An item
 it cannot use (corrupt, another format version, written by something else) is
 skipped with one warning, and the exit status is 1.
 
+Where the stack's rollup function has merged a window (or an hour) of every
+shard into one rollup, it reads the rollup, and the shards' windows only for
+what is not rolled up yet (the last minute or two); it says on stderr which it
+read. A rollup keeps its 1,000 heaviest keys and 100 busiest stream shards
+(the others summed as "(other shards)"), and its bounds still bracket the
+truth. A window rollup made before every shard's window could be stored (in
+the 70 minutes after the window) may miss a window stored late: --source
+settled reads the shards' windows instead of those. --source shards reads
+only the shards' windows, as before rollups.
+
 AWS configuration comes from the standard chain (AWS_PROFILE, AWS_REGION,
 credentials files, SSO, instance roles); AWS_ENDPOINT_URL_DYNAMODB points it
 elsewhere. It needs dynamodb:Query on the history table.
 
 Examples (H: the stack's HistoryTable output):
   hotkeys history --table H --since 6h --step 5m
+  hotkeys history --table H --since 720h --step 1h          # 30 days from hour rollups
   hotkeys history --table H --from 2026-11-22T00:00:00Z --to 2026-11-23T00:00:00Z --step 1h --heatmap day.html
 `
 
 type historyFlags struct {
-	table, from, to, format, heatmap string
-	since, step                      time.Duration
-	top                              int
-	limit                            float64
-	aws                              awsFlags
+	table, from, to, format, heatmap, source string
+	since, step                              time.Duration
+	top, writeShards                         int
+	limit                                    float64
+	aws                                      awsFlags
 }
 
 func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, now func() time.Time) error {
@@ -56,23 +64,20 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, no
 	if err != nil {
 		return err
 	}
-	reps, skipped, err := f.read(ctx, dynamodb.NewFromConfig(awsCfg), from, to, stderr)
-	if err != nil {
-		return err
-	}
 	out := newReportWriter(f.format, stdout, false)
 	if f.heatmap != "" {
 		cfg := detector.DefaultConfig()
 		cfg.PartitionLimit = f.limit
 		out = newHeatmapWriter(out, f.heatmap, cfg, now)
 	}
-	if err := out.Write(reps); err != nil {
+	n, skipped, err := f.read(ctx, dynamodb.NewFromConfig(awsCfg, historytable.ClientOptions), from, to, out, stderr)
+	if err != nil {
 		return err
 	}
 	if err := out.Close(); err != nil {
 		return err
 	}
-	if len(reps) == 0 {
+	if n == 0 {
 		fmt.Fprintf(stderr, "hotkeys history: no stored windows in %s from %s to %s\n", f.table, from.Format(time.RFC3339), to.Format(time.RFC3339))
 	}
 	if skipped > 0 {
@@ -95,6 +100,8 @@ func (f *historyFlags) parse(args []string, stderr io.Writer, now time.Time) (fr
 	fs.StringVar(&f.to, "to", "", "end `time`, RFC 3339 (default: now)")
 	durationFlag(fs, &f.step, "step", time.Minute, "length of each reported `step` (1m, 5m, 1h, ...): at least the stored windows' length")
 	intFlag(fs, &f.top, "top", detector.DefaultTop, "list the `n` heaviest keys of each step")
+	fs.StringVar(&f.source, "source", "auto", "`what` to read: auto (rollups where there are some, the shards' windows elsewhere), settled (the same, but only rollups no late window can be missing from), rollups (only them) or shards (only the shards' windows)")
+	intFlag(fs, &f.writeShards, "write-shards", 0, "query `n` write shards of the shards' windows: the stack's HistoryWriteShards (default: what the rollups record, else 64)")
 	fs.StringVar(&f.format, "format", "table", "output `format`: table or json")
 	fs.StringVar(&f.heatmap, "heatmap", "", "also draw the steps as a heatmap into `file`: one self-contained HTML page")
 	floatFlag(fs, &f.limit, "partition-limit", detector.DefaultPartitionLimit, "per-partition write `rate` limit in WCU/s, the heatmap's scale")
@@ -115,6 +122,10 @@ func (f *historyFlags) parse(args []string, stderr io.Writer, now time.Time) (fr
 		return from, to, usageError{fmt.Errorf("--format %q: want table or json", f.format)}
 	case f.top < 0 || f.top > 1000:
 		return from, to, usageError{fmt.Errorf("--top %d: want 0 to 1000", f.top)}
+	case !slices.Contains([]string{"auto", "settled", "rollups", "shards"}, f.source):
+		return from, to, usageError{fmt.Errorf("--source %q: want auto, settled, rollups or shards", f.source)}
+	case f.writeShards < 0 || f.writeShards > historytable.MaxWriteShards:
+		return from, to, usageError{fmt.Errorf("--write-shards %d: want 1 to %d", f.writeShards, historytable.MaxWriteShards)}
 	case !(f.limit > 0):
 		return from, to, usageError{fmt.Errorf("--partition-limit %g: want > 0", f.limit)}
 	}
@@ -122,57 +133,6 @@ func (f *historyFlags) parse(args []string, stderr io.Writer, now time.Time) (fr
 		return from, to, usageError{fmt.Errorf("--step: %w", err)}
 	}
 	return from, to, nil
-}
-
-// read reads the summaries stored from from to to and merges them, one
-// merger per table and per index: an index's keys are not the table's, and
-// its share is of the index's WCU. It returns the merged steps in time
-// order, and how many items it skipped (each told on stderr).
-func (f *historyFlags) read(ctx context.Context, ddb historytable.API, from, to time.Time, stderr io.Writer) ([]report.Report, int, error) {
-	type mergerID struct{ table, index string }
-	mergers := map[mergerID]*history.Merger{}
-	var skipped int
-	err := historytable.Read(ctx, ddb, f.table, from, to, func(s *history.Summary) error {
-		id := mergerID{s.Table, s.Index}
-		m := mergers[id]
-		if m == nil {
-			m, _ = history.NewMerger(s.Table, s.Index, f.step, f.top) // the step was checked
-			mergers[id] = m
-		}
-		name := history.Source(s.Table, s.Index)
-		err := m.Add(s)
-		if errors.Is(err, history.ErrStep) {
-			return usageError{fmt.Errorf("--step %s: the stored windows of %s are %s long: use --step %s or a multiple of it", f.step, name, s.End.Sub(s.Start), s.End.Sub(s.Start))}
-		}
-		if err != nil {
-			skipped++
-			fmt.Fprintf(stderr, "hotkeys history: skipped the summary of %s, shard %s, %s: %v\n", name, s.Shard, s.Start.Format(time.RFC3339), err)
-		}
-		return nil
-	}, func(key string, err error) {
-		skipped++
-		fmt.Fprintf(stderr, "hotkeys history: skipped item %s: %v\n", key, err)
-	})
-	if err != nil {
-		var ue usageError
-		if errors.As(err, &ue) {
-			return nil, skipped, ue
-		}
-		var ae smithy.APIError
-		if errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" {
-			// DynamoDB refuses the Query of a table that is not keyed as a history table is.
-			return nil, skipped, fmt.Errorf("history: %w (is %s the stack's HistoryTable output, a table the Lambda writes its history to?)", err, f.table)
-		}
-		return nil, skipped, fmt.Errorf("history: %w", err)
-	}
-	var reps []report.Report
-	for _, m := range mergers {
-		reps = append(reps, m.Reports()...)
-	}
-	slices.SortFunc(reps, func(a, b report.Report) int {
-		return cmp.Or(a.Start.Compare(b.Start), cmp.Compare(a.Table, b.Table), cmp.Compare(a.Index, b.Index))
-	})
-	return reps, skipped, nil
 }
 
 // span resolves --since, --from and --to.

@@ -130,17 +130,17 @@ func TestHistoryOnDynamoDBLocal(t *testing.T) {
 	day := newStoredDay(t, 3, 4, start)
 	const retention = 30 * 24 * time.Hour
 	for _, s := range day.summaries {
-		if err := historytable.Put(ctx, ddb, table, s, retention); err != nil {
+		if err := historytable.Put(ctx, ddb, table, s, retention, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A redelivered final invoke writes its window again: same item.
-	if err := historytable.Put(ctx, ddb, table, day.summaries[0], retention); err != nil {
+	if err := historytable.Put(ctx, ddb, table, day.summaries[0], retention, 0); err != nil {
 		t.Fatal(err)
 	}
 	// The TTL attribute: the window's end plus the retention.
 	got, err := ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{
-		historytable.AttrDay:    &types.AttributeValueMemberS{Value: "2026-11-22"},
+		historytable.AttrDay:    &types.AttributeValueMemberS{Value: fmt.Sprintf("2026-11-22#%d", historytable.Suffix("shardId-0", historytable.DefaultWriteShards))},
 		historytable.AttrWindow: &types.AttributeValueMemberS{Value: fmt.Sprintf("%012d#Orders#shardId-0", start.Unix())},
 	}})
 	if err != nil || got.Item == nil {
@@ -150,7 +150,7 @@ func TestHistoryOnDynamoDBLocal(t *testing.T) {
 		t.Errorf("expires = %v, want %d", got.Item[historytable.AttrExpires], start.Add(time.Minute+retention).Unix())
 	}
 	// Items history cannot use, each skipped with a warning.
-	good, _ := historytable.Item(day.summaries[0], retention)
+	good, _ := historytable.Item(day.summaries[0], retention, 0)
 	if f := good[historytable.AttrFormat].(*types.AttributeValueMemberN).Value; f != "1" {
 		t.Fatalf("the corrupt items are made from an item of format %s, want 1", f)
 	}

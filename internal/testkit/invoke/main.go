@@ -72,7 +72,7 @@ Examples:
   make invoke EVENT=events/x.json > response.json 2> logs.txt
 
 No AWS account is used: every AWS call goes to this machine.
-  CloudWatch        MetricsMode is emf here (the template's default is api):
+  CloudWatch        MetricsMode is emf here, as the template's default:
                     the metrics are the EMF lines the function prints, which
                     CloudWatch Logs turns into the same metrics. api and both
                     would call CloudWatch, and are refused.

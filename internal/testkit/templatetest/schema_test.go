@@ -65,6 +65,61 @@ func propertiesOf(defs map[string]any, name string, inProperties bool) (map[stri
 	return props, nil
 }
 
+// scheduleV2 is the SAM event type goformation v7.14.9 predates whole:
+// ScheduleV2, which SAM turns into an AWS::Scheduler::Schedule whose
+// target is the function. Its definition is built from that resource's
+// CloudFormation definition (the schedule's properties, and the target's
+// that SAM lifts to the event), plus SAM's own OmitName and
+// PermissionsBoundary. TestSAMScheduleV2IsStillMissing fails once
+// goformation has it.
+var scheduleV2 = struct {
+	definition       string
+	schedule, target []string
+}{
+	definition: "AWS::Serverless::Function.ScheduleV2Event",
+	schedule:   []string{"Description", "EndDate", "FlexibleTimeWindow", "GroupName", "KmsKeyArn", "Name", "ScheduleExpression", "ScheduleExpressionTimezone", "StartDate", "State"},
+	target:     []string{"DeadLetterConfig", "Input", "RetryPolicy", "RoleArn"},
+}
+
+// addScheduleV2 adds scheduleV2's definition and makes it one of the event
+// sources a function takes.
+func addScheduleV2(defs map[string]any) error {
+	schedule, err := propertiesOf(defs, "AWS::Scheduler::Schedule", true)
+	if err != nil {
+		return err
+	}
+	target, err := propertiesOf(defs, "AWS::Scheduler::Schedule.Target", false)
+	if err != nil {
+		return err
+	}
+	props := map[string]any{
+		"OmitName":            map[string]any{"type": "boolean"},
+		"PermissionsBoundary": map[string]any{"type": "string"},
+	}
+	for from, names := range map[string][]string{"schedule": scheduleV2.schedule, "target": scheduleV2.target} {
+		src := map[string]map[string]any{"schedule": schedule, "target": target}[from]
+		for _, name := range names {
+			p, ok := src[name]
+			if !ok {
+				return fmt.Errorf("AWS::Scheduler::Schedule's %s has no property %s", from, name)
+			}
+			props[name] = p
+		}
+	}
+	defs[scheduleV2.definition] = map[string]any{"type": "object", "additionalProperties": false, "properties": props, "required": []any{"ScheduleExpression"}}
+	source, err := propertiesOf(defs, "AWS::Serverless::Function.EventSource", false)
+	if err != nil {
+		return err
+	}
+	p, _ := source["Properties"].(map[string]any)
+	anyOf, ok := p["anyOf"].([]any)
+	if !ok {
+		return errors.New("goformation's EventSource has no anyOf of event types")
+	}
+	p["anyOf"] = append(anyOf, map[string]any{"$ref": "#/definitions/" + scheduleV2.definition})
+	return nil
+}
+
 func samDefinitions() (map[string]any, error) {
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(schema.SamSchema), &doc); err != nil {
@@ -105,6 +160,9 @@ var resourceSchemas = sync.OnceValues(func() (*compiler, error) {
 			return nil, fmt.Errorf("%s has no property %s to pass through", p.cfnDefinition, p.property)
 		}
 		sam[p.property] = s
+	}
+	if err := addScheduleV2(defs); err != nil {
+		return nil, err
 	}
 	// goformation's $id is the draft-04 meta-schema's own URL; the document
 	// is a draft-04 schema, not the meta-schema.
@@ -230,6 +288,20 @@ func TestSAMPassThroughIsStillMissing(t *testing.T) {
 	}
 }
 
+// TestSAMScheduleV2IsStillMissing keeps scheduleV2 honest: goformation must
+// still lack it, or it is no longer needed.
+func TestSAMScheduleV2IsStillMissing(t *testing.T) {
+	var doc struct {
+		Definitions map[string]any `json:"definitions"`
+	}
+	if err := json.Unmarshal([]byte(schema.SamSchema), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := doc.Definitions[scheduleV2.definition]; ok || strings.Contains(schema.SamSchema, "ScheduleV2") {
+		t.Errorf("goformation's SAM schema now has %s: drop scheduleV2", scheduleV2.definition)
+	}
+}
+
 // --- Stricter than the schema ----------------------------------------------
 
 // The generated schemas type every property but bound none, and know no
@@ -238,7 +310,7 @@ func TestSAMPassThroughIsStillMissing(t *testing.T) {
 // references.
 var (
 	sidPattern       = regexp.MustCompile(`^[A-Za-z0-9]*$`)
-	eventTypes       = []string{"DynamoDB"} // the only event source this function has
+	eventTypes       = []string{"DynamoDB", "ScheduleV2"} // the stream function's, the rollup function's
 	startingPosition = []string{"LATEST", "TRIM_HORIZON"}
 	tracingModes     = []string{"Active", "PassThrough"}
 	responseTypes    = []string{"ReportBatchItemFailures"}
@@ -271,6 +343,12 @@ func stricterChecks(s *cfn.Stack) []error {
 				bad(id, "event %s has Type %v, want one of %v", name, ev["Type"], eventTypes)
 			}
 			ep, _ := ev["Properties"].(map[string]any)
+			if ev["Type"] == "ScheduleV2" {
+				for _, err := range scheduleChecks(ep) {
+					bad(id, "event %s: %v", name, err)
+				}
+				continue
+			}
 			if b, ok := number(ep["BatchSize"]); ok && (b < 1 || b > 10000) {
 				bad(id, "event %s BatchSize %v outside a stream mapping's 1-10000", name, b)
 			}
@@ -320,6 +398,37 @@ func stricterChecks(s *cfn.Stack) []error {
 		if sid, ok := st.m["Sid"]; ok && !sidPattern.MatchString(fmt.Sprint(sid)) {
 			bad(st.where, "IAM Sid %q: only letters and digits are allowed", sid)
 		}
+	}
+	return errs
+}
+
+// scheduleExpression is what EventBridge Scheduler takes for a recurring
+// schedule: rate(n unit) or a six-field cron(...).
+var scheduleExpression = regexp.MustCompile(`^(rate\([1-9][0-9]* (minute|minutes|hour|hours|day|days)\)|cron\(\S+ \S+ \S+ \S+ \S+ \S+\))$`)
+
+// scheduleChecks returns what a ScheduleV2 event gets wrong beyond the
+// schema: its expression, its retry bounds (Scheduler's RetryPolicy:
+// MaximumEventAgeInSeconds 60 to 86,400, MaximumRetryAttempts 0 to 185),
+// the name SAM would give it otherwise (two stacks in one account would
+// collide), and an Input that must be JSON.
+func scheduleChecks(ep map[string]any) []error {
+	var errs []error
+	if e := fmt.Sprint(ep["ScheduleExpression"]); !scheduleExpression.MatchString(e) {
+		errs = append(errs, fmt.Errorf("ScheduleExpression %q is neither rate(n unit) nor a six-field cron(...)", e))
+	}
+	if rp, ok := ep["RetryPolicy"].(map[string]any); ok {
+		if a, ok := number(rp["MaximumEventAgeInSeconds"]); ok && (a < 60 || a > 86400) {
+			errs = append(errs, fmt.Errorf("RetryPolicy.MaximumEventAgeInSeconds %v outside 60-86400", a))
+		}
+		if n, ok := number(rp["MaximumRetryAttempts"]); ok && (n < 0 || n > 185) {
+			errs = append(errs, fmt.Errorf("RetryPolicy.MaximumRetryAttempts %v outside 0-185", n))
+		}
+	}
+	if _, named := ep["Name"]; ep["OmitName"] != true && !named {
+		errs = append(errs, errors.New("neither Name nor OmitName: true; SAM names the schedule after the event, the same in every stack"))
+	}
+	if in, ok := ep["Input"].(string); ok && !json.Valid([]byte(in)) {
+		errs = append(errs, fmt.Errorf("Input %q is not JSON", in))
 	}
 	return errs
 }

@@ -41,6 +41,8 @@ var lambdaEnvironment = []string{
 	"HOTKEYS_KEY_REDACTION_SECRET_ARN",
 	"HOTKEYS_HISTORY_TABLE",
 	"HOTKEYS_HISTORY_RETENTION_DAYS",
+	"HOTKEYS_HISTORY_WRITE_SHARDS",
+	"HOTKEYS_HISTORY_WRITE_SPREAD",
 	"HOTKEYS_INDEXES",
 	"HOTKEYS_NOTIFY_TOPIC_ARN",
 	"HOTKEYS_NOTIFY_MAX_PER_INVOCATION",
@@ -55,11 +57,12 @@ var pendingLambdaEnvironment []string
 
 var envName = regexp.MustCompile(`^HOTKEYS_[A-Z0-9_]+$`)
 
-// lambdaSourceEnvironment returns the HOTKEYS_ names that appear as string
-// literals of their own in the Lambda's non-test sources.
-func lambdaSourceEnvironment(t *testing.T) []string {
+// sourceEnvironment returns the HOTKEYS_ names that appear as string
+// literals of their own in the non-test sources of a function's package
+// (lambda, cmd/rollup).
+func sourceEnvironment(t *testing.T, dir string) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(repoRoot, "lambda", "*.go"))
+	files, err := filepath.Glob(filepath.Join(repoRoot, dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +86,7 @@ func lambdaSourceEnvironment(t *testing.T) []string {
 		})
 	}
 	if len(seen) == 0 {
-		t.Fatalf("no HOTKEYS_ variable in %v: the Lambda's sources are missing", files)
+		t.Fatalf("no HOTKEYS_ variable in %v: the function's sources are missing", files)
 	}
 	return slices.Sorted(maps.Keys(seen))
 }
@@ -104,7 +107,7 @@ func functionEnvironment(t *testing.T, s *cfn.Stack) map[string]string {
 // values a deployment gets parse and agree with the code's defaults.
 func TestTemplateEnvironmentIsWhatTheLambdaReads(t *testing.T) {
 	want := slices.Sorted(slices.Values(lambdaEnvironment))
-	read := lambdaSourceEnvironment(t)
+	read := sourceEnvironment(t, "lambda")
 	for _, p := range pendingLambdaEnvironment {
 		if slices.Contains(read, p) {
 			t.Errorf("the Lambda's sources now read %s: remove it from pendingLambdaEnvironment", p)
@@ -143,8 +146,11 @@ func TestTemplateEnvironmentIsWhatTheLambdaReads(t *testing.T) {
 		dcfg.Top != dd.Top || dcfg.Redactor != nil {
 		t.Errorf("default deployment gives detector config %+v, the code's default is %+v", dcfg, dd)
 	}
-	if acfg.Namespace != ad.Namespace || acfg.Mode != ad.Mode || acfg.Top != ad.Top {
-		t.Errorf("default deployment gives alert config %+v, the code's default is %+v", acfg, ad)
+	// The one deliberate difference: the template publishes with EMF by
+	// default, by cost (docs/deploy.md, Cost), where the package's default
+	// is the API.
+	if acfg.Namespace != ad.Namespace || acfg.Mode != alert.ModeEMF || acfg.Top != ad.Top {
+		t.Errorf("default deployment gives alert config %+v, want the code's default %+v in mode emf", acfg, ad)
 	}
 	if pk != "" {
 		t.Errorf("HOTKEYS_PARTITION_KEY = %q by default, want empty (looked up)", pk)

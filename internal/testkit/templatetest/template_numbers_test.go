@@ -48,6 +48,8 @@ var numericParameters = []numericParameter{
 		why: "the event source mapping's MaximumBatchingWindowInSeconds: 0 to 300 (Lambda API reference, CreateEventSourceMapping)"},
 	{name: "TopKeys", integer: true, lo: 0, hi: alert.MaxTop, env: "HOTKEYS_TOP"},
 	{name: "HistoryRetentionDays", integer: true, lo: 1, hi: 3650, env: "HOTKEYS_HISTORY_RETENTION_DAYS"},
+	{name: "HistoryWriteShards", integer: true, lo: 1, hi: 1024, env: "HOTKEYS_HISTORY_WRITE_SHARDS"},
+	{name: "HistoryWriteSpreadSeconds", integer: true, lo: 0, hi: 20, env: "HOTKEYS_HISTORY_WRITE_SPREAD"},
 	{name: "NotifyMaxPerInvocation", integer: true, lo: 1, hi: 100, env: "HOTKEYS_NOTIFY_MAX_PER_INVOCATION"},
 	{name: "ShareThreshold", lo: 0, loOpen: true, hi: 1, env: "HOTKEYS_SHARE_THRESHOLD"},
 	{name: "MinWCUPerSecond", lo: 0, hi: 1e9, env: "HOTKEYS_MIN_WCU_PER_SECOND",

@@ -401,7 +401,7 @@ func toFloat(t *testing.T, v any) float64 {
 // single, late data point always falls in.
 func TestTemplateAlarms(t *testing.T) {
 	tmpl := readTemplate(t)
-	s := deploy(t, tmpl, map[string]string{"CriticalWCUPerSecond": "750", "ShareThreshold": "0.25", "ClientAlarms": "on", "CriticalRCUPerSecond": "2000", "IndexAnalysis": "on"})
+	s := deploy(t, tmpl, map[string]string{"CriticalWCUPerSecond": "750", "ShareThreshold": "0.25", "ClientAlarms": "on", "CriticalRCUPerSecond": "2000", "IndexAnalysis": "on", "History": "on"})
 	maxWindow := numericParameterNamed(t, "WindowSeconds").hi
 	thresholds := map[string]string{
 		"HotKeyCriticalAlarm": "750",
