@@ -443,7 +443,7 @@ func TestTemplateDashboardWidgets(t *testing.T) {
 
 	tmpl := readTemplate(t)
 	scenarios, conds := scenariosOf(t, tmpl, "HotKeysDashboard")
-	for _, c := range []string{"AnalysesIndexes", "AlarmsOnIndexes"} {
+	for _, c := range []string{"AnalysesIndexes", "AlarmsOnIndexes", "KeepsHistory"} {
 		if !slices.Contains(conds, c) {
 			t.Errorf("the dashboard does not depend on condition %s (it depends on %v)", c, conds)
 		}
