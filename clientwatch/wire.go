@@ -215,7 +215,8 @@ func (st *callState) findLast(body []byte) (start, end, vs, ve int, found bool) 
 	if vs = sc.Expect(j+len(capacityName), ':', "':'"); vs < 0 || vs >= ve {
 		return 0, 0, 0, 0, false
 	}
-	if bytes.Contains(body[:j], capacityTail) || bytes.Contains(body[:j], escapedLetter) {
+	prefix := body[:j]
+	if bytes.Contains(prefix, capacityTail) || bytes.IndexByte(prefix, '\\') >= 0 && bytes.Contains(prefix, escapedLetter) {
 		return 0, 0, 0, 0, false
 	}
 	return k + 1, ve, vs, ve, true // `,"ConsumedCapacity":…` and the whitespace around its comma
