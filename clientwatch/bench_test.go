@@ -22,7 +22,8 @@ import (
 )
 
 // instantServer answers every GetItem at once with a small item, and with
-// ConsumedCapacity when the request asked for it, as DynamoDB does.
+// ConsumedCapacity when the request asked for it (INDEXES or TOTAL), as
+// DynamoDB does.
 func instantServer(tb testing.TB) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -35,8 +36,11 @@ func instantServer(tb testing.TB) *httptest.Server {
 
 // instantAnswer is what the instant server answers a GetItem request body.
 func instantAnswer(req []byte) []byte {
-	if bytes.Contains(req, []byte(`"ReturnConsumedCapacity":"INDEXES"`)) {
+	switch {
+	case bytes.Contains(req, []byte(`"ReturnConsumedCapacity":"INDEXES"`)):
 		return instantWithCapacity
+	case bytes.Contains(req, []byte(`"ReturnConsumedCapacity":"TOTAL"`)):
+		return instantWithTotal
 	}
 	return instantPlain
 }
@@ -44,6 +48,7 @@ func instantAnswer(req []byte) []byte {
 var (
 	instantPlain        = []byte(`{"Item":{"pk":{"S":"user#1"},"name":{"S":"Ada"}}}`)
 	instantWithCapacity = []byte(`{"Item":{"pk":{"S":"user#1"},"name":{"S":"Ada"}},"ConsumedCapacity":{"TableName":"Users","CapacityUnits":0.5,"Table":{"CapacityUnits":0.5}}}`)
+	instantWithTotal    = []byte(`{"Item":{"pk":{"S":"user#1"},"name":{"S":"Ada"}},"ConsumedCapacity":{"TableName":"Users","CapacityUnits":0.5}}`)
 )
 
 // memoryHTTP is an HTTP client that answers as the instant server does,
@@ -119,7 +124,7 @@ func allocsPerCall(calls int, run func(j int)) float64 {
 
 // BenchmarkOverhead is the overhead budget's measure: what the middleware
 // adds to a GetItem, end to end, over the same client without it, in both
-// of its modes. Five clients call the same local HTTP server (or an
+// of its modes. Seven clients call the same local HTTP server (or an
 // in-memory one), which answers at once:
 //
 //   - plain;
@@ -128,6 +133,12 @@ func allocsPerCall(calls int, run func(j int)) float64 {
 //   - floor2: two no-op middlewares where the detector puts its two, last
 //     in the Initialize step and just inside the deserializer: what the SDK
 //     charges the detector's design before it does anything;
+//   - caller-total, caller-indexes: the no-op middleware, and the caller
+//     sets ReturnConsumedCapacity (TOTAL, or INDEXES as the detector asks)
+//     itself: what the SDK charges anyone who asks for capacity (the
+//     larger request signed, the larger answer read and decoded), the
+//     platform's own cost of asking, beside which the asking mode's own
+//     work is measured;
 //   - asking: the detector, asking DynamoDB for ConsumedCapacity;
 //   - estimating: the detector with EstimateCapacity.
 //
@@ -138,7 +149,9 @@ func allocsPerCall(calls int, run func(j int)) float64 {
 // allocations of the plain side, and what each other side adds to it
 // (<side>-added-cpu-ns/op, <side>-added-allocs/op), and what each
 // detector mode adds beyond the no-op middleware (<mode>-beyond-noop-*)
-// and beyond the two no-ops (<mode>-beyond-floor2-*). The budget: at most
+// and beyond the two no-ops (<mode>-beyond-floor2-*), and what the asking
+// mode adds beyond a caller who asks for capacity himself
+// (asking-beyond-caller-*). The budget: at most
 // 1 allocation and 1 µs of CPU beyond the no-op; compare runs with
 // benchstat.
 func BenchmarkOverhead(b *testing.B) {
@@ -154,19 +167,27 @@ const (
 	plainSide = iota
 	noopSide
 	floor2Side
+	callerTotalSide
+	callerIndexesSide
 	askingSide
 	estimatingSide
 	sides
 )
 
-var sideNames = [sides]string{"plain", "noop", "floor2", "asking", "estimating"}
+var sideNames = [sides]string{"plain", "noop", "floor2", "caller-total", "caller-indexes", "asking", "estimating"}
+
+// callerAsks is what each side's caller sets ReturnConsumedCapacity to.
+var callerAsks = [sides]types.ReturnConsumedCapacity{
+	callerTotalSide:   types.ReturnConsumedCapacityTotal,
+	callerIndexesSide: types.ReturnConsumedCapacityIndexes,
+}
 
 func benchmarkOverhead(b *testing.B, wl workload, transport string) {
 	clients := overheadClients(b, transport)
 	order := wl.order()
 	call := benchGetItem(b, order)
 	for i := range 50_000 { // warm up: connections, buffers, pools, the window's sketches
-		call(clients[i%sides], i)
+		call(clients[i%sides], callerAsks[i%sides], i)
 	}
 	const block = 64
 	var cpu [sides]time.Duration
@@ -177,7 +198,7 @@ func benchmarkOverhead(b *testing.B, wl workload, transport string) {
 		for side, c := range clients {
 			c0 := cpuTime()
 			for j := range block {
-				call(c, n+j)
+				call(c, callerAsks[side], n+j)
 			}
 			cpu[side] += cpuTime() - c0
 		}
@@ -186,12 +207,12 @@ func benchmarkOverhead(b *testing.B, wl workload, transport string) {
 	b.StopTimer()
 	var allocs [sides]float64
 	for side, c := range clients {
-		allocs[side] = allocsPerCall(4096, func(j int) { call(c, n+j) })
+		allocs[side] = allocsPerCall(4096, func(j int) { call(c, callerAsks[side], n+j) })
 	}
 	reportSides(b, n, cpu, allocs)
 }
 
-// overheadClients makes BenchmarkOverhead's five clients, over a local
+// overheadClients makes BenchmarkOverhead's seven clients, over a local
 // HTTP server or in memory.
 func overheadClients(b *testing.B, transport string) [sides]*dynamodb.Client {
 	srv := instantServer(b)
@@ -215,23 +236,26 @@ func overheadClients(b *testing.B, transport string) [sides]*dynamodb.Client {
 		return dynamodb.New(c.Options(), func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, m) })
 	}
 	return [sides]*dynamodb.Client{
-		plainSide:      newClient(srv.URL, nil, hc()),
-		noopSide:       with(newClient(srv.URL, nil, hc()), noopMiddleware),
-		floor2Side:     with(newClient(srv.URL, nil, hc()), noopPair),
-		askingSide:     newClient(srv.URL, watcher(false), hc()),
-		estimatingSide: newClient(srv.URL, watcher(true), hc()),
+		plainSide:         newClient(srv.URL, nil, hc()),
+		noopSide:          with(newClient(srv.URL, nil, hc()), noopMiddleware),
+		floor2Side:        with(newClient(srv.URL, nil, hc()), noopPair),
+		callerTotalSide:   with(newClient(srv.URL, nil, hc()), noopMiddleware),
+		callerIndexesSide: with(newClient(srv.URL, nil, hc()), noopMiddleware),
+		askingSide:        newClient(srv.URL, watcher(false), hc()),
+		estimatingSide:    newClient(srv.URL, watcher(true), hc()),
 	}
 }
 
 // benchGetItem returns the benchmarks' call: a GetItem of the i-th key of
-// order, its input built afresh as a real caller builds it.
-func benchGetItem(b *testing.B, order []int) func(c *dynamodb.Client, i int) {
+// order, its input built afresh as a real caller builds it, asking for
+// capacity as rcc says.
+func benchGetItem(b *testing.B, order []int) func(c *dynamodb.Client, rcc types.ReturnConsumedCapacity, i int) {
 	table := "Users"
 	ctx := context.Background()
-	return func(c *dynamodb.Client, i int) {
+	return func(c *dynamodb.Client, rcc types.ReturnConsumedCapacity, i int) {
 		in := &dynamodb.GetItemInput{TableName: &table, Key: map[string]types.AttributeValue{
 			"pk": &types.AttributeValueMemberS{Value: keyOf(order, i)},
-		}}
+		}, ReturnConsumedCapacity: rcc}
 		if _, err := c.GetItem(ctx, in); err != nil {
 			b.Fatal(err)
 		}
@@ -249,12 +273,12 @@ func BenchmarkGetItem(b *testing.B) {
 			c := overheadClients(b, "memory")[side]
 			call := benchGetItem(b, workloads[1].order())
 			for i := range 5_000 { // warm up: buffers, pools, the window's sketches
-				call(c, i)
+				call(c, callerAsks[side], i)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
-				call(c, i)
+				call(c, callerAsks[side], i)
 			}
 		})
 	}
@@ -295,7 +319,8 @@ func noopPair(s *middleware.Stack) error {
 // reportSides reports per call, from the sides' CPU time over calls calls
 // and their allocations per call: the plain side's, what each other side
 // adds to it, and what each detector mode adds beyond the no-op
-// middleware and beyond the two no-ops.
+// middleware and beyond the two no-ops, and the asking mode beyond a
+// caller who asks for capacity himself.
 func reportSides(b *testing.B, calls int, cpu [sides]time.Duration, allocs [sides]float64) {
 	perCall := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(calls) }
 	b.ReportMetric(perCall(cpu[plainSide]), "plain-cpu-ns/op")
@@ -304,13 +329,17 @@ func reportSides(b *testing.B, calls int, cpu [sides]time.Duration, allocs [side
 		b.ReportMetric(perCall(cpu[side]-cpu[plainSide]), sideNames[side]+"-added-cpu-ns/op")
 		b.ReportMetric(allocs[side]-allocs[plainSide], sideNames[side]+"-added-allocs/op")
 	}
-	for _, mode := range []int{askingSide, estimatingSide} {
-		for _, floor := range []int{noopSide, floor2Side} {
-			what := sideNames[mode] + "-beyond-" + sideNames[floor]
-			b.ReportMetric(perCall(cpu[mode]-cpu[floor]), what+"-cpu-ns/op")
-			b.ReportMetric(allocs[mode]-allocs[floor], what+"-allocs/op")
-		}
+	beyond := func(mode, floor int) {
+		what := sideNames[mode] + "-beyond-" + sideNames[floor]
+		b.ReportMetric(perCall(cpu[mode]-cpu[floor]), what+"-cpu-ns/op")
+		b.ReportMetric(allocs[mode]-allocs[floor], what+"-allocs/op")
 	}
+	for _, mode := range []int{askingSide, estimatingSide} {
+		beyond(mode, noopSide)
+		beyond(mode, floor2Side)
+	}
+	beyond(askingSide, callerTotalSide)
+	beyond(askingSide, callerIndexesSide)
 }
 
 // reportCPU reports the process's CPU time per op: on a shared machine

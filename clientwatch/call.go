@@ -19,33 +19,22 @@ import (
 // every attempt's answer, for when a deadline ends a call during a
 // backoff the SDK returns an error that no longer wraps the throttling
 // error before it. It also takes the ConsumedCapacity the first asked
-// for off the response body (wire.go). The two share the call's state
-// through the context, in one allocation with the copy of the input that
-// asks for capacity (callCtx).
-
-// callKey is the context key under which a call's *callState is found.
-type callKey struct{}
-
-// callCtx is the context of a call: the caller's, the call's state, and,
-// when the middleware asks for capacity, the input it asks with. One
-// allocation for all three.
-type callCtx[T any] struct {
-	context.Context
-	in T
-	st *callState
-}
-
-func (c *callCtx[T]) Value(key any) any {
-	if key == (callKey{}) {
-		return c.st
-	}
-	return c.Context.Value(key)
-}
+// for off the response body (wire.go).
+//
+// Both are the call's own state: the SDK builds a stack for every call,
+// running the stack mutator Middleware returns, which takes a callState
+// from a pool and adds it as the two. So they share it without the
+// context: a context layer of ours would be walked through by each of the
+// forty-odd context lookups the SDK makes in a call, and would cost the
+// estimating mode an allocation.
 
 // callState is one call's scratch, pooled so that a call allocates none of
-// it: the attempts' outcomes and the response body's capacity.
+// it: the attempts' outcomes and the response body's capacity. It is the
+// call's Initialize-step middleware; as *attemptWatch, its Deserialize one.
 type callState struct {
-	asked bool // the middleware asked for capacity: take it off the wire
+	w      *Watcher
+	active bool // the operation is one the detector covers
+	asked  bool // the middleware asked for capacity: take it off the wire
 
 	// attempts counts the attempts the SDK handed to the transport; a call
 	// with none never reached DynamoDB.
@@ -88,9 +77,9 @@ type throttledAttempt struct {
 
 var callStates = sync.Pool{New: func() any { return new(callState) }}
 
-func getCallState(asked bool) *callState {
+func getCallState(w *Watcher) *callState {
 	st := callStates.Get().(*callState)
-	st.asked = asked
+	st.w = w
 	return st
 }
 
@@ -100,8 +89,9 @@ func (st *callState) release() {
 	if cap(st.buf) > 1<<20 {
 		return // an unusually large page: let it go rather than pin it
 	}
+	st.w = nil
 	st.body = wireBody{}
-	st.ok = false
+	st.ok, st.active, st.asked = false, false, false
 	st.attempts, st.panics = 0, 0
 	clear(st.wrapped)
 	st.wrapped = st.wrapped[:0]
@@ -110,17 +100,28 @@ func (st *callState) release() {
 	callStates.Put(st)
 }
 
-// attemptWatch is the Deserialize-step middleware: once per attempt.
-type attemptWatch struct{}
+// ID names the call's Initialize-step middleware in its stack.
+func (st *callState) ID() string { return "HotkeysClientWatch" }
 
-func (attemptWatch) ID() string { return "HotkeysClientWatchAttempt" }
+// HandleInitialize is Watcher.HandleInitialize with the call's own state.
+func (st *callState) HandleInitialize(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
+	middleware.InitializeOutput, middleware.Metadata, error,
+) {
+	return st.w.handle(ctx, in, next, st)
+}
 
-func (attemptWatch) HandleDeserialize(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (
+// attemptWatch is a call's state as its Deserialize-step middleware: once
+// per attempt.
+type attemptWatch callState
+
+func (*attemptWatch) ID() string { return "HotkeysClientWatchAttempt" }
+
+func (a *attemptWatch) HandleDeserialize(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (
 	out middleware.DeserializeOutput, md middleware.Metadata, err error,
 ) {
 	out, md, err = next.HandleDeserialize(ctx, in)
-	st, _ := ctx.Value(callKey{}).(*callState)
-	if st == nil {
+	st := (*callState)(a)
+	if !st.active {
 		return out, md, err
 	}
 	st.attempts++

@@ -18,13 +18,22 @@ func (w *Watcher) ID() string { return "HotkeysClientWatch" }
 // it, so that the caller's struct gets exactly what a plain client gives
 // it, and a call the SDK refuses before sending is never seen. It sees the
 // call's outcome after every attempt; each attempt's own answer is read
-// inside the retry loop (call.go).
+// inside the retry loop (call.go). Added by itself (not by Middleware),
+// it sees no attempt's answer.
 func (w *Watcher) HandleInitialize(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
+	middleware.InitializeOutput, middleware.Metadata, error,
+) {
+	return w.handle(ctx, in, next, getCallState(w))
+}
+
+// handle is HandleInitialize with the call's state, which it releases.
+func (w *Watcher) handle(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler, st *callState) (
 	out middleware.InitializeOutput, md middleware.Metadata, err error,
 ) {
-	ctx, st, ok := w.begin(ctx, &in)
-	if !ok {
-		return next.HandleInitialize(ctx, in)
+	if !w.begin(st, &in) {
+		out, md, err = next.HandleInitialize(ctx, in)
+		st.release() // after the call: its attempts still see st
+		return out, md, err
 	}
 	start, clockOK := w.clock()
 	out, md, err = next.HandleInitialize(ctx, in)
@@ -59,41 +68,41 @@ func (w *Watcher) clock() (t time.Time, ok bool) {
 	return w.now(), true
 }
 
-// begin gives the call its state, in a context that carries it, and,
-// when the middleware must ask for ConsumedCapacity (the caller did not,
-// and EstimateCapacity is off), swaps in a copy of the input that asks
-// (INDEXES), so that the caller's own struct is never written. ok is
-// false for operations the detector does not cover.
-func (w *Watcher) begin(ctx context.Context, in *middleware.InitializeInput) (_ context.Context, st *callState, ok bool) {
+// begin marks the call's state active and, when the middleware must ask
+// for ConsumedCapacity (the caller did not, and EstimateCapacity is off),
+// swaps in a copy of the input that asks (INDEXES), so that the caller's
+// own struct is never written. It returns false for operations the
+// detector does not cover.
+func (w *Watcher) begin(st *callState, in *middleware.InitializeInput) bool {
 	switch p := in.Parameters.(type) {
 	case *dynamodb.GetItemInput:
-		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.GetItemInput) { c.ReturnConsumedCapacity = want })
+		return ask(w, st, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.GetItemInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.PutItemInput:
-		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.PutItemInput) { c.ReturnConsumedCapacity = want })
+		return ask(w, st, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.PutItemInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.UpdateItemInput:
-		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.UpdateItemInput) { c.ReturnConsumedCapacity = want })
+		return ask(w, st, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.UpdateItemInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.DeleteItemInput:
-		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.DeleteItemInput) { c.ReturnConsumedCapacity = want })
+		return ask(w, st, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.DeleteItemInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.QueryInput:
-		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.QueryInput) { c.ReturnConsumedCapacity = want })
+		return ask(w, st, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.QueryInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.ScanInput:
-		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.ScanInput) { c.ReturnConsumedCapacity = want })
+		return ask(w, st, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.ScanInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.BatchGetItemInput:
-		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.BatchGetItemInput) { c.ReturnConsumedCapacity = want })
+		return ask(w, st, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.BatchGetItemInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.BatchWriteItemInput:
-		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.BatchWriteItemInput) { c.ReturnConsumedCapacity = want })
+		return ask(w, st, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.BatchWriteItemInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.TransactGetItemsInput:
-		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.TransactGetItemsInput) { c.ReturnConsumedCapacity = want })
+		return ask(w, st, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.TransactGetItemsInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.TransactWriteItemsInput:
-		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.TransactWriteItemsInput) { c.ReturnConsumedCapacity = want })
+		return ask(w, st, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.TransactWriteItemsInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.ExecuteStatementInput:
-		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.ExecuteStatementInput) { c.ReturnConsumedCapacity = want })
+		return ask(w, st, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.ExecuteStatementInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.BatchExecuteStatementInput:
-		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.BatchExecuteStatementInput) { c.ReturnConsumedCapacity = want })
+		return ask(w, st, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.BatchExecuteStatementInput) { c.ReturnConsumedCapacity = want })
 	case *dynamodb.ExecuteTransactionInput:
-		return ask(w, ctx, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.ExecuteTransactionInput) { c.ReturnConsumedCapacity = want })
+		return ask(w, st, in, p, p.ReturnConsumedCapacity, func(c *dynamodb.ExecuteTransactionInput) { c.ReturnConsumedCapacity = want })
 	}
-	return ctx, nil, false
+	return false
 }
 
 // want is what the middleware asks for: the table's units apart from its
@@ -104,19 +113,19 @@ func none(r types.ReturnConsumedCapacity) bool {
 	return r == "" || r == types.ReturnConsumedCapacityNone
 }
 
-// ask gives the call its state in one allocation: a context that carries
-// it and, when the middleware asks for capacity, the copy of *p it asks
-// with.
-func ask[T any](w *Watcher, ctx context.Context, in *middleware.InitializeInput, p *T, rcc types.ReturnConsumedCapacity, set func(*T)) (context.Context, *callState, bool) {
+// ask marks the call active and, when the middleware asks for capacity,
+// gives the SDK a copy of *p that asks: the call's one allocation.
+func ask[T any](w *Watcher, st *callState, in *middleware.InitializeInput, p *T, rcc types.ReturnConsumedCapacity, set func(*T)) bool {
+	st.active = true
 	if w.estimate || !none(rcc) {
-		st := getCallState(false)
-		return &callCtx[struct{}]{Context: ctx, st: st}, st, true
+		return true
 	}
-	st := getCallState(true)
-	c := &callCtx[T]{Context: ctx, in: *p, st: st}
-	set(&c.in)
-	in.Parameters = &c.in
-	return c, st, true
+	st.asked = true
+	c := new(T)
+	*c = *p
+	set(c)
+	in.Parameters = c
+	return true
 }
 
 // stripCapacity removes what the middleware made DynamoDB add.
@@ -152,18 +161,20 @@ func stripCapacity(result any) {
 }
 
 // Middleware returns the stack mutator to append to
-// dynamodb.Options.APIOptions. It adds two middlewares: one last in the
-// Initialize step, which sees each call once, and one just inside the
+// dynamodb.Options.APIOptions. The SDK runs it for every call; it adds two
+// middlewares, both the call's own pooled state (call.go): one last in
+// the Initialize step, which sees each call once, and one just inside the
 // SDK's deserializer, which sees each attempt's answer (and takes the
 // capacity the first asked for off the wire).
 func (w *Watcher) Middleware() func(*middleware.Stack) error {
 	return func(s *middleware.Stack) error {
-		if err := s.Initialize.Add(w, middleware.After); err != nil {
+		st := getCallState(w)
+		if err := s.Initialize.Add(st, middleware.After); err != nil {
 			return err
 		}
 		// Just inside the SDK's deserializer: outside the CRC32 check
 		// and gzip (see wire.go).
-		return s.Deserialize.Insert(attemptWatch{}, "OperationDeserializer", middleware.After)
+		return s.Deserialize.Insert((*attemptWatch)(st), "OperationDeserializer", middleware.After)
 	}
 }
 

@@ -62,6 +62,17 @@ func (b *wireBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// WriteTo is Read for io.Copy, which the SDK drains the body with: a
+// body that is an io.WriterTo is copied without a search for
+// io.ReaderFrom on every call.
+func (b *wireBody) WriteTo(w io.Writer) (int64, error) {
+	n, err := b.r.WriteTo(w)
+	if err == nil {
+		err = b.err
+	}
+	return n, err
+}
+
 func (b *wireBody) Close() error { return b.orig.Close() }
 
 // buffer reads resp's body into st.buf and gives the SDK the buffered
@@ -124,19 +135,146 @@ var (
 	errStop = errors.New("clientwatch: the member is read") // the rest is the SDK's to read
 
 	capacityName = []byte(`"ConsumedCapacity"`)
+	// capacityName's tail, and what every escaped spelling of it holds
+	// (no letter has a short escape): a body with neither before a
+	// member has no other member of that name before it.
+	capacityTail  = []byte(`ConsumedCapacity"`)
+	escapedLetter = []byte(`\u00`)
 )
 
 // read finds the top-level ConsumedCapacity member of body, reads it into
 // st.caps, and returns the span to cut out of the body (the member and one
 // comma beside it). ok is false when body is not a JSON object, has no
-// such member, or holds one the scanner cannot read: then nothing is cut.
-// It scans no further than the member (and the next member's name, when
-// the member comes first, as DynamoDB sends it): a Query page's items
-// after it are the SDK's to read, not twice.
+// such member, or holds one the scanner cannot read: then nothing is cut
+// (what lies before a last member is searched, not checked: a body the
+// SDK refuses either way may be cut). It tokenizes no more than the
+// member: when it comes last, as DynamoDB Local sends it, it is found from
+// the end (findLast); when first, the scan stops at the next member's
+// name. A Query page's items are the SDK's to read, not twice.
 func (st *callState) read(body []byte) (start, end int, ok bool) {
 	st.caps, st.idx, st.names = st.caps[:0], st.idx[:0], st.names[:0]
-	prevEnd, found := -1, false
-	var vs, ve int
+	if start, end, vs, ve, found := st.findLast(body); found {
+		if st.readValue(body[vs:ve]) {
+			return start, end, true
+		}
+		st.caps, st.idx, st.names = st.caps[:0], st.idx[:0], st.names[:0]
+	}
+	start, end, vs, ve, found := st.find(body)
+	if !found || !st.readValue(body[vs:ve]) {
+		return 0, 0, false
+	}
+	return start, end, true
+}
+
+// readValue reads the member's value, which it validates whole: one
+// object (single-table calls) or an array of them.
+func (st *callState) readValue(v []byte) bool {
+	switch v[0] {
+	case '{':
+		return st.readCapacity(v)
+	case '[':
+		return st.sc.Elements(v, func(s, e int) error {
+			if !st.readCapacity(v[s:e]) {
+				return errSkip
+			}
+			return nil
+		}) == nil
+	}
+	return false
+}
+
+// findLast is find for a body whose last member is ConsumedCapacity, as
+// DynamoDB Local sends it after a GetItem's item or a Query's whole page:
+// it finds the member from the end, reading only the member itself and
+// searching (not tokenizing) what comes before it. found is false when
+// it cannot tell, and find must scan. The value is the bytes up to the
+// body's last '}': read validates them whole (readValue), and scans from
+// the start when they are not one value.
+//
+// Why a name found this way is the top-level member: in valid JSON
+// `"ConsumedCapacity"` followed by ':' is a key, and the only object that
+// closes with a single '}' right before the end of the body is the top
+// level. Conversely, the body with the member cut out (up to the end of
+// the value before the comma) is valid JSON only if the body was; an
+// invalid body the SDK refuses either way. With neither the name nor an
+// escape in the bytes before it, no member of that name comes first.
+func (st *callState) findLast(body []byte) (start, end, vs, ve int, found bool) {
+	j, ve := lastCapacityName(body)
+	if j <= 0 {
+		return 0, 0, 0, 0, false
+	}
+	k := lastNonWS(body, j-1)
+	if k < 0 || body[k] != ',' {
+		return 0, 0, 0, 0, false
+	}
+	if k = lastNonWS(body, k-1); k < 0 || !endsValue(body[k]) {
+		return 0, 0, 0, 0, false
+	}
+	sc := &st.sc
+	sc.Reset(body)
+	if vs = sc.Expect(j+len(capacityName), ':', "':'"); vs < 0 || vs >= ve {
+		return 0, 0, 0, 0, false
+	}
+	prefix := body[:j]
+	if bytes.Contains(prefix, capacityTail) || bytes.IndexByte(prefix, '\\') >= 0 && bytes.Contains(prefix, escapedLetter) {
+		return 0, 0, 0, 0, false
+	}
+	return k + 1, ve, vs, ve, true // `,"ConsumedCapacity":…` and the whitespace around its comma
+}
+
+// lastSearch bounds how far from the end lastCapacityName looks: past
+// any ConsumedCapacity a response carries (a table's and its indexes'),
+// short of making a large body whose last member is something else pay
+// much for the search before it is scanned from the start.
+const lastSearch = 1 << 10
+
+// lastCapacityName returns the position of the last `"ConsumedCapacity"`
+// within lastSearch bytes of the end of body, or -1, and the end of the
+// last member's value: the last byte before the body's own closing '}',
+// which for this member is '}' or ']'; any other body is not searched at
+// all. It hops from quote to quote: bytes.LastIndex hashes every byte it
+// passes, several times the cost.
+func lastCapacityName(b []byte) (at, valueEnd int) {
+	e := lastNonWS(b, len(b)-1)
+	if e < 1 || b[e] != '}' {
+		return -1, 0
+	}
+	k := lastNonWS(b, e-1)
+	if k < 0 || b[k] != '}' && b[k] != ']' {
+		return -1, 0
+	}
+	n := len(capacityName)
+	for i, stop := k, max(0, len(b)-lastSearch); ; {
+		q := bytes.LastIndexByte(b[stop:i], '"')
+		if q < 0 {
+			return -1, 0
+		}
+		q += stop // the name's closing quote?
+		if q-n+1 >= stop && b[q-1] == 'y' && string(b[q-n+1:q+1]) == string(capacityName) {
+			return q - n + 1, k + 1
+		}
+		i = q
+	}
+}
+
+// lastNonWS returns the position of the last byte at or before i that is
+// not JSON whitespace, or -1.
+func lastNonWS(b []byte, i int) int {
+	for i >= 0 && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') {
+		i--
+	}
+	return i
+}
+
+// endsValue reports whether c can be the last byte of a JSON value.
+func endsValue(c byte) bool {
+	return c == '"' || c == '}' || c == ']' || c == 'e' || c == 'l' || jsonscan.IsDigit(c)
+}
+
+// find finds the top-level ConsumedCapacity member by scanning the body
+// from its start: the span to cut and the span of its value.
+func (st *callState) find(body []byte) (start, end, vs, ve int, found bool) {
+	prevEnd := -1
 	err := st.sc.Members(body, func(name []byte, key, s, e int) error {
 		if string(name) != "ConsumedCapacity" {
 			prevEnd = e
@@ -164,28 +302,9 @@ func (st *callState) read(body []byte) (start, end int, ok bool) {
 		return errStop
 	})
 	if err != nil && err != errStop || !found {
-		return 0, 0, false
+		return 0, 0, 0, 0, false
 	}
-	// The value: one object (single-table calls) or an array of them.
-	v := body[vs:ve]
-	switch v[0] {
-	case '{':
-		if !st.readCapacity(v) {
-			return 0, 0, false
-		}
-	case '[':
-		if st.sc.Elements(v, func(s, e int) error {
-			if !st.readCapacity(v[s:e]) {
-				return errSkip
-			}
-			return nil
-		}) != nil {
-			return 0, 0, false
-		}
-	default:
-		return 0, 0, false
-	}
-	return start, end, true
+	return start, end, vs, ve, true
 }
 
 // readCapacity reads one ConsumedCapacity object: TableName, the total
@@ -278,11 +397,48 @@ func unitsOf(sc *jsonscan.Scanner, obj []byte) (units float64, present, ok bool)
 }
 
 // number parses a JSON number (the scanner has validated it) without
-// copying it into a string.
+// copying it into a string. Capacity units come as a few decimal digits
+// ("0.5", "12.0"): those it reads itself, exactly as ParseFloat does (an
+// integer below 2^53 divided by a power of ten up to 10^15, both exact
+// in a float64, is correctly rounded), in a fraction of its cost.
 func number(b []byte) (float64, bool) {
 	if len(b) == 0 || (b[0] != '-' && (b[0] < '0' || b[0] > '9')) {
 		return 0, false
 	}
+	if f, ok := shortDecimal(b); ok {
+		return f, true
+	}
 	f, err := strconv.ParseFloat(unsafe.String(&b[0], len(b)), 64)
 	return f, err == nil
 }
+
+// shortDecimal reads digits, an optional '.' and digits, 15 digits in all
+// at most; ok is false for anything else (a sign, an exponent, more
+// digits), which ParseFloat reads.
+func shortDecimal(b []byte) (f float64, ok bool) {
+	if len(b) > 16 {
+		return 0, false
+	}
+	var mant uint64
+	digits, frac, dot := 0, 0, false
+	for _, c := range b {
+		switch {
+		case '0' <= c && c <= '9':
+			mant = mant*10 + uint64(c-'0')
+			digits++
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 15 {
+		return 0, false
+	}
+	return float64(mant) / pow10[frac], true
+}
+
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}

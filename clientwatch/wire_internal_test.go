@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -43,6 +45,17 @@ func TestWireRead(t *testing.T) {
 		{"twice, apart: the second is the SDK's", `{"A":1,"ConsumedCapacity":{"TableName":"T","CapacityUnits":1},"B":2,"ConsumedCapacity":{"TableName":"T","CapacityUnits":2}}`,
 			`{"A":1,"B":2,"ConsumedCapacity":{"TableName":"T","CapacityUnits":2}}`, []capOut{{"T", 1}}},
 		{"first, then what is not read", `{"ConsumedCapacity":{"TableName":"T","CapacityUnits":1},"Items":[{"a":}]}`, `{"Items":[{"a":}]}`, []capOut{{"T", 1}}},
+		{"last, whitespace", "{\"A\":[1] ,\n\"ConsumedCapacity\" : {\"TableName\":\"T\",\"CapacityUnits\":1} }\n", "{\"A\":[1] }\n", []capOut{{"T", 1}}},
+		{"last, a nested one before it", `{"X":{"ConsumedCapacity":1},"ConsumedCapacity":{"TableName":"T","CapacityUnits":1}}`,
+			`{"X":{"ConsumedCapacity":1}}`, []capOut{{"T", 1}}},
+		{"last, the name as a value before it", `{"X":"ConsumedCapacity","ConsumedCapacity":{"TableName":"T","CapacityUnits":1}}`,
+			`{"X":"ConsumedCapacity"}`, []capOut{{"T", 1}}},
+		{"last, an escaped one first", `{"Consumed\u0043apacity":{"TableName":"T","CapacityUnits":1},"ConsumedCapacity":{"TableName":"T","CapacityUnits":2}}`, ``, nil},
+		{"last, an escaped one before it", `{"A":1,"Consumed\u0043apacity":{"TableName":"T","CapacityUnits":1},"ConsumedCapacity":{"TableName":"T","CapacityUnits":2}}`,
+			`{"A":1,"ConsumedCapacity":{"TableName":"T","CapacityUnits":2}}`, []capOut{{"T", 1}}},
+		{"last, in a nested object", `{"X":{"A":1,"ConsumedCapacity":{"TableName":"T","CapacityUnits":1}}}`, ``, nil},
+		{"last, after no member", `{,"ConsumedCapacity":{"TableName":"T","CapacityUnits":1}}`, ``, nil},
+		{"last, then more: found from the start", `{"A":1,"ConsumedCapacity":{"TableName":"T","CapacityUnits":1}}x`, `{"A":1}x`, []capOut{{"T", 1}}},
 		{"empty array", `{"ConsumedCapacity":[]}`, `{}`, nil},
 		{"nested one is not the member", `{"X":{"ConsumedCapacity":{"TableName":"T","CapacityUnits":1}}}`, ``, nil},
 		{"escaped table name", `{"ConsumedCapacity":{"TableName":"\u0054","CapacityUnits":1}}`, ``, nil},
@@ -85,12 +98,21 @@ func FuzzWireRead(f *testing.F) {
 	f.Add(`{"Item":{"pk":{"S":"a"}},"ConsumedCapacity":{"TableName":"T","CapacityUnits":1.5,"Table":{"CapacityUnits":0.5}}}`)
 	f.Add(`{"ConsumedCapacity":[{"TableName":"A","CapacityUnits":1}],"X":[1,2,{"ConsumedCapacity":1}]}`)
 	f.Add(`{ "a" : "\u00e9" , "ConsumedCapacity" : { "TableName" : "T" , "CapacityUnits" : 1 } }`)
+	f.Add(`{"X":{"A":1,"ConsumedCapacity":{"TableName":"T","CapacityUnits":1}},"ConsumedCapacity":{"TableName":"T","CapacityUnits":1}}`)
+	f.Add(`{"A":"x\\","ConsumedCapacity":{"TableName":"T","CapacityUnits":1}}`)
 	f.Fuzz(func(t *testing.T, body string) {
 		var st callState
 		b := []byte(body)
 		start, end, ok := st.read(b)
 		if !ok {
 			return
+		}
+		if fs, fe, vs, ve, found := st.findLast(b); found && json.Valid(b) && json.Valid(b[vs:ve]) {
+			// Found from the end, its value one value, on valid JSON:
+			// where the scan from the start finds it.
+			if ss, se, _, _, sfound := st.find(b); !sfound || ss != fs || se != fe {
+				t.Fatalf("from the end [%d:%d], from the start [%d:%d] (%v) in %q", fs, fe, ss, se, sfound, body)
+			}
 		}
 		// The member cut is a top-level ConsumedCapacity: the body without
 		// it is the body with its first such member removed.
@@ -106,6 +128,48 @@ func FuzzWireRead(f *testing.F) {
 		i := slices.IndexFunc(in, func(m member) bool { return m.name == "ConsumedCapacity" })
 		if i < 0 || !slices.Equal(slices.Delete(in, i, i+1), out) {
 			t.Fatalf("left %q from %q", cut, body)
+		}
+	})
+}
+
+// TestNumber: capacity units read as ParseFloat reads them, the short
+// decimals by number's own loop and the rest by ParseFloat.
+func TestNumber(t *testing.T) {
+	for _, tc := range []string{"0", "0.5", "1.0", "12.5", "3", "100000000000000", "0.000000000000001", "123456789012345",
+		"1234567890123456", "0.1", "0.3", "2.675", "-1.5", "1e2", "3E-1", "0.30000000000000004", "9007199254740993"} {
+		want, _ := strconv.ParseFloat(tc, 64)
+		if got, ok := number([]byte(tc)); !ok || math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("number(%q) = %v, %v; want %v", tc, got, ok, want)
+		}
+	}
+	for _, tc := range []string{"", "x", "+1", ".5"} {
+		if got, ok := number([]byte(tc)); ok {
+			t.Errorf("number(%q) = %v, want not a number", tc, got)
+		}
+	}
+}
+
+// FuzzNumber: on any JSON number, number reads what ParseFloat reads,
+// bit for bit.
+func FuzzNumber(f *testing.F) {
+	for _, s := range []string{"0.5", "12.0", "1e5", "123456789.012345", "-0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var v any
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil || dec.More() {
+			return
+		}
+		n, isNumber := v.(json.Number)
+		if !isNumber || string(n) != s {
+			return
+		}
+		want, err := strconv.ParseFloat(s, 64)
+		got, ok := number([]byte(s))
+		if ok != (err == nil) || ok && math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("number(%q) = %v, %v; ParseFloat: %v, %v", s, got, ok, want, err)
 		}
 	})
 }
