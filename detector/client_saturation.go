@@ -34,9 +34,20 @@ type clientSaturation struct {
 // against the defaults. Report judges the seconds against cfg's
 // SaturationSeconds.
 func (w *ClientWindow) Watch(cfg Config) {
-	cfg = cfg.withClientDefaults()
-	w.sat.readHalf, _ = cfg.readSaturation()
-	w.sat.write, _ = cfg.saturation()
+	w.sat.readHalf, w.sat.write, _ = cfg.SaturationLevels()
+}
+
+// SaturationLevels returns what makes a client key saturated: its reads
+// (in half RCU) or its writes (in WCU) within one second at these levels
+// or more for seconds seconds of a window. They are SaturationFraction of
+// ReadPartitionLimit and PartitionLimit, the client defaults filled in:
+// the rule ClientWindow counts, and clientwatch announces (HotSaturated)
+// as it happens.
+func (c Config) SaturationLevels() (readHalf, write uint64, seconds int) {
+	c = c.withClientDefaults()
+	readHalf, seconds = c.readSaturation()
+	write, _ = c.saturation()
+	return readHalf, write, seconds
 }
 
 // nextSecond is called with each charge's second: when it is later than

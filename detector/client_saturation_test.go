@@ -3,6 +3,7 @@ package detector
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -226,5 +227,41 @@ func TestClientSaturationLateCall(t *testing.T) {
 	w.AddCapacity(key, t0.Add(2*time.Second), 0, 950, false)
 	if got := clientSatOf(w.Report(cfg), "HOT"); got.WriteSeconds != 2 || got.Saturated {
 		t.Errorf("%+v; want 2 seconds counted (the late call's second left out), not saturated", got)
+	}
+}
+
+// TestClientSaturationAllocs: charging a client window, second after
+// second, with a key at both saturation levels and 100 others, allocates
+// nothing once its buffers have grown: the per-call path stays free of
+// allocations.
+func TestClientSaturationAllocs(t *testing.T) {
+	cfg := DefaultConfig()
+	w, err := NewClientWindow(cfg.Sketch, "Orders", t0, t0.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hot := ddb.Key{Type: ddb.String, Value: []byte("HOT")}
+	cold := make([]ddb.Key, 100)
+	for i := range cold {
+		cold[i] = ddb.Key{Type: ddb.String, Value: []byte("U" + strconv.Itoa(i))}
+	}
+	second := func(s int) {
+		at := t0.Add(time.Duration(s) * time.Second)
+		for range 100 {
+			w.AddCapacity(hot, at, 60, 10, false)
+		}
+		for _, k := range cold {
+			w.AddCapacity(k, at, 2, 1, false)
+		}
+	}
+	for s := range 3 { // the scratch buffers' growth
+		second(s)
+	}
+	s := 3
+	if n := testing.AllocsPerRun(10, func() { second(s); s++ }); n != 0 {
+		t.Errorf("a second of calls allocated %v times", n)
+	}
+	if got := clientSatOf(w.Report(cfg), "HOT"); got.ReadSeconds != s || got.WriteSeconds != s || !got.Saturated {
+		t.Errorf("HOT after %d seconds: %+v, want saturated every second", s, got)
 	}
 }
