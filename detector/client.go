@@ -114,7 +114,7 @@ func NewClientIndexWindow(cfg sketch.Config, table, index string, start, end tim
 // however many keys it sees, while no typed key is longer than keyLen
 // bytes (sketch.MaxKeyLen at most): its five sketches at their largest,
 // the latency table full, its throttling reasons at their cap, its
-// saturation seconds (MaxWatchedKeys keys) at theirs. A watcher
+// saturation seconds (MaxWatchedKeys keys a side) at theirs. A watcher
 // multiplies it by the windows it may hold to keep under a memory cap.
 // TestClientWindowBytes holds it against a measured worst case.
 func ClientWindowBytes(cfg sketch.Config, keyLen int) int {
@@ -140,7 +140,7 @@ func ClientWindowBytes(cfg sketch.Config, keyLen int) int {
 	reasons := maxReasonKeys * (roundUp(keyLen, 16) + 16 + 64 + 208)
 	// Saturation: the keys it follows, and a buffer of the keys at a level
 	// in one second (at most every heavy hitter), grown by doubling.
-	saturation := MaxWatchedKeys*int(unsafe.Sizeof(clientSatKey{})) + 2*cfg.Counters*int(unsafe.Sizeof(sketch.TickEntry{}))
+	saturation := 2*MaxWatchedKeys*int(unsafe.Sizeof(watchedKey{})) + 2*cfg.Counters*int(unsafe.Sizeof(sketch.TickEntry{}))
 	return 5*perSketch + latency + reasons + saturation + 2*roundUp(keyLen, 16) + 1<<10
 }
 

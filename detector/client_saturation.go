@@ -13,19 +13,14 @@ import (
 // ends in a second already past only raises its key's peak, as a late
 // record does on the stream side, so the seconds are a lower bound.
 
-// clientSatKey is a key that reached a saturation level in some second of
-// the window.
-type clientSatKey struct {
-	hash        uint64 // sketch.Hash of the typed key
-	read, write uint32 // seconds at or above each level, the current one aside
-}
-
 // clientSaturation follows a ClientWindow's seconds.
 type clientSaturation struct {
 	readHalf, write uint64 // the levels: half RCU and WCU in one second
 	sec             int64  // the latest second charged; before the window's start until the first
-	keys            []clientSatKey
-	ticks           []sketch.TickEntry
+	// reads and writes hold the seconds, the current one aside, each key
+	// spent at or above each level: the stream side's record (onset.go).
+	reads, writes watchedKeys
+	ticks         []sketch.TickEntry
 }
 
 // Watch sets the levels the window counts saturated seconds against from
@@ -58,77 +53,58 @@ func (w *ClientWindow) nextSecond(tick int64) {
 		return
 	}
 	if s.sec >= w.start {
-		w.countSecond(w.reads, s.readHalf, true)
-		w.countSecond(w.writes, s.write, false)
+		w.countSecond(&s.reads, w.reads, s.readHalf)
+		w.countSecond(&s.writes, w.writes, s.write)
 	}
 	s.sec = tick
 }
 
 // countSecond gives every key of sum at level or more in the current
-// second one saturated second, of reads or of writes.
-func (w *ClientWindow) countSecond(sum *sketch.Summary, level uint64, read bool) {
+// second one saturated second in keys.
+func (w *ClientWindow) countSecond(keys *watchedKeys, sum *sketch.Summary, level uint64) {
 	if sum == nil {
 		return
 	}
 	s := &w.sat
 	s.ticks = sum.AppendTick(s.ticks[:0], s.sec, level)
 	for i := range s.ticks {
-		k := s.key(sketch.Hash(s.ticks[i].Key))
-		switch {
-		case k == nil: // past MaxWatchedKeys keys, a window's seconds go uncounted
-		case read:
-			k.read++
-		default:
-			k.write++
+		if k := keys.get(sketch.Hash(s.ticks[i].Key)); k != nil { // past MaxWatchedKeys keys, seconds go uncounted
+			k.saturated++
 		}
 	}
 	clear(s.ticks) // keeps no key bytes of the summary alive
 }
 
-// key returns the record of the key of hash h, making one if there is
-// room; nil if there is none.
-func (s *clientSaturation) key(h uint64) *clientSatKey {
-	for i := range s.keys {
-		if s.keys[i].hash == h {
-			return &s.keys[i]
-		}
-	}
-	if len(s.keys) >= MaxWatchedKeys {
-		return nil
-	}
-	s.keys = append(s.keys, clientSatKey{hash: h})
-	return &s.keys[len(s.keys)-1]
-}
+// satSeconds is what saturatedSeconds says of one key.
+type satSeconds struct{ read, write int }
 
 // saturatedSeconds returns, by key hash, the seconds in which each key's
 // reads and writes reached their levels, the current second included (it
 // is over when the window is reported at its close).
-func (w *ClientWindow) saturatedSeconds() map[uint64]clientSatKey {
-	m := make(map[uint64]clientSatKey, len(w.sat.keys))
-	for _, k := range w.sat.keys {
-		m[k.hash] = k
-	}
-	if w.sat.sec < w.start {
-		return m
+func (w *ClientWindow) saturatedSeconds() map[uint64]satSeconds {
+	m := map[uint64]satSeconds{}
+	count := func(h uint64, read bool, n int) {
+		k := m[h]
+		if read {
+			k.read += n
+		} else {
+			k.write += n
+		}
+		m[h] = k
 	}
 	for _, side := range []struct {
+		keys  watchedKeys
 		sum   *sketch.Summary
 		level uint64
 		read  bool
-	}{{w.reads, w.sat.readHalf, true}, {w.writes, w.sat.write, false}} {
-		if side.sum == nil {
-			continue
+	}{{w.sat.reads, w.reads, w.sat.readHalf, true}, {w.sat.writes, w.writes, w.sat.write, false}} {
+		for _, k := range side.keys {
+			count(k.hash, side.read, int(k.saturated))
 		}
-		for _, e := range side.sum.AppendTick(nil, w.sat.sec, side.level) {
-			h := sketch.Hash(e.Key)
-			k := m[h]
-			k.hash = h
-			if side.read {
-				k.read++
-			} else {
-				k.write++
+		if w.sat.sec >= w.start && side.sum != nil {
+			for _, e := range side.sum.AppendTick(nil, w.sat.sec, side.level) {
+				count(sketch.Hash(e.Key), side.read, 1)
 			}
-			m[h] = k
 		}
 	}
 	return m

@@ -64,6 +64,16 @@ func admitClient(w *ClientWindow, seconds int, fraction float64, demand map[stri
 	return oracle
 }
 
+// newOrdersWindow is a client window of table Orders, a minute from t0.
+func newOrdersWindow(t *testing.T) *ClientWindow {
+	t.Helper()
+	w, err := NewClientWindow(DefaultConfig().Sketch, "Orders", t0, t0.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // clientSat is what the saturation rule decides of a client key.
 type clientSat struct {
 	Severity                  report.Severity
@@ -194,11 +204,7 @@ func TestClientSaturation(t *testing.T) {
 // TestClientSaturationDiagnosis: a key pinned at both limits says so for
 // each side, in the stream side's words, its shard count a lower bound.
 func TestClientSaturationDiagnosis(t *testing.T) {
-	cfg := DefaultConfig()
-	w, err := NewClientWindow(cfg.Sketch, "Orders", t0, t0.Add(time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, w := DefaultConfig(), newOrdersWindow(t)
 	admitClient(w, 4, 0.9, map[string]clientDemand{"HOT": {reads: constant(9000), writes: constant(9000)}})
 	k := w.Report(cfg).HotKeys[0]
 	want := "Saturated: successful reads pinned at the partition limit (at least 2700 RCU/s for 4 s of the window), so its reads are most likely being throttled and its true demand is at least what was observed." +
@@ -215,11 +221,7 @@ func TestClientSaturationDiagnosis(t *testing.T) {
 // counts toward no saturated second (a lower bound), and a window counts
 // no second before its first charge.
 func TestClientSaturationLateCall(t *testing.T) {
-	cfg := DefaultConfig()
-	w, err := NewClientWindow(cfg.Sketch, "Orders", t0, t0.Add(time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, w := DefaultConfig(), newOrdersWindow(t)
 	key := ddb.Key{Type: ddb.String, Value: []byte("HOT")}
 	w.AddCapacity(key, t0, 0, 500, false)
 	w.AddCapacity(key, t0.Add(time.Second), 0, 950, false)
@@ -235,11 +237,7 @@ func TestClientSaturationLateCall(t *testing.T) {
 // nothing once its buffers have grown: the per-call path stays free of
 // allocations.
 func TestClientSaturationAllocs(t *testing.T) {
-	cfg := DefaultConfig()
-	w, err := NewClientWindow(cfg.Sketch, "Orders", t0, t0.Add(time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, w := DefaultConfig(), newOrdersWindow(t)
 	hot := ddb.Key{Type: ddb.String, Value: []byte("HOT")}
 	cold := make([]ddb.Key, 100)
 	for i := range cold {
