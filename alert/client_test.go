@@ -1,6 +1,7 @@
 package alert
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -129,5 +130,54 @@ func TestClientPublisher(t *testing.T) {
 	}
 	if !strings.Contains(string(out.Bytes()), `"ClientRequests":200`) {
 		t.Errorf("the values PutMetricData refused did not go out as EMF:\n%s", out.Bytes())
+	}
+}
+
+// TestSaturatedClientFindings: a saturated client key's findings line
+// gives its seconds at the read and write levels, that it is saturated,
+// and that its shard count is a lower bound; a key at a level for fewer
+// seconds gives its seconds, unsaturated.
+func TestSaturatedClientFindings(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Mode = ModeOff
+	var out bytes.Buffer
+	p, err := newTestPublisher(cfg, nil, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := recentStart()
+	w, err := detector.NewClientWindow(detector.DefaultConfig().Sketch, "Users", start, start.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned, once := ddb.Key{Type: ddb.String, Value: []byte("pinned")}, ddb.Key{Type: ddb.String, Value: []byte("once")}
+	for sec := range 4 {
+		at := start.Add(time.Duration(sec) * time.Second)
+		w.AddCapacity(pinned, at, 6000, 950, false) // 3,000 RCU and 950 WCU
+		if sec == 0 {
+			w.AddCapacity(once, at, 0, 1000, false)
+		}
+	}
+	if _, err := p.PublishClient(context.Background(), []report.ClientReport{w.Report(detector.DefaultConfig())}); err != nil {
+		t.Fatal(err)
+	}
+	_, logs := splitOutput(t, out.Bytes())
+	type line struct {
+		Level                     any
+		Saturated, LowerBound     any
+		WriteSeconds, ReadSeconds any
+	}
+	got := map[any]line{}
+	for _, l := range logs {
+		if l["msg"] == MsgHotKey {
+			got[l["key"]] = line{l["level"], l["saturated"], l["recommended_shards_is_lower_bound"], l["saturated_seconds"], l["read_saturated_seconds"]}
+		}
+	}
+	want := map[any]line{
+		"pinned": {"ERROR", true, true, 4.0, 4.0},
+		"once":   {"ERROR", false, false, 1.0, 0.0},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings lines (-want +got):\n%s", diff)
 	}
 }

@@ -113,16 +113,20 @@ func logClientFindings(ctx context.Context, log *slog.Logger, reports []report.C
 				// a client's line has every field a stream's has.
 				slog.Bool("wcu_is_lower_bound", false),
 			)
+			if key.SaturatedSeconds > 0 || key.ReadSaturatedSeconds > 0 {
+				attrs = append(attrs, slog.Int("saturated_seconds", key.SaturatedSeconds), slog.Int("read_saturated_seconds", key.ReadSaturatedSeconds),
+					slog.Bool("saturated", key.Saturated), slog.Bool("recommended_shards_is_lower_bound", key.RecommendedShardsIsLowerBound))
+			}
 			log.LogAttrs(ctx, level(key.Severity), MsgHotKey, append(attrs, window...)...)
 		}
 	}
 }
 
 // keyAttrs are what a findings line says of any flagged key, in a slice
-// with room for what either kind of line adds (at most 9 attributes: one
-// allocation a line).
+// with room for what either kind of line adds (at most 13 attributes, a
+// saturated client key's with its window: one allocation a line).
 func keyAttrs(w report.Window, key *report.KeyFigures) []slog.Attr {
-	attrs := make([]slog.Attr, 1, 24)
+	attrs := make([]slog.Attr, 1, 28)
 	attrs[0] = slog.String("table", w.Table)
 	if w.Index != "" {
 		attrs = append(attrs, slog.String("index", w.Index))

@@ -24,16 +24,19 @@ const (
 	// Detector.CriticalWCUPerSecond (800 by default, of 1,000 WCU/s).
 	HotWrites HotKeyReason = "writes"
 	// HotSaturated: its reads or writes stayed at 90 % or more of the
-	// partition's limit for SaturatedSeconds (3) seconds of the window:
-	// pinned at the limit, it is most likely being throttled.
+	// partition's limit for SaturatedSeconds (3) seconds of the window
+	// (Detector.SaturationFraction and SaturationSeconds; the window's
+	// report counts the same seconds): pinned at the limit, it is most
+	// likely being throttled.
 	HotSaturated HotKeyReason = "saturated"
 	// HotThrottled: DynamoDB throttled a call on it.
 	HotThrottled HotKeyReason = "throttled"
 )
 
 // SaturatedSeconds is how many seconds of a window a key must spend at 90 %
-// or more of a partition's limit to be announced HotSaturated.
-const SaturatedSeconds = 3
+// or more of a partition's limit to be announced HotSaturated, by default
+// (Detector.SaturationSeconds sets it).
+const SaturatedSeconds = detector.DefaultSaturationSeconds
 
 // HotKeyEvent announces a key that just went hot, within the second it
 // did: Options.OnHotKey receives it off the request path.
@@ -74,7 +77,8 @@ type hotWatch struct {
 	lost   atomic.Uint64
 
 	readAt, writeAt   uint64 // the rates, in half RCU and WCU per second
-	satRead, satWrite uint64 // 90 % of the partition's limits, likewise
+	satRead, satWrite uint64 // the saturation levels (90 % of the partition's limits), likewise
+	satSecs           int    // the seconds at them that make a key saturated
 	wins              map[windowKey]*hotWindow
 	buf               []byte // a typed key, under Watcher.mu
 }
@@ -109,16 +113,16 @@ func reasonBit(r HotKeyReason) uint8 {
 }
 
 func newHotWatch(fn func(HotKeyEvent), cfg detector.Config) *hotWatch {
-	rcuLimit := cmpOrFloat(cfg.ReadPartitionLimit, detector.DefaultReadPartitionLimit)
-	wcuLimit := cmpOrFloat(cfg.PartitionLimit, detector.DefaultPartitionLimit)
+	satRead, satWrite, satSecs := cfg.SaturationLevels()
 	return &hotWatch{
 		fn:       fn,
 		cfg:      cfg,
 		events:   make(chan HotKeyEvent, hotQueue),
 		readAt:   uint64(2 * cmpOrFloat(cfg.CriticalRCUPerSecond, detector.DefaultCriticalRCUPerSecond)),
 		writeAt:  uint64(cmpOrFloat(cfg.CriticalWCUPerSecond, detector.DefaultCriticalWCUPerSecond)),
-		satRead:  uint64(2 * 0.9 * rcuLimit),
-		satWrite: uint64(0.9 * wcuLimit),
+		satRead:  satRead,
+		satWrite: satWrite,
+		satSecs:  satSecs,
 		wins:     map[windowKey]*hotWindow{},
 	}
 }
@@ -209,12 +213,12 @@ func (h *hotWatch) charged(k windowKey, cw *detector.ClientWindow, key ddb.Key, 
 	default:
 		return
 	}
-	if hk.readSecs >= SaturatedSeconds || hk.writeSecs >= SaturatedSeconds {
+	if hk.readSecs >= h.satSecs || hk.writeSecs >= h.satSecs {
 		var r, w uint64
-		if hk.readSecs >= SaturatedSeconds {
+		if hk.readSecs >= h.satSecs {
 			r = hk.rcuHalf
 		}
-		if hk.writeSecs >= SaturatedSeconds {
+		if hk.writeSecs >= h.satSecs {
 			w = hk.wcu
 		}
 		h.announce(k, hk, key, HotSaturated, tick, r, w)

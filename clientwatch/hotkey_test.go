@@ -174,6 +174,24 @@ func TestOnHotKey(t *testing.T) {
 	if f := w.Failures(); f != (clientwatch.Failures{}) {
 		t.Errorf("Failures() = %+v, want none", f)
 	}
+
+	// The window's report applies the rule the announcements did: pinned
+	// is saturated, for its 4 seconds at 950 WCU; the keys at a limit for
+	// one second and the one steady at 700 are not.
+	type sat struct {
+		Read, Write int
+		Saturated   bool
+	}
+	gotSat := map[string]sat{}
+	for _, r := range w.Reports() {
+		for _, k := range r.TopKeys {
+			gotSat[k.Key] = sat{k.ReadSaturatedSeconds, k.SaturatedSeconds, k.Saturated}
+		}
+	}
+	wantSat := map[string]sat{"celebrity": {Read: 1}, "burst": {Write: 1}, "pinned": {Write: 4, Saturated: true}, "steady": {}, "throttled": {}}
+	if diff := cmp.Diff(wantSat, gotSat); diff != "" {
+		t.Errorf("saturation in the report (-want +got):\n%s", diff)
+	}
 }
 
 // TestOnHotKeyNeverBlocks: an OnHotKey that never returns holds up no

@@ -249,6 +249,7 @@ func (w *Watcher) lookupWindow(k windowKey, t time.Time) (cw *detector.ClientWin
 	if w.estimate {
 		nw.SetEstimated()
 	}
+	nw.Watch(w.cfg) // the saturation levels of its report, as hot keys are announced
 	w.windows[k] = nw
 	w.anchor()
 	return nw, k.table != OtherTables

@@ -3,6 +3,7 @@ package detector
 import (
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/sketch"
@@ -57,6 +58,7 @@ type ClientWindow struct {
 	// known item size pins to one key.
 	slack *sketch.Summary
 
+	sat     clientSaturation
 	latency latencyTable
 	reasons map[string]map[string]uint64 // typed key -> reason -> attempts; bounded by maxReasonKeys
 	keyBuf  []byte
@@ -102,13 +104,17 @@ func NewClientIndexWindow(cfg sketch.Config, table, index string, start, end tim
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("detector: %w", err)
 	}
-	return &ClientWindow{table: table, index: index, start: start.Unix(), end: end.Unix(), cfg: cfg}, nil
+	w := &ClientWindow{table: table, index: index, start: start.Unix(), end: end.Unix(), cfg: cfg}
+	w.sat.sec = w.start - 1
+	w.Watch(DefaultConfig())
+	return w, nil
 }
 
 // ClientWindowBytes bounds the heap one ClientWindow made with cfg holds,
 // however many keys it sees, while no typed key is longer than keyLen
 // bytes (sketch.MaxKeyLen at most): its five sketches at their largest,
-// the latency table full, its throttling reasons at their cap. A watcher
+// the latency table full, its throttling reasons at their cap, its
+// saturation seconds (MaxWatchedKeys keys a side) at theirs. A watcher
 // multiplies it by the windows it may hold to keep under a memory cap.
 // TestClientWindowBytes holds it against a measured worst case.
 func ClientWindowBytes(cfg sketch.Config, keyLen int) int {
@@ -132,7 +138,10 @@ func ClientWindowBytes(cfg sketch.Config, keyLen int) int {
 		16<<10 + 4<<10 // the dense HyperLogLog, and the sketch's own fields
 	latency := latencySlots * (424 + roundUp(keyLen, 16) + 16)
 	reasons := maxReasonKeys * (roundUp(keyLen, 16) + 16 + 64 + 208)
-	return 5*perSketch + latency + reasons + 2*roundUp(keyLen, 16) + 1<<10
+	// Saturation: the keys it follows, and a buffer of the keys at a level
+	// in one second (at most every heavy hitter), grown by doubling.
+	saturation := 2*MaxWatchedKeys*int(unsafe.Sizeof(watchedKey{})) + 2*cfg.Counters*int(unsafe.Sizeof(sketch.TickEntry{}))
+	return 5*perSketch + latency + reasons + saturation + 2*roundUp(keyLen, 16) + 1<<10
 }
 
 func roundUp(n, to int) int { return (n + to - 1) / to * to }
@@ -238,6 +247,9 @@ func (w *ClientWindow) AddShare(k ddb.Key, t time.Time, read bool, units, below,
 // counted: a rule that must see each second's units per key (a saturation
 // rule, a callback) hooks in here.
 func (w *ClientWindow) charge(k ddb.Key, tick int64, rcuHalf, wcu uint64) {
+	if tick != w.sat.sec {
+		w.nextSecond(tick)
+	}
 	w.rcuHalf += rcuHalf
 	w.wcu += wcu
 	if rcuHalf > 0 {

@@ -48,7 +48,10 @@ func (w *ClientWindow) Report(cfg Config) report.ClientReport {
 		keys[i] = w.keyReport(j, key)
 	}
 	w.latencyOutliers(keys)
+	saturated := w.saturatedSeconds()
 	for i := range keys {
+		sat := saturated[sketch.Hash(cands[i])]
+		keys[i].ReadSaturatedSeconds, keys[i].SaturatedSeconds = int(sat.read), int(sat.write)
 		w.judgeKey(j, &keys[i], cands[i])
 	}
 	slices.SortStableFunc(keys, byClientLoad)
@@ -213,6 +216,15 @@ func (w *ClientWindow) judgeKey(j judge, k *report.ClientKeyReport, key []byte) 
 		readSev = report.Warning
 	}
 	writeSev := j.severity(k.Share, k.PeakWCUPerSecond)
+	// Saturated on either side: pinned at a limit, most likely throttled
+	// (the stream side's rule, saturation, against both limits).
+	_, need := cfg.saturation()
+	readSat, writeSat := k.ReadSaturatedSeconds >= need, k.SaturatedSeconds >= need
+	if readSat || writeSat {
+		k.HotFor = append(k.HotFor, report.CauseSaturated)
+		k.Saturated = true
+		k.RecommendedShardsIsLowerBound = writeSat // write throttling hides write demand; read throttling does not
+	}
 	if readSev != report.None {
 		k.HotFor = append(k.HotFor, report.CauseReads)
 	}
@@ -220,6 +232,9 @@ func (w *ClientWindow) judgeKey(j judge, k *report.ClientKeyReport, key []byte) 
 		k.HotFor = append(k.HotFor, report.CauseWrites)
 	}
 	sev := worse(readSev, writeSev)
+	if k.Saturated {
+		sev = report.Critical
+	}
 	if k.ThrottledAttempts > 0 || k.UnprocessedItems > 0 {
 		k.HotFor = append(k.HotFor, report.CauseThrottling)
 		sev = report.Critical // DynamoDB is refusing this key's requests now
@@ -250,6 +265,9 @@ func (c Config) withClientDefaults() Config {
 	}
 	if c.MinRCUPerSecond <= 0 {
 		c.MinRCUPerSecond = DefaultMinRCUPerSecond
+	}
+	if c.PartitionLimit <= 0 {
+		c.PartitionLimit = DefaultPartitionLimit
 	}
 	return c
 }

@@ -138,6 +138,9 @@ func TestClientWindowBytes(t *testing.T) {
 			w.AddKeyThrottle(k, at, []string{"TableReadKeyRangeThroughputExceeded", "Reason" + strconv.Itoa(i%3)})
 			w.AddUnprocessed(k, at, 1)
 			w.AddConditionalCheckFailed(k, at)
+			if i < 600 { // ten keys a second at both saturation levels: past MaxWatchedKeys
+				w.AddCapacity(k, at, 5400, 900, false)
+			}
 		}
 		runtime.GC()
 		runtime.ReadMemStats(&after)

@@ -31,7 +31,9 @@ type Config struct {
 	// stayed at SaturationFraction of PartitionLimit or more for at least
 	// SaturationSeconds seconds of a window: its successful writes are
 	// pinned at the limit, so it is most likely throttled. Zero means the
-	// default (DefaultSaturationFraction, DefaultSaturationSeconds).
+	// default (DefaultSaturationFraction, DefaultSaturationSeconds). The
+	// client side (ClientWindow) applies the same rule to a key's RCU
+	// against ReadPartitionLimit as well.
 	SaturationFraction float64
 	SaturationSeconds  int
 	// The client side (ClientWindow) also judges reads: a key is a warning
@@ -66,6 +68,23 @@ type Config struct {
 // saturation returns the level (whole WCU in one second) and the seconds
 // that make a key saturated, defaults filled in.
 func (c Config) saturation() (level uint64, seconds int) {
+	f, n := c.saturationRule()
+	return levelOf(f * c.PartitionLimit), n
+}
+
+// readSaturation returns the client side's read level (in half RCU in one
+// second, the unit ClientWindow counts reads in) and the seconds that make
+// a key saturated: the same rule as saturation, against
+// ReadPartitionLimit (the client defaults filled in first).
+func (c Config) readSaturation() (levelHalf uint64, seconds int) {
+	f, n := c.saturationRule()
+	return levelOf(2 * f * c.ReadPartitionLimit), n
+}
+
+// saturationRule is the fraction of a partition's limit and the seconds at
+// it that make a key saturated, defaults filled in: one rule for reads and
+// writes, the stream side and the client's.
+func (c Config) saturationRule() (fraction float64, seconds int) {
 	f, n := c.SaturationFraction, c.SaturationSeconds
 	if f == 0 {
 		f = DefaultSaturationFraction
@@ -73,7 +92,7 @@ func (c Config) saturation() (level uint64, seconds int) {
 	if n == 0 {
 		n = DefaultSaturationSeconds
 	}
-	return levelOf(f * c.PartitionLimit), n
+	return f, n
 }
 
 // IndexSketchConfig returns the sketch configuration of index windows.

@@ -126,8 +126,25 @@ func diagnose(p report.Pattern, k *report.KeyFigures, limit float64, sf shardFac
 		fmt.Sprintf(" Add a high-cardinality component to the key, or write-shard it into %d suffixes (…#0 to …#%d) read in parallel.", r, r-1)
 }
 
-// diagnoseClient explains a flagged client-side key: which of reads,
-// writes, throttling and latency made it hot, and what to do about each.
+// saturatedClient is a saturated client key's opening: a sentence for each
+// side pinned at its limit, in the stream side's words.
+func saturatedClient(k *report.ClientKeyReport, cfg Config) string {
+	readHalf, need := cfg.readSaturation()
+	write, _ := cfg.saturation()
+	var s []string
+	if k.ReadSaturatedSeconds >= need {
+		s = append(s, saturatedText("reads", float64(readHalf)/2, "RCU", k.ReadSaturatedSeconds, ""))
+	}
+	if k.SaturatedSeconds >= need {
+		s = append(s, saturatedText("writes", float64(write), "WCU", k.SaturatedSeconds,
+			fmt.Sprintf("; its recommended shard count (%d) is a lower bound", k.RecommendedShards)))
+	}
+	return strings.Join(s, " ")
+}
+
+// diagnoseClient explains a flagged client-side key: which of saturation,
+// reads, writes, throttling and latency made it hot, and what to do about
+// each.
 func diagnoseClient(k *report.ClientKeyReport, cfg Config) string {
 	var b strings.Builder
 	for _, cause := range k.HotFor {
@@ -135,6 +152,8 @@ func diagnoseClient(k *report.ClientKeyReport, cfg Config) string {
 			b.WriteByte(' ')
 		}
 		switch cause {
+		case report.CauseSaturated:
+			b.WriteString(saturatedClient(k, cfg))
 		case report.CauseReads:
 			fmt.Fprintf(&b, "Read-hot: %.0f%% of the window's RCU, peaking at %.0f RCU/s against the %.0f RCU/s per-partition read limit."+
 				" Serve the item from a read-through cache (DAX, or an application cache with a short TTL), or use eventually consistent reads, which cost half.",

@@ -149,17 +149,26 @@ func (w *Window) saturatedSeconds() map[uint64]int {
 
 // watched returns the window's record of the key of hash h, making one if
 // there is room; nil if there is none.
-func (w *Window) watched(h uint64) *watchedKey {
-	for i := range w.watchedKeys {
-		if w.watchedKeys[i].hash == h {
-			return &w.watchedKeys[i]
+func (w *Window) watched(h uint64) *watchedKey { return w.watchedKeys.get(h) }
+
+// watchedKeys records the keys that reached a watched level in some second
+// of a window, at most MaxWatchedKeys of them: a stream window's, and each
+// side (reads, writes) of a client window's.
+type watchedKeys []watchedKey
+
+// get returns the record of the key of hash h, making one if there is
+// room; nil if there is none.
+func (ks *watchedKeys) get(h uint64) *watchedKey {
+	for i := range *ks {
+		if (*ks)[i].hash == h {
+			return &(*ks)[i]
 		}
 	}
-	if len(w.watchedKeys) >= MaxWatchedKeys {
+	if len(*ks) >= MaxWatchedKeys {
 		return nil
 	}
-	w.watchedKeys = append(w.watchedKeys, watchedKey{hash: h})
-	return &w.watchedKeys[len(w.watchedKeys)-1]
+	*ks = append(*ks, watchedKey{hash: h})
+	return &(*ks)[len(*ks)-1]
 }
 
 // onset describes a key that crossed in the current second, judged and

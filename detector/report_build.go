@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
@@ -201,8 +202,15 @@ func (j judge) saturation(k *report.KeyFigures) string {
 		return ""
 	}
 	level, _ := j.cfg.saturation()
-	return fmt.Sprintf("Saturated: successful writes pinned at the partition limit (at least %d WCU/s for %d s of the window), so its writes are most likely being throttled and its true demand is at least what was observed; the shard count below is a lower bound. ",
-		level, k.SaturatedSeconds)
+	return saturatedText("writes", float64(level), "WCU", k.SaturatedSeconds, "; the shard count below is a lower bound") + " "
+}
+
+// saturatedText is the sentence a key saturated on one side ("reads" or
+// "writes") opens its diagnosis with, on the stream side and the client's
+// alike: level units per second for seconds of the window, then tail.
+func saturatedText(side string, level float64, unit string, seconds int, tail string) string {
+	return fmt.Sprintf("Saturated: successful %s pinned at the partition limit (at least %s %s/s for %d s of the window), so its %s are most likely being throttled and its true demand is at least what was observed%s.",
+		side, strconv.FormatFloat(level, 'f', -1, 64), unit, seconds, side, tail)
 }
 
 // display renders a key for people and JSON: S as is, N as its canonical

@@ -37,7 +37,7 @@ type Window struct {
 	// any); see onset.go for the rest, which a watching window fills.
 	sec         int64
 	watch       watch // by value: a window decoded from the state watches without an allocation
-	watchedKeys []watchedKey
+	watchedKeys watchedKeys
 	pending     []report.Onset
 	dropped     uint64
 	ticks       []sketch.TickEntry // scratch of checkSecond

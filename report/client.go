@@ -60,6 +60,13 @@ type ClientKeyReport struct {
 	ReadShare        float64 `json:"read_share,omitempty"` // RCU / window RCU
 	AvgRCUPerSecond  float64 `json:"avg_rcu_per_second,omitempty"`
 	PeakRCUPerSecond float64 `json:"peak_rcu_per_second,omitempty"` // highest RCU within one second (a lower bound)
+	// ReadSaturatedSeconds counts the seconds of the window in which the
+	// key's RCU was at the saturation level (by default 90 % of the
+	// 3,000 RCU/s read limit) or more: the read side of KeyFigures'
+	// SaturatedSeconds, which counts its WCU. They are kept apart because
+	// the fixes differ (a cache for reads, write sharding for writes), and
+	// a key may be pinned at both limits at once.
+	ReadSaturatedSeconds int `json:"read_saturated_seconds,omitempty"`
 	// Apportioned is true when some of the key's capacity is its share of a
 	// multi-key request (batch, transaction, Scan), split by item sizes:
 	// the request's total is exact, the split follows DynamoDB's size rules.
@@ -84,6 +91,9 @@ type Cause string
 
 // Causes, in the order a key's HotFor lists them.
 const (
+	// CauseSaturated: its reads or writes stayed at the saturation level
+	// for the configured seconds (Saturated): most likely throttled.
+	CauseSaturated  Cause = "saturated"
 	CauseReads      Cause = "reads"
 	CauseWrites     Cause = "writes"
 	CauseThrottling Cause = "throttling"

@@ -94,7 +94,9 @@ type KeyFigures struct {
 	// number (by default 3). A saturated key is critical: its successful
 	// writes are pinned at the limit, so it is most likely throttled and its
 	// true demand is at least what was observed; its RecommendedShards is
-	// then a lower bound (RecommendedShardsIsLowerBound).
+	// then a lower bound (RecommendedShardsIsLowerBound). A client's key
+	// (ClientKeyReport) counts its reads apart, in ReadSaturatedSeconds,
+	// and is Saturated when either side is.
 	SaturatedSeconds              int  `json:"saturated_seconds,omitempty"`
 	Saturated                     bool `json:"saturated,omitempty"`
 	RecommendedShardsIsLowerBound bool `json:"recommended_shards_is_lower_bound,omitempty"`

@@ -61,7 +61,7 @@ type Publisher struct {
 	keyRequests, keyWCU, keyThrottled, keyUnprocessed metric.Int64Counter
 	keyRCU                                            metric.Float64Counter
 	keyPeakRCU, keyPeakWCU, keyLatencyP99             metric.Float64Gauge
-	keySeverity                                       metric.Int64Gauge
+	keySeverity, keyReadSaturated, keyWriteSaturated  metric.Int64Gauge
 }
 
 // New makes the instruments on meter.
@@ -113,6 +113,8 @@ func New(meter metric.Meter, opts Options) (*Publisher, error) {
 	gauge(&p.keyPeakWCU, "hotkeys.client.key.peak_wcu_per_second", "{WCU}/s", "highest WCU of the key within one second of the last window (the per-partition limit is 1,000)")
 	gauge(&p.keyLatencyP99, "hotkeys.client.key.latency_p99", "ms", "p99 latency of the key's calls in the last window (0 when unmeasured)")
 	igauge(&p.keySeverity, "hotkeys.client.key.severity", "1", "0 not flagged, 1 warning, 2 critical")
+	igauge(&p.keyReadSaturated, "hotkeys.client.key.read_saturated_seconds", "s", "seconds of the last window the key's RCU was at 90 % of the 3,000 RCU/s limit or more (saturated at 3: most likely throttled)")
+	igauge(&p.keyWriteSaturated, "hotkeys.client.key.saturated_seconds", "s", "seconds of the last window the key's WCU was at 90 % of the 1,000 WCU/s limit or more (saturated at 3: most likely throttled)")
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("otelwatch: %w", err)
 	}
@@ -155,6 +157,8 @@ func (p *Publisher) record(ctx context.Context, r *report.ClientReport) {
 		p.keyPeakWCU.Record(ctx, k.PeakWCUPerSecond, kt)
 		p.keyLatencyP99.Record(ctx, k.LatencyP99Ms, kt)
 		p.keySeverity.Record(ctx, severity(k.Severity), kt)
+		p.keyReadSaturated.Record(ctx, int64(k.ReadSaturatedSeconds), kt)
+		p.keyWriteSaturated.Record(ctx, int64(k.SaturatedSeconds), kt)
 	}
 }
 

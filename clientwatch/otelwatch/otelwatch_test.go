@@ -108,15 +108,17 @@ func expected(reps []report.ClientReport, keys int) map[string]float64 {
 			kc := enc(append(ka, otelwatch.AttrCapacityEstimated.Bool(r.CapacityEstimated))...)
 			sev := map[report.Severity]float64{report.Warning: 1, report.Critical: 2}[k.Severity]
 			for name, v := range map[string]float64{
-				"hotkeys.client.key.requests " + kt:             float64(k.Requests),
-				"hotkeys.client.key.read_capacity_units " + kc:  k.RCU,
-				"hotkeys.client.key.write_capacity_units " + kc: float64(k.WCU),
-				"hotkeys.client.key.throttled_attempts " + kt:   float64(k.ThrottledAttempts),
-				"hotkeys.client.key.unprocessed_items " + kt:    float64(k.UnprocessedItems),
-				"hotkeys.client.key.peak_rcu_per_second " + kt:  k.PeakRCUPerSecond,
-				"hotkeys.client.key.peak_wcu_per_second " + kt:  k.PeakWCUPerSecond,
-				"hotkeys.client.key.latency_p99 " + kt:          k.LatencyP99Ms,
-				"hotkeys.client.key.severity " + kt:             sev,
+				"hotkeys.client.key.requests " + kt:               float64(k.Requests),
+				"hotkeys.client.key.read_capacity_units " + kc:    k.RCU,
+				"hotkeys.client.key.write_capacity_units " + kc:   float64(k.WCU),
+				"hotkeys.client.key.throttled_attempts " + kt:     float64(k.ThrottledAttempts),
+				"hotkeys.client.key.unprocessed_items " + kt:      float64(k.UnprocessedItems),
+				"hotkeys.client.key.peak_rcu_per_second " + kt:    k.PeakRCUPerSecond,
+				"hotkeys.client.key.peak_wcu_per_second " + kt:    k.PeakWCUPerSecond,
+				"hotkeys.client.key.latency_p99 " + kt:            k.LatencyP99Ms,
+				"hotkeys.client.key.severity " + kt:               sev,
+				"hotkeys.client.key.read_saturated_seconds " + kt: float64(k.ReadSaturatedSeconds),
+				"hotkeys.client.key.saturated_seconds " + kt:      float64(k.SaturatedSeconds),
 			} {
 				out[name] += v
 			}
@@ -184,7 +186,7 @@ func TestPublishedAsTheReportsSay(t *testing.T) {
 		}
 		want := expected(append(slices.Clone(reps), reps...), keys)
 		for name := range want { // gauges keep the last window's value, not the sum
-			if strings.Contains(name, "peak_") || strings.Contains(name, "latency_p99") || strings.Contains(name, "severity") || strings.Contains(name, "hot_keys") {
+			if strings.Contains(name, "peak_") || strings.Contains(name, "latency_p99") || strings.Contains(name, "severity") || strings.Contains(name, "hot_keys") || strings.Contains(name, "saturated_seconds") {
 				want[name] /= 2
 			}
 		}

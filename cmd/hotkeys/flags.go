@@ -50,7 +50,7 @@ func newFlagSet(name, synopsis, about string, stderr io.Writer) (*flag.FlagSet, 
 	floatFlag(fs, &c.MinWCUPerSecond, "min-wcu-per-second", c.MinWCUPerSecond, "... and whose peak WCU within one second is at least this `rate`")
 	floatFlag(fs, &c.CriticalWCUPerSecond, "critical-wcu-per-second", c.CriticalWCUPerSecond, "critical when a key's peak reaches this `rate` (80 % of the partition limit)")
 	floatFlag(fs, &c.PartitionLimit, "partition-limit", c.PartitionLimit, "DynamoDB's per-partition write `rate` limit in WCU/s, used for recommendations")
-	floatFlag(fs, &c.SaturationFraction, "saturation-fraction", c.SaturationFraction, "a key or stream shard whose WCU within one second is at least this `fraction` of the partition limit ...")
+	floatFlag(fs, &c.SaturationFraction, "saturation-fraction", c.SaturationFraction, "a key or stream shard whose WCU (a client's key: or RCU, of 3,000) within one second is at least this `fraction` of the partition limit ...")
 	fs.IntVar(&c.SaturationSeconds, "saturation-seconds", c.SaturationSeconds, "... for this many `seconds` of a window is saturated: pinned at the limit, most likely throttled")
 	intFlag(fs, &c.Top, "top", c.Top, "list the `n` heaviest keys of each window, whatever the thresholds")
 	fs.StringVar(&o.format, "format", "table", "output `format`: table or json")

@@ -49,7 +49,7 @@ func clientKeys(b *strings.Builder, title string, ks []report.ClientKeyReport, w
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  SEVERITY\tKEY\tHOT FOR\tCALLS\tRCU [bounds]\tPEAK RCU/s\tWCU [bounds]\tPEAK WCU/s\tTHROTTLED\tP99 ms\t")
 	for _, k := range ks {
-		sev := string(k.Severity)
+		sev := severityCell(&k.KeyFigures)
 		if sev == "" {
 			sev = "-"
 		}
