@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -41,13 +40,9 @@ func TestCommandsGolden(t *testing.T) {
 // TestDemoGolden: the demo's JSON, and the heatmap it draws, from one run
 // (the demo's windows as a table: TestRenderGolden).
 func TestDemoGolden(t *testing.T) {
-	page := filepath.Join(t.TempDir(), "demo.html")
-	runGolden(t, "demo-json.golden", "demo", "--format", "json", "--heatmap", page)
-	got, err := os.ReadFile(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden.Equal(t, "testdata/golden/demo-heatmap.html", got)
+	code, out, errs, page := demo(t, true, "--format", "json")
+	golden.Equal(t, "testdata/golden/demo-json.golden", fmt.Appendf(nil, "exit %d\n--- stdout\n%s--- stderr\n%s", code, out, errs))
+	golden.Equal(t, "testdata/golden/demo-heatmap.html", page)
 }
 
 // TestFlagErrorsGolden: a configuration the detector refuses is told in

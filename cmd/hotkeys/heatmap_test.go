@@ -19,13 +19,12 @@ import (
 // map laid out again from the reports the same run printed.
 func demoHeatmap(t *testing.T, args ...string) (string, []byte, []*heatmap.Map) {
 	t.Helper()
-	page := filepath.Join(t.TempDir(), "demo.html")
-	code, out, errs := hotkeys(t, "", append([]string{"demo", "--format", "json", "--heatmap", page}, args...)...)
+	code, out, errs, html := demo(t, true, append([]string{"--format", "json"}, args...)...)
 	if code != exitOK {
 		t.Fatalf("demo exit %d: %s", code, errs)
 	}
-	html, err := os.ReadFile(page)
-	if err != nil {
+	page := filepath.Join(t.TempDir(), "demo.html")
+	if err := os.WriteFile(page, html, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	b := heatmap.New(heatmap.Options{PartitionLimit: detector.DefaultPartitionLimit})

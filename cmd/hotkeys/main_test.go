@@ -227,7 +227,12 @@ func TestHelpTeaches(t *testing.T) {
 			continue
 		}
 		args := strings.Fields(strings.ReplaceAll(examples[0], "events/", "../../events/"))
-		if code, _, errs := hotkeys(t, "", args...); code != exitOK {
+		if cmd == "demo" && len(args) == 1 {
+			code, _, errs, _ = demo(t, false) // the run TestDemoPrintsOnsets reads
+		} else {
+			code, _, errs = hotkeys(t, "", args...)
+		}
+		if code != exitOK {
 			t.Errorf("the example %q: exit %d: %s", examples[0], code, errs)
 		}
 	}
@@ -236,7 +241,7 @@ func TestHelpTeaches(t *testing.T) {
 // TestDemoShowsEveryAntiPattern checks what README's "What it finds" table promises of the demo:
 // every anti-pattern is flagged with the right diagnosis and recommendation.
 func TestDemoShowsEveryAntiPattern(t *testing.T) {
-	code, out, errs := hotkeys(t, "", "demo", "--format", "json")
+	code, out, errs, _ := demo(t, true, "--format", "json")
 	if code != exitOK {
 		t.Fatalf("demo exit %d: %s", code, errs)
 	}
@@ -317,7 +322,7 @@ func TestDemoShowsEveryAntiPattern(t *testing.T) {
 func TestDemoRedactsEveryKey(t *testing.T) {
 	t.Setenv(secretEnv, testSecret)
 	for _, format := range []string{"table", "json"} {
-		code, out, errs := hotkeys(t, "", "demo", "--key-redaction", "hash", "--format", format)
+		code, out, errs, _ := demo(t, format == "json", "--format", format, "--key-redaction", "hash")
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, errs)
 		}

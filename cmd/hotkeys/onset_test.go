@@ -11,7 +11,7 @@ import (
 // hot from its minute's first second). TestDemoShowsEveryAntiPattern
 // checks the throttled minute's key saturated.
 func TestDemoPrintsOnsets(t *testing.T) {
-	code, out, errs := hotkeys(t, "", "demo")
+	code, out, errs, _ := demo(t, false)
 	if code != exitOK && code != exitInputError { // the scenario's malformed record
 		t.Fatalf("demo exit %d: %s", code, errs)
 	}
