@@ -1,10 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 )
@@ -30,7 +30,7 @@ type demoRun struct {
 // asking for it must set the same secret (testSecret).
 func demo(t *testing.T, heatmap bool, args ...string) (code int, out, errs string, page []byte) {
 	t.Helper()
-	key := strings.Join(append([]string{"heatmap=" + map[bool]string{true: "yes", false: "no"}[heatmap]}, args...), "\x00")
+	key := fmt.Sprint(heatmap, args)
 	v, _ := demoRuns.LoadOrStore(key, new(demoRun))
 	r := v.(*demoRun)
 	r.once.Do(func() {
