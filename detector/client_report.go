@@ -48,10 +48,10 @@ func (w *ClientWindow) Report(cfg Config) report.ClientReport {
 		keys[i] = w.keyReport(j, key)
 	}
 	w.latencyOutliers(keys)
-	saturated := w.saturatedSeconds()
+	reads, writes := w.saturatedSeconds()
 	for i := range keys {
-		sat := saturated[sketch.Hash(cands[i])]
-		keys[i].ReadSaturatedSeconds, keys[i].SaturatedSeconds = int(sat.read), int(sat.write)
+		h := sketch.Hash(cands[i])
+		keys[i].ReadSaturatedSeconds, keys[i].SaturatedSeconds = reads[h], writes[h]
 		w.judgeKey(j, &keys[i], cands[i])
 	}
 	slices.SortStableFunc(keys, byClientLoad)

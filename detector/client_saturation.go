@@ -68,44 +68,17 @@ func (w *ClientWindow) countSecond(keys *watchedKeys, sum *sketch.Summary, level
 	s := &w.sat
 	s.ticks = sum.AppendTick(s.ticks[:0], s.sec, level)
 	for i := range s.ticks {
-		if k := keys.get(sketch.Hash(s.ticks[i].Key)); k != nil { // past MaxWatchedKeys keys, seconds go uncounted
+		if k := keys.get(s.ticks[i].Hash); k != nil { // past MaxWatchedKeys keys, seconds go uncounted
 			k.saturated++
 		}
 	}
 	clear(s.ticks) // keeps no key bytes of the summary alive
 }
 
-// satSeconds is what saturatedSeconds says of one key.
-type satSeconds struct{ read, write int }
-
 // saturatedSeconds returns, by key hash, the seconds in which each key's
 // reads and writes reached their levels, the current second included (it
 // is over when the window is reported at its close).
-func (w *ClientWindow) saturatedSeconds() map[uint64]satSeconds {
-	m := map[uint64]satSeconds{}
-	count := func(h uint64, read bool, n int) {
-		k := m[h]
-		if read {
-			k.read += n
-		} else {
-			k.write += n
-		}
-		m[h] = k
-	}
-	for _, side := range []struct {
-		keys  watchedKeys
-		sum   *sketch.Summary
-		level uint64
-		read  bool
-	}{{w.sat.reads, w.reads, w.sat.readHalf, true}, {w.sat.writes, w.writes, w.sat.write, false}} {
-		for _, k := range side.keys {
-			count(k.hash, side.read, int(k.saturated))
-		}
-		if w.sat.sec >= w.start && side.sum != nil {
-			for _, e := range side.sum.AppendTick(nil, w.sat.sec, side.level) {
-				count(sketch.Hash(e.Key), side.read, 1)
-			}
-		}
-	}
-	return m
+func (w *ClientWindow) saturatedSeconds() (reads, writes map[uint64]int) {
+	s := &w.sat
+	return s.reads.seconds(w.reads, s.sec, w.start, s.readHalf), s.writes.seconds(w.writes, s.sec, w.start, s.write)
 }

@@ -84,7 +84,7 @@ var windowState = cmp.Options{
 	cmp.AllowUnexported(Window{}, shardLoad{}, watchedKey{}),
 	// watch is configuration, set again after a decode; pending onsets
 	// are handed out before a window is encoded.
-	cmpopts.IgnoreFields(Window{}, "summary", "keyBuf", "itemBuf", "ticks", "watch", "satLevel", "pending"),
+	cmpopts.IgnoreFields(Window{}, "summary", "keyBuf", "itemBuf", "ticks", "watch", "pending"),
 }
 
 // summaryView is what a sketch.Summary answers: every tracked key with

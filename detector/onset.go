@@ -63,7 +63,6 @@ func levelOf(x float64) uint64 {
 func (w *Window) Watch(cfg Config) {
 	sat, _ := cfg.saturation()
 	w.watch = watch{on: true, cfg: cfg, crit: levelOf(cfg.CriticalWCUPerSecond), sat: sat}
-	w.satLevel = sat
 }
 
 // nextSecond is called when a record of a later second than the window's
@@ -110,7 +109,7 @@ func (w *Window) checkSecond(over bool) {
 	w.ticks = w.summary.AppendTick(w.ticks[:0], w.sec, level)
 	for i := range w.ticks {
 		e := &w.ticks[i]
-		k := w.watched(sketch.Hash(e.Key))
+		k := w.watchedKeys.get(e.Hash)
 		if k != nil && over && e.Weight >= sat {
 			k.saturated++
 		}
@@ -133,42 +132,54 @@ func (w *Window) saturatedSeconds() map[uint64]int {
 	if !w.watch.on {
 		return nil
 	}
-	m := map[uint64]int{}
-	for _, k := range w.watchedKeys {
-		if k.saturated > 0 {
-			m[k.hash] = int(k.saturated)
-		}
-	}
-	if w.sec >= w.start {
-		for _, e := range w.summary.AppendTick(nil, w.sec, w.watch.sat) {
-			m[sketch.Hash(e.Key)]++
-		}
-	}
-	return m
+	return w.watchedKeys.seconds(w.summary, w.sec, w.start, w.watch.sat)
 }
-
-// watched returns the window's record of the key of hash h, making one if
-// there is room; nil if there is none.
-func (w *Window) watched(h uint64) *watchedKey { return w.watchedKeys.get(h) }
 
 // watchedKeys records the keys that reached a watched level in some second
 // of a window, at most MaxWatchedKeys of them: a stream window's, and each
 // side (reads, writes) of a client window's.
 type watchedKeys []watchedKey
 
+// find returns the record of the key of hash h; nil if there is none.
+func (ks watchedKeys) find(h uint64) *watchedKey {
+	for i := range ks {
+		if ks[i].hash == h {
+			return &ks[i]
+		}
+	}
+	return nil
+}
+
 // get returns the record of the key of hash h, making one if there is
 // room; nil if there is none.
 func (ks *watchedKeys) get(h uint64) *watchedKey {
-	for i := range *ks {
-		if (*ks)[i].hash == h {
-			return &(*ks)[i]
-		}
+	if k := ks.find(h); k != nil {
+		return k
 	}
 	if len(*ks) >= MaxWatchedKeys {
 		return nil
 	}
 	*ks = append(*ks, watchedKey{hash: h})
 	return &(*ks)[len(*ks)-1]
+}
+
+// seconds returns, by key hash, each key's saturated seconds, and one more
+// for each key of sum at level or more in second sec when sec is one of
+// the window's (sec >= start): the current second, over when the window
+// is reported at its close.
+func (ks watchedKeys) seconds(sum *sketch.Summary, sec, start int64, level uint64) map[uint64]int {
+	m := map[uint64]int{}
+	for _, k := range ks {
+		if k.saturated > 0 {
+			m[k.hash] = int(k.saturated)
+		}
+	}
+	if sec >= start && sum != nil {
+		for _, e := range sum.AppendTick(nil, sec, level) {
+			m[e.Hash]++
+		}
+	}
+	return m
 }
 
 // onset describes a key that crossed in the current second, judged and
@@ -191,7 +202,7 @@ func (w *Window) onset(e *sketch.TickEntry, soFar bool) report.Onset {
 // mergeWatched adds other's watched keys into w's, within the bound.
 func (w *Window) mergeWatched(other *Window) {
 	for _, o := range other.watchedKeys {
-		if k := w.watched(o.hash); k != nil {
+		if k := w.watchedKeys.get(o.hash); k != nil {
 			k.announced = k.announced || o.announced
 			k.saturated += o.saturated
 		}
@@ -223,11 +234,6 @@ func SortOnsets(onsets []report.Onset) {
 // Announced reports whether the window has announced key's onset: it
 // remembers that (in its encoding too) until it closes.
 func (w *Window) Announced(key ddb.Key) bool {
-	h := sketch.Hash(appendTypedKey(nil, key))
-	for _, k := range w.watchedKeys {
-		if k.hash == h {
-			return k.announced
-		}
-	}
-	return false
+	k := w.watchedKeys.find(sketch.Hash(appendTypedKey(nil, key)))
+	return k != nil && k.announced
 }

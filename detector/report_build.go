@@ -89,7 +89,7 @@ func (w *Window) shardReports(cfg Config) []report.ShardReport {
 	out := make([]report.ShardReport, 0, len(w.shards))
 	for _, s := range w.shards {
 		sat := int(s.saturated)
-		if w.satLevel > 0 && s.tickWCU >= w.satLevel { // the current second, over at the close
+		if w.watch.sat > 0 && s.tickWCU >= w.watch.sat { // the current second, over at the close
 			sat++
 		}
 		out = append(out, report.ShardReport{Shard: s.id, Records: s.records, WCU: s.wcu, PeakWCUPerSecond: float64(s.peak),

@@ -41,7 +41,6 @@ type Window struct {
 	pending     []report.Onset
 	dropped     uint64
 	ticks       []sketch.TickEntry // scratch of checkSecond
-	satLevel    uint64             // the saturation level, for the shards; 0 when not watching
 
 	keyBuf, itemBuf []byte // scratch: typed key bytes, reused per record
 }
@@ -163,7 +162,7 @@ func (w *Window) Add(r *record.Record) {
 	w.keyBuf = appendTypedKey(w.keyBuf[:0], r.PartitionKey)
 	w.summary.Add(w.keyBuf, r.WCU, tick, item)
 	if r.Shard != "" {
-		w.shard(r.Shard).add(tick, r.WCU, w.satLevel)
+		w.shard(r.Shard).add(tick, r.WCU, w.watch.sat)
 	}
 }
 

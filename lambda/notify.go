@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
@@ -149,8 +148,5 @@ func onsetMessage(o *report.Onset, limit float64) string {
 	line("Pattern", string(o.Key.Pattern))
 	line("Fix", o.Key.Diagnosis)
 	line("Window", o.Start.UTC().Format(time.RFC3339)+" to "+o.End.UTC().Format(time.RFC3339)+" (its report follows at its close)")
-	if !utf8.ValidString(b.String()) {
-		return strings.ToValidUTF8(b.String(), "?")
-	}
 	return b.String()
 }

@@ -10,6 +10,8 @@ type TickEntry struct {
 	// weight) are the only ones left out, so the true weight is at most
 	// Weight + Upper - Lower.
 	Weight uint64
+	// Hash is Hash(Key), which the summary already holds.
+	Hash uint64
 }
 
 // AppendTick appends to dst every tracked key whose weight counted in tick
@@ -33,7 +35,7 @@ func (s *Summary) AppendTick(dst []TickEntry, tick int64, level uint64) []TickEn
 		}
 		e := h.entry(int(h.heap[i].slot))
 		e.Upper = min(e.Upper, s.cm.Estimate(sl.hash))
-		dst = append(dst, TickEntry{Entry: e, Weight: sl.tickWeight})
+		dst = append(dst, TickEntry{Entry: e, Weight: sl.tickWeight, Hash: sl.hash})
 	}
 	return dst
 }

@@ -38,6 +38,9 @@ func TestAppendTickBoundsAgainstOracle(t *testing.T) {
 					if e.Weight < level {
 						t.Errorf("tick %d: %s listed at weight %d, under level %d", tick, k, e.Weight, level)
 					}
+					if e.Hash != Hash(e.Key) {
+						t.Errorf("tick %d: %s listed with hash %#x, want %#x", tick, k, e.Hash, Hash(e.Key))
+					}
 					if got := exact[k]; got < e.Weight || got > e.Weight+e.Upper-e.Lower {
 						t.Errorf("tick %d: %s weighed %d, outside [%d, %d]", tick, k, got, e.Weight, e.Weight+e.Upper-e.Lower)
 					}
