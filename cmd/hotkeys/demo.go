@@ -15,10 +15,11 @@ raw stream-event JSON, decoded, sized, windowed and judged. The table "Shop"
 has a long tail of USER#<uuid> keys; each minute one anti-pattern erupts on
 top of it: a single key (OPS_LOG), a low-cardinality value (STATUS#ACTIVE), a
 time bucket (DATE#2026-11-22), a counter rewritten in place, uneven write
-shards, too few write shards, and a hot global secondary index: OPS_LOG moved
-to daily keys OPS_LOG#<date>, which cures the table, with GSI1PK = "OPS_LOG"
-on every line for cross-day queries, which puts them all on one partition of
-the index GSI1 (GSI1PK, SK; ALL). It is seeded: every run prints the same.
+shards, too few write shards, a throttled key (CART#checkout: 2,500 WCU/s
+demanded, 1,000 admitted by its partition), and a hot global secondary
+index: OPS_LOG moved to daily keys OPS_LOG#<date>, which cures the table,
+with GSI1PK = "OPS_LOG" on every line for cross-day queries, which puts them
+all on one partition of the index GSI1 (GSI1PK, SK; ALL). It is seeded: every run prints the same.
 No AWS account or network is needed. The demo table's indexes can be given
 with --describe-table, or left out with --indexes off.
 

@@ -138,18 +138,15 @@ func (g *demoGen) writeIndexed(pk, sk, gsi1pk string, size int) {
 // size bytes each) through the admission model of its partition
 // (ddb.Admission, 1,000 WCU/s): those admitted reach the stream, the rest
 // are throttled (the client sees a ThrottlingException, the stream
-// nothing). It returns how many were admitted.
-func (g *demoGen) admitted(pk, skPrefix string, n, size int) int {
-	wcu := uint64((size + 1023) / 1024)
+// nothing).
+func (g *demoGen) admitted(pk, skPrefix string, n, size int) {
+	wcu := ddb.WriteUnits(size)
 	a := ddb.NewAdmission(ddb.PartitionWriteUnits)
-	in := 0
 	for range n {
 		if a.Admit(g.sec, wcu) {
-			in++
 			g.write(pk, skPrefix+g.id(), size, "INSERT", 0)
 		}
 	}
-	return in
 }
 
 // ttlDelete adds a REMOVE made by DynamoDB's TTL process.

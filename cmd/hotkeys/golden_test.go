@@ -38,7 +38,7 @@ func TestCommandsGolden(t *testing.T) {
 }
 
 // TestDemoGolden: the demo's JSON, and the heatmap it draws, from one run
-// (the demo's windows as a table: TestRenderGolden).
+// (the demo's table output: TestDemoPrintsOnsets).
 func TestDemoGolden(t *testing.T) {
 	code, out, errs, page := demo(t, true, "--format", "json")
 	golden.Equal(t, "testdata/golden/demo-json.golden", fmt.Appendf(nil, "exit %d\n--- stdout\n%s--- stderr\n%s", code, out, errs))
