@@ -82,24 +82,12 @@ func (c *collector) addOnset(i int, o *report.Onset) {
 func logOnsets(ctx context.Context, log *slog.Logger, onsets []report.Onset) {
 	for i := range onsets {
 		o := &onsets[i]
-		attrs := make([]slog.Attr, 1, 20)
-		attrs[0] = slog.String("table", o.Table)
-		if o.Index != "" {
-			attrs = append(attrs, slog.String("index", o.Index))
-		}
-		attrs = append(attrs,
-			slog.String("key", o.Key.Key),
-			slog.String("type", o.Key.Type),
-			slog.String("dimension", DimensionValue(o.Key.Key)),
+		attrs := append(keyAttrs(o.Window, &o.Key),
 			slog.String("second", formatTime(o.Second)),
 			slog.Uint64("second_wcu", o.SecondWCULower),
 			slog.Uint64("second_wcu_lower", o.SecondWCULower),
 			slog.Uint64("second_wcu_upper", o.SecondWCUUpper),
 			slog.Bool("second_so_far", o.SecondSoFar),
-			slog.String("severity", string(o.Key.Severity)),
-			slog.String("pattern", string(o.Key.Pattern)),
-			slog.String("diagnosis", o.Key.Diagnosis),
-			slog.Int("recommended_shards", o.Key.RecommendedShards),
 		)
 		log.LogAttrs(ctx, slog.LevelError, MsgOnset, append(attrs, windowAttrs(o.Window)...)...)
 	}
