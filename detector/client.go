@@ -208,14 +208,10 @@ func (w *ClientWindow) AddUnattributed(rcuHalf, wcu uint64) {
 }
 
 // AddCapacity charges key k with read capacity (in half RCU) and write
-// capacity consumed at time t. apportioned says the figures are the key's
-// share of a multi-key request, split by item sizes, rather than reported
-// for the key alone.
-func (w *ClientWindow) AddCapacity(k ddb.Key, t time.Time, rcuHalf, wcu uint64, apportioned bool) {
+// capacity consumed at time t, reported for the key alone (AddShare
+// charges a key's share of a multi-key request).
+func (w *ClientWindow) AddCapacity(k ddb.Key, t time.Time, rcuHalf, wcu uint64) {
 	w.charge(k, t.Unix(), rcuHalf, wcu)
-	if apportioned {
-		w.markApportioned(k, t.Unix(), rcuHalf, wcu)
-	}
 }
 
 // AddShare charges key k with its share of a multi-key call's capacity:
