@@ -279,10 +279,6 @@ func (w *ClientWindow) AddThrottle(k ddb.Key, t time.Time, reasons []string) {
 // each of which AddKeyThrottle counts.
 func (w *ClientWindow) AddThrottledAttempt() { w.throttled++ }
 
-// AddUnattributedThrottle counts a throttled attempt of a call that names
-// no key.
-func (w *ClientWindow) AddUnattributedThrottle() { w.AddThrottledAttempt() }
-
 // AddKeyThrottle counts one throttled attempt for key k, not in the
 // window's total (see AddThrottledAttempt), with its reasons.
 func (w *ClientWindow) AddKeyThrottle(k ddb.Key, t time.Time, reasons []string) {

@@ -72,7 +72,7 @@ func goldenClientReports(t *testing.T) []report.ClientReport {
 		w.AddRequest(key(ddb.String, "LAT#slow"), t0.Add(5*time.Second), d, true, true)
 	}
 	w.AddUnattributed(10, 3)
-	w.AddUnattributedThrottle()
+	w.AddThrottledAttempt()
 	w.AddDropped(5)
 	reps := []report.ClientReport{w.Report(cfg)}
 
