@@ -17,6 +17,16 @@ const (
 	DefaultMinRCUPerSecond      = 300
 )
 
+// CriticalLevels returns the per-second rates that make a client key
+// critical: its reads in half RCU (CriticalRCUPerSecond, the client
+// default when unset) and its writes in WCU (CriticalWCUPerSecond), as
+// Report judges a key's peaks. clientwatch announces keys as they reach
+// them (HotReads, HotWrites).
+func (c Config) CriticalLevels() (readHalf, write uint64) {
+	c = c.withClientDefaults()
+	return uint64(2 * c.CriticalRCUPerSecond), uint64(c.CriticalWCUPerSecond)
+}
+
 // ClientWindow summarises what an instrumented client saw of one table (or
 // one of its global secondary indexes) in one window: per partition key,
 // the requests, the read and write capacity consumed (RCU in half units,
