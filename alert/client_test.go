@@ -33,7 +33,7 @@ func clientReport(t testing.TB, start time.Time) report.ClientReport {
 			k.Value = []byte("user#" + string(rune('a'+i%20)))
 		}
 		w.AddRequest(k, start, time.Duration(1+i%7)*time.Millisecond, true, true)
-		w.AddCapacity(k, start, 40, 1, false)
+		w.AddCapacity(k, start, 40, 1)
 		if i%8 == 0 {
 			w.AddThrottle(k, start, []string{"TableReadKeyRangeThroughputExceeded"})
 		}
@@ -153,9 +153,9 @@ func TestSaturatedClientFindings(t *testing.T) {
 	pinned, once := ddb.Key{Type: ddb.String, Value: []byte("pinned")}, ddb.Key{Type: ddb.String, Value: []byte("once")}
 	for sec := range 4 {
 		at := start.Add(time.Duration(sec) * time.Second)
-		w.AddCapacity(pinned, at, 6000, 950, false) // 3,000 RCU and 950 WCU
+		w.AddCapacity(pinned, at, 6000, 950) // 3,000 RCU and 950 WCU
 		if sec == 0 {
-			w.AddCapacity(once, at, 0, 1000, false)
+			w.AddCapacity(once, at, 0, 1000)
 		}
 	}
 	if _, err := p.PublishClient(context.Background(), []report.ClientReport{w.Report(detector.DefaultConfig())}); err != nil {

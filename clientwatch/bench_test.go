@@ -451,7 +451,7 @@ func BenchmarkRecord(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		k := ddb.Key{Type: ddb.String, Value: keys[i%len(keys)]}
 		cw.AddRequest(k, t0, 1e6, true, true)
-		cw.AddCapacity(k, t0, 1, 0, false)
+		cw.AddCapacity(k, t0, 1, 0)
 	}
 	reportCPU(b, start)
 }

@@ -114,24 +114,18 @@ func reasonBit(r HotKeyReason) uint8 {
 
 func newHotWatch(fn func(HotKeyEvent), cfg detector.Config) *hotWatch {
 	satRead, satWrite, satSecs := cfg.SaturationLevels()
+	readAt, writeAt := cfg.CriticalLevels()
 	return &hotWatch{
 		fn:       fn,
 		cfg:      cfg,
 		events:   make(chan HotKeyEvent, hotQueue),
-		readAt:   uint64(2 * cmpOrFloat(cfg.CriticalRCUPerSecond, detector.DefaultCriticalRCUPerSecond)),
-		writeAt:  uint64(cmpOrFloat(cfg.CriticalWCUPerSecond, detector.DefaultCriticalWCUPerSecond)),
+		readAt:   readAt,
+		writeAt:  writeAt,
 		satRead:  satRead,
 		satWrite: satWrite,
 		satSecs:  satSecs,
 		wins:     map[windowKey]*hotWindow{},
 	}
-}
-
-func cmpOrFloat(v, def float64) float64 {
-	if v <= 0 {
-		return def
-	}
-	return v
 }
 
 // forget drops the state of a window that closed.

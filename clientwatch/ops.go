@@ -162,15 +162,24 @@ func (r *recorder) scan(in *dynamodb.ScanInput, o *dynamodb.ScanOutput) {
 	if o == nil {
 		return
 	}
-	if r.estimating {
-		r.wins[win].estimate += pageUnits(o.Items, strong(in.ConsistentRead))
-	}
-	if pk := r.wins[win].pk; pk != "" {
-		for i, item := range o.Items {
-			if v, ok := item[pk]; ok {
-				r.addPart(win, v, i, 0, sizeAtLeast, uint64(sizeOf(item)))
-			}
+	// One pass sizes each item once: for its key's weight, and (when
+	// estimating) for the page's sum, as pageUnits would.
+	pk := r.wins[win].pk
+	size := 0
+	for i, item := range o.Items {
+		v, keyed := item[pk]
+		keyed = keyed && pk != ""
+		if !keyed && !r.estimating {
+			continue
 		}
+		n := sizeOf(item)
+		size += n
+		if keyed {
+			r.addPart(win, v, i, 0, sizeAtLeast, uint64(n))
+		}
+	}
+	if r.estimating {
+		r.wins[win].estimate += readUnits(size, strong(in.ConsistentRead))
 	}
 	r.capacity(o.ConsumedCapacity, nil, win)
 }

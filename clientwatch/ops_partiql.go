@@ -28,9 +28,10 @@ func (r *recorder) executeStatement(in *dynamodb.ExecuteStatementInput, o *dynam
 }
 
 func (r *recorder) batchStatements(in *dynamodb.BatchExecuteStatementInput, o *dynamodb.BatchExecuteStatementOutput) {
-	r.read = allRead(len(in.Statements), func(i int) string { return aws.ToString(in.Statements[i].Statement) })
+	read := len(in.Statements) > 0 // all statements read: the call's units are read units
 	for i, s := range in.Statements {
 		st := parseStatement(aws.ToString(s.Statement))
+		read = read && st.read
 		if st.table == "" {
 			continue
 		}
@@ -44,15 +45,17 @@ func (r *recorder) batchStatements(in *dynamodb.BatchExecuteStatementInput, o *d
 		}
 		r.addStatement(r.target(st.table, ""), st, s.Parameters, i, min, sizeAtLeast)
 	}
+	r.read = read
 	if o != nil {
 		r.capacity(nil, o.ConsumedCapacity, -1)
 	}
 }
 
 func (r *recorder) transactStatements(in *dynamodb.ExecuteTransactionInput, o *dynamodb.ExecuteTransactionOutput) {
-	r.read = allRead(len(in.TransactStatements), func(i int) string { return aws.ToString(in.TransactStatements[i].Statement) })
+	read := len(in.TransactStatements) > 0 // all statements read: the call's units are read units
 	for i, s := range in.TransactStatements {
 		st := parseStatement(aws.ToString(s.Statement))
+		read = read && st.read
 		if st.table == "" {
 			r.itemWins = append(r.itemWins, -1)
 			continue
@@ -69,20 +72,10 @@ func (r *recorder) transactStatements(in *dynamodb.ExecuteTransactionInput, o *d
 		}
 		r.addStatement(win, st, s.Parameters, i, min, sizeAtLeast)
 	}
+	r.read = read
 	if o != nil {
 		r.capacity(nil, o.ConsumedCapacity, -1)
 	}
-}
-
-// allRead reports whether all n statements read: then the call's units
-// are read units.
-func allRead(n int, stmt func(int) string) bool {
-	for i := range n {
-		if !parseStatement(stmt(i)).read {
-			return false
-		}
-	}
-	return n > 0
 }
 
 // addStatement adds a statement on window win as an item: its key when it

@@ -249,7 +249,7 @@ func (r *recorder) chargeUnits(win int) {
 	case !known:
 	case hi-lo == 1:
 		rcu, wcu := r.split(units)
-		c.cw.AddCapacity(r.key(&r.parts[lo]), r.end, rcu, wcu, false)
+		c.cw.AddCapacity(r.key(&r.parts[lo]), r.end, rcu, wcu)
 		if h := r.w.hot; h != nil {
 			h.charged(c.key, c.cw, r.key(&r.parts[lo]), r.end, rcu, wcu)
 		}

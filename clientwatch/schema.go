@@ -70,10 +70,7 @@ func (s *schemaStore) get(table string) *tableSchema { return (*s.tables.Load())
 // put publishes ts as table's schema, in a new snapshot. Under s.mu.
 func (s *schemaStore) put(table string, ts *tableSchema) {
 	old := *s.tables.Load()
-	tables := make(map[string]*tableSchema, len(old)+1)
-	for t, v := range old {
-		tables[t] = v
-	}
+	tables := maps.Clone(old) // never nil: init stores a made map
 	tables[table] = ts
 	s.tables.Store(&tables)
 }

@@ -1,6 +1,7 @@
 package clientwatch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -170,9 +171,9 @@ func New(opts Options) (*Watcher, error) {
 	if opts.MaxTables < 0 || opts.MaxMemory < 0 {
 		return nil, fmt.Errorf("%w: MaxTables %d, MaxMemory %d: want ≥ 0 (0: the defaults, %d and %d)", ErrConfig, opts.MaxTables, opts.MaxMemory, DefaultMaxTables, DefaultMaxMemory)
 	}
-	opts.Queue = cmpOr(opts.Queue, 2)
-	opts.MaxTables = cmpOr(opts.MaxTables, DefaultMaxTables)
-	opts.MaxMemory = cmpOr(opts.MaxMemory, DefaultMaxMemory)
+	opts.Queue = cmp.Or(opts.Queue, 2)
+	opts.MaxTables = cmp.Or(opts.MaxTables, DefaultMaxTables)
+	opts.MaxMemory = cmp.Or(opts.MaxMemory, DefaultMaxMemory)
 	monotonic := opts.Now == nil
 	if monotonic {
 		opts.Now = time.Now
@@ -200,13 +201,6 @@ func New(opts Options) (*Watcher, error) {
 	}
 	w.anchor()
 	return w, nil
-}
-
-func cmpOr[T int | int64](v, def T) T {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 // window returns the open window of k that holds t, closing k's previous

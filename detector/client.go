@@ -17,6 +17,16 @@ const (
 	DefaultMinRCUPerSecond      = 300
 )
 
+// CriticalLevels returns the per-second rates that make a client key
+// critical: its reads in half RCU (CriticalRCUPerSecond, the client
+// default when unset) and its writes in WCU (CriticalWCUPerSecond), as
+// Report judges a key's peaks. clientwatch announces keys as they reach
+// them (HotReads, HotWrites).
+func (c Config) CriticalLevels() (readHalf, write uint64) {
+	c = c.withClientDefaults()
+	return uint64(2 * c.CriticalRCUPerSecond), uint64(c.CriticalWCUPerSecond)
+}
+
 // ClientWindow summarises what an instrumented client saw of one table (or
 // one of its global secondary indexes) in one window: per partition key,
 // the requests, the read and write capacity consumed (RCU in half units,
@@ -208,14 +218,10 @@ func (w *ClientWindow) AddUnattributed(rcuHalf, wcu uint64) {
 }
 
 // AddCapacity charges key k with read capacity (in half RCU) and write
-// capacity consumed at time t. apportioned says the figures are the key's
-// share of a multi-key request, split by item sizes, rather than reported
-// for the key alone.
-func (w *ClientWindow) AddCapacity(k ddb.Key, t time.Time, rcuHalf, wcu uint64, apportioned bool) {
+// capacity consumed at time t, reported for the key alone (AddShare
+// charges a key's share of a multi-key request).
+func (w *ClientWindow) AddCapacity(k ddb.Key, t time.Time, rcuHalf, wcu uint64) {
 	w.charge(k, t.Unix(), rcuHalf, wcu)
-	if apportioned {
-		w.markApportioned(k, t.Unix(), rcuHalf, wcu)
-	}
 }
 
 // AddShare charges key k with its share of a multi-key call's capacity:
@@ -282,10 +288,6 @@ func (w *ClientWindow) AddThrottle(k ddb.Key, t time.Time, reasons []string) {
 // only: a throttled request counts once there however many keys it names,
 // each of which AddKeyThrottle counts.
 func (w *ClientWindow) AddThrottledAttempt() { w.throttled++ }
-
-// AddUnattributedThrottle counts a throttled attempt of a call that names
-// no key.
-func (w *ClientWindow) AddUnattributedThrottle() { w.AddThrottledAttempt() }
 
 // AddKeyThrottle counts one throttled attempt for key k, not in the
 // window's total (see AddThrottledAttempt), with its reasons.

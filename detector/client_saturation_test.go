@@ -38,7 +38,7 @@ func admitClient(w *ClientWindow, seconds int, fraction float64, demand map[stri
 			if f := demand[k].reads; f != nil {
 				for range f(s) / 10 {
 					if reads[k].Admit(int64(s), 10) {
-						w.AddCapacity(key, at.Add(time.Duration(r)*time.Microsecond), 20, 0, false) // 10 RCU, in half units
+						w.AddCapacity(key, at.Add(time.Duration(r)*time.Microsecond), 20, 0) // 10 RCU, in half units
 						r += 10
 					}
 				}
@@ -46,7 +46,7 @@ func admitClient(w *ClientWindow, seconds int, fraction float64, demand map[stri
 			if f := demand[k].writes; f != nil {
 				for range f(s) / 10 {
 					if writes[k].Admit(int64(s), 10) {
-						w.AddCapacity(key, at.Add(time.Duration(wr)*time.Microsecond), 0, 10, false)
+						w.AddCapacity(key, at.Add(time.Duration(wr)*time.Microsecond), 0, 10)
 						wr += 10
 					}
 				}
@@ -223,10 +223,10 @@ func TestClientSaturationDiagnosis(t *testing.T) {
 func TestClientSaturationLateCall(t *testing.T) {
 	cfg, w := DefaultConfig(), newOrdersWindow(t)
 	key := ddb.Key{Type: ddb.String, Value: []byte("HOT")}
-	w.AddCapacity(key, t0, 0, 500, false)
-	w.AddCapacity(key, t0.Add(time.Second), 0, 950, false)
-	w.AddCapacity(key, t0, 0, 500, false) // late: second 0 had 1,000 in truth
-	w.AddCapacity(key, t0.Add(2*time.Second), 0, 950, false)
+	w.AddCapacity(key, t0, 0, 500)
+	w.AddCapacity(key, t0.Add(time.Second), 0, 950)
+	w.AddCapacity(key, t0, 0, 500) // late: second 0 had 1,000 in truth
+	w.AddCapacity(key, t0.Add(2*time.Second), 0, 950)
 	if got := clientSatOf(w.Report(cfg), "HOT"); got.WriteSeconds != 2 || got.Saturated {
 		t.Errorf("%+v; want 2 seconds counted (the late call's second left out), not saturated", got)
 	}
@@ -246,10 +246,10 @@ func TestClientSaturationAllocs(t *testing.T) {
 	second := func(s int) {
 		at := t0.Add(time.Duration(s) * time.Second)
 		for range 100 {
-			w.AddCapacity(hot, at, 60, 10, false)
+			w.AddCapacity(hot, at, 60, 10)
 		}
 		for _, k := range cold {
-			w.AddCapacity(k, at, 2, 1, false)
+			w.AddCapacity(k, at, 2, 1)
 		}
 	}
 	for s := range 3 { // the scratch buffers' growth

@@ -85,7 +85,7 @@ func TestClientReportRedacted(t *testing.T) {
 	w := newClientWindow(t)
 	for range 100 {
 		w.AddRequest(skey("alice@example.com"), t0, time.Millisecond, true, true)
-		w.AddCapacity(skey("alice@example.com"), t0, 2000, 900, false)
+		w.AddCapacity(skey("alice@example.com"), t0, 2000, 900)
 		w.AddThrottle(skey("alice@example.com"), t0, []string{"TableReadKeyRangeThroughputExceeded"})
 	}
 	cfg := DefaultConfig()
@@ -132,14 +132,14 @@ func TestClientWindowBytes(t *testing.T) {
 			k := ddb.Key{Type: ddb.Binary, Value: value}
 			at := t0.Add(time.Duration(i%60) * time.Second)
 			w.AddRequest(k, at, time.Duration(i)*time.Microsecond, true, true)
-			w.AddCapacity(k, at, uint64(1+i%7), uint64(1+i%5), false)
+			w.AddCapacity(k, at, uint64(1+i%7), uint64(1+i%5))
 			w.AddShare(k, at, i%2 == 0, 3, 1, 2)
 			w.AddShare(k, at, i%2 == 1, 3, 1, 2)
 			w.AddKeyThrottle(k, at, []string{"TableReadKeyRangeThroughputExceeded", "Reason" + strconv.Itoa(i%3)})
 			w.AddUnprocessed(k, at, 1)
 			w.AddConditionalCheckFailed(k, at)
 			if i < 600 { // ten keys a second at both saturation levels: past MaxWatchedKeys
-				w.AddCapacity(k, at, 5400, 900, false)
+				w.AddCapacity(k, at, 5400, 900)
 			}
 		}
 		runtime.GC()

@@ -35,18 +35,18 @@ func goldenClientReports(t *testing.T) []report.ClientReport {
 	celeb := key(ddb.String, "PROFILE#celebrity")
 	for i := range 100 {
 		w.AddRequest(celeb, t0.Add(time.Second), time.Duration(1+i%3)*time.Millisecond, true, true)
-		w.AddCapacity(celeb, t0.Add(time.Second), 60, 0, false)
+		w.AddCapacity(celeb, t0.Add(time.Second), 60, 0)
 	}
 	counter := key(ddb.String, "DATE#2026-11-22")
 	for range 50 {
 		w.AddRequest(counter, t0.Add(2*time.Second), 2*time.Millisecond, true, true)
-		w.AddCapacity(counter, t0.Add(2*time.Second), 0, 20, false)
+		w.AddCapacity(counter, t0.Add(2*time.Second), 0, 20)
 	}
 	w.AddConditionalCheckFailed(counter, t0.Add(2*time.Second))
 	hot := key(ddb.String, "USER#7")
 	for i := range 4 {
 		w.AddRequest(hot, t0.Add(3*time.Second), 30*time.Millisecond, true, true)
-		w.AddCapacity(hot, t0.Add(3*time.Second), 1, 1, false)
+		w.AddCapacity(hot, t0.Add(3*time.Second), 1, 1)
 		if i < 3 {
 			w.AddThrottle(hot, t0.Add(3*time.Second), []string{"TableWriteKeyRangeThroughputExceeded"})
 		} else {
@@ -56,7 +56,10 @@ func goldenClientReports(t *testing.T) []report.ClientReport {
 	w.AddThrottle(hot, t0.Add(3*time.Second), []string{"TableReadKeyRangeThroughputExceeded", "TableWriteKeyRangeThroughputExceeded"})
 	for i, k := range []ddb.Key{key(ddb.String, "ORDER#1"), key(ddb.String, "ORDER#2"), key(ddb.Number, "42"), key(ddb.Binary, "\x00\x01\x02")} {
 		w.AddRequest(k, t0.Add(4*time.Second), 0, false, i == 0)
-		w.AddCapacity(k, t0.Add(4*time.Second), uint64(3+i), uint64(2+i), true)
+		// A read share and a write share: the apportioned figures and
+		// flag the report shows for a key charged its share of both.
+		w.AddShare(k, t0.Add(4*time.Second), true, uint64(3+i), 0, 0)
+		w.AddShare(k, t0.Add(4*time.Second), false, uint64(2+i), 0, 0)
 	}
 	for i := range 30 {
 		for _, name := range []string{"a", "b", "c", "d", "e"} {
@@ -69,7 +72,7 @@ func goldenClientReports(t *testing.T) []report.ClientReport {
 		w.AddRequest(key(ddb.String, "LAT#slow"), t0.Add(5*time.Second), d, true, true)
 	}
 	w.AddUnattributed(10, 3)
-	w.AddUnattributedThrottle()
+	w.AddThrottledAttempt()
 	w.AddDropped(5)
 	reps := []report.ClientReport{w.Report(cfg)}
 

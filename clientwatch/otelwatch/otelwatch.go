@@ -156,7 +156,7 @@ func (p *Publisher) record(ctx context.Context, r *report.ClientReport) {
 		p.keyPeakRCU.Record(ctx, k.PeakRCUPerSecond, kt)
 		p.keyPeakWCU.Record(ctx, k.PeakWCUPerSecond, kt)
 		p.keyLatencyP99.Record(ctx, k.LatencyP99Ms, kt)
-		p.keySeverity.Record(ctx, severity(k.Severity), kt)
+		p.keySeverity.Record(ctx, int64(k.Severity.Rank()), kt)
 		p.keyReadSaturated.Record(ctx, int64(k.ReadSaturatedSeconds), kt)
 		p.keyWriteSaturated.Record(ctx, int64(k.SaturatedSeconds), kt)
 	}
@@ -188,14 +188,4 @@ func Keys(r *report.ClientReport, n int) []report.ClientKeyReport {
 		}
 	}
 	return out
-}
-
-func severity(s report.Severity) int64 {
-	switch s {
-	case report.Critical:
-		return 2
-	case report.Warning:
-		return 1
-	}
-	return 0
 }

@@ -140,11 +140,11 @@ func window(t *testing.T) []report.ClientReport {
 	key := func(s string) ddb.Key { return ddb.Key{Type: ddb.String, Value: []byte(s)} }
 	for i := range 100 {
 		w.AddRequest(key("celebrity"), t0, time.Millisecond, true, true)
-		w.AddCapacity(key("celebrity"), t0, 60, 0, false)
+		w.AddCapacity(key("celebrity"), t0, 60, 0)
 		w.AddRequest(key("counter"), t0.Add(time.Second), time.Millisecond, true, true)
-		w.AddCapacity(key("counter"), t0.Add(time.Second), 0, 20, false)
+		w.AddCapacity(key("counter"), t0.Add(time.Second), 0, 20)
 		w.AddRequest(key(fmt.Sprintf("user#%d", i%30)), t0, 2*time.Millisecond, true, true)
-		w.AddCapacity(key(fmt.Sprintf("user#%d", i%30)), t0, 1, 1, false)
+		w.AddCapacity(key(fmt.Sprintf("user#%d", i%30)), t0, 1, 1)
 	}
 	w.AddThrottle(key("user#3"), t0, []string{"TableWriteKeyRangeThroughputExceeded"})
 	w.AddUnprocessed(key("user#4"), t0, 2)
@@ -157,7 +157,7 @@ func window(t *testing.T) []report.ClientReport {
 	}
 	ix.SetEstimated()
 	ix.AddRequest(key("a@example.com"), t0, time.Millisecond, true, true)
-	ix.AddCapacity(key("a@example.com"), t0, 3, 0, false)
+	ix.AddCapacity(key("a@example.com"), t0, 3, 0)
 	return []report.ClientReport{w.Report(cfg), ix.Report(cfg)}
 }
 

@@ -92,7 +92,7 @@ func TestClientTable(t *testing.T) {
 	for range 100 {
 		k := ddb.Key{Type: ddb.String, Value: []byte("PROFILE#celebrity")}
 		w.AddRequest(k, start, 3*time.Millisecond, true, true)
-		w.AddCapacity(k, start, 80, 0, false)
+		w.AddCapacity(k, start, 80, 0)
 		w.AddThrottle(k, start, []string{"TableReadKeyRangeThroughputExceeded"})
 	}
 	w.AddUnattributed(3, 0)
@@ -154,7 +154,7 @@ func TestClientTableSaysWhatItCounts(t *testing.T) {
 	k := ddb.Key{Type: ddb.String, Value: []byte("a@example.com")}
 	w.SetEstimated()
 	w.AddRequest(k, start, time.Millisecond, true, true)
-	w.AddCapacity(k, start, 3, 0, false)
+	w.AddCapacity(k, start, 3, 0)
 	w.AddUnprocessed(k, start, 2)
 	w.AddInternalErrors(1)
 	rep := w.Report(detector.DefaultConfig())

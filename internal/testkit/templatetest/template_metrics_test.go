@@ -69,7 +69,7 @@ func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) 
 	celebrity := ddb.Key{Type: ddb.String, Value: []byte("PROFILE#celebrity")}
 	for range 300 {
 		cw.AddRequest(celebrity, start, 5*time.Millisecond, true, true)
-		cw.AddCapacity(celebrity, start, 20, 0, false)
+		cw.AddCapacity(celebrity, start, 20, 0)
 	}
 	cw.AddThrottle(celebrity, start, []string{"TableReadKeyRangeThroughputExceeded"})
 	out := publishEMF(t, []report.Report{rep, index}, []report.ClientReport{cw.Report(detector.DefaultConfig())})
