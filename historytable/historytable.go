@@ -31,6 +31,7 @@
 package historytable
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -78,9 +79,9 @@ var ErrItem = errors.New("historytable: unusable item")
 // writeShards write shards (0: DefaultWriteShards), expiring retention after
 // its window's end.
 func Item(s *history.Summary, retention time.Duration, writeShards int) (map[string]types.AttributeValue, error) {
-	writeShards = cmpOr(writeShards, DefaultWriteShards)
-	if writeShards < 1 || writeShards > MaxWriteShards {
-		return nil, fmt.Errorf("historytable: %d write shards: want 1 to %d", writeShards, MaxWriteShards)
+	writeShards, err := checkWriteShards(writeShards)
+	if err != nil {
+		return nil, err
 	}
 	b, err := s.MarshalBinary()
 	if err != nil {
@@ -110,11 +111,14 @@ func Put(ctx context.Context, api API, table string, s *history.Summary, retenti
 	return nil
 }
 
-func cmpOr(n, def int) int {
-	if n == 0 {
-		return def
+// checkWriteShards returns n, or DefaultWriteShards for 0, if it is a
+// count of write shards Item and NewReader accept.
+func checkWriteShards(n int) (int, error) {
+	n = cmp.Or(n, DefaultWriteShards)
+	if n < 1 || n > MaxWriteShards {
+		return 0, fmt.Errorf("historytable: %d write shards: want 1 to %d", n, MaxWriteShards)
 	}
-	return n
+	return n, nil
 }
 
 // decodeShard decodes a shard's window item, in either layout.
