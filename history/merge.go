@@ -142,10 +142,6 @@ func (st *stepAcc) spill() {
 	}
 }
 
-// Live returns how many steps the Merger holds: those Flush has not
-// returned yet.
-func (m *Merger) Live() int { return len(m.steps) }
-
 // Flush returns the merged summary of every step that ends at or before
 // t, oldest first, and forgets them: see Summary.Report for what a merged
 // summary holds. Afterwards, a summary of a step that starts before the
