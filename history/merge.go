@@ -288,9 +288,7 @@ func (m *Merger) summary(at int64, st *stepAcc) *Summary {
 	for _, sh := range st.shards {
 		s.Shards = append(s.Shards, *sh)
 	}
-	slices.SortFunc(s.Shards, func(a, b report.ShardReport) int {
-		return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Shard, b.Shard))
-	})
+	slices.SortFunc(s.Shards, byLoad)
 	return s
 }
 
@@ -358,6 +356,12 @@ func onlyKeys(s *Summary) []report.KeyReport {
 // key and type, so that the order is the same on every run.
 func byWCU(a, b report.KeyReport) int {
 	return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(b.WCULower, a.WCULower), cmp.Compare(a.Key, b.Key), cmp.Compare(a.Type, b.Type))
+}
+
+// byLoad orders shards busiest first: by WCU, then name, so that the
+// order is the same on every run.
+func byLoad(a, b report.ShardReport) int {
+	return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Shard, b.Shard))
 }
 
 // distinct unites the step's dense registers and sparse sketches.
