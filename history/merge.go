@@ -59,15 +59,12 @@ type stepAcc struct {
 	sparse                             *hyperloglog.Sketch // sparse sketches united, or nil
 	missingHLL                         bool                // some summary came without its sketch, or with part of one
 	distinctFloor                      uint64              // the largest single estimate: the union holds at least that
-	// added counts the summaries; while it is one and that one is a
-	// rollup, whose DistinctKeys this package computed from its own
-	// sketch, the step's distinct keys are that rollup's: no estimate to
-	// redo (a day of 1-minute steps from rollups is 1,440 of them).
-	added     int
-	oneRollup *Summary
 	// pending is the step's one summary while it has one, its keys not yet
 	// in keys: a step of one summary (1-minute steps read from rollups)
-	// takes them as they are, sorted, instead of through the map.
+	// takes them as they are, sorted, instead of through the map. When it
+	// is a rollup, whose DistinctKeys this package computed from its own
+	// sketch, the step's distinct keys are that rollup's too: no estimate
+	// to redo (a day of 1-minute steps from rollups is 1,440 of them).
 	pending *Summary
 }
 
@@ -114,19 +111,17 @@ func (m *Merger) Add(s *Summary) error {
 		}
 	}
 	st := m.steps[at]
-	if st == nil {
+	first := st == nil
+	if first {
 		st = &stepAcc{keys: map[keyID]*keyAcc{}, shards: map[string]*report.ShardReport{}}
 	}
 	if err := st.addDistinct(regs, sparse); err != nil {
 		return err
 	}
 	m.steps[at] = st
-	if st.added++; st.added == 1 && s.Sources > 0 {
-		st.oneRollup = s
-	}
 	st.missingHLL = st.missingHLL || s.DistinctPartial
 	st.addTotals(s)
-	if st.added == 1 {
+	if first {
 		st.pending = s
 		return nil
 	}
@@ -146,10 +141,6 @@ func (st *stepAcc) spill() {
 		}
 	}
 }
-
-// Live returns how many steps the Merger holds: those Flush has not
-// returned yet.
-func (m *Merger) Live() int { return len(m.steps) }
 
 // Flush returns the merged summary of every step that ends at or before
 // t, oldest first, and forgets them: see Summary.Report for what a merged
@@ -275,8 +266,8 @@ func (m *Merger) summary(at int64, st *stepAcc) *Summary {
 		WCU: st.wcu, WCUIsLowerBound: st.lowerBound, TerminatedEarly: st.terminatedEarly,
 		OtherKeysWCUUpper: st.ceilings, Sources: st.sources,
 	}
-	if r := st.oneRollup; st.added == 1 && r != nil {
-		s.DistinctKeys, s.Distinct, s.DistinctPartial = r.DistinctKeys, slices.Clone(r.Distinct), r.DistinctPartial && len(r.Distinct) > 0
+	if p := st.pending; p != nil && p.Sources > 0 {
+		s.DistinctKeys, s.Distinct, s.DistinctPartial = p.DistinctKeys, slices.Clone(p.Distinct), p.DistinctPartial && len(p.Distinct) > 0
 	} else if hll := st.distinct(); hll != nil {
 		s.DistinctKeys = hll.Estimate()
 		// Both kinds of sketch marshal without error.
@@ -297,9 +288,7 @@ func (m *Merger) summary(at int64, st *stepAcc) *Summary {
 	for _, sh := range st.shards {
 		s.Shards = append(s.Shards, *sh)
 	}
-	slices.SortFunc(s.Shards, func(a, b report.ShardReport) int {
-		return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Shard, b.Shard))
-	})
+	slices.SortFunc(s.Shards, byLoad)
 	return s
 }
 
@@ -367,6 +356,12 @@ func onlyKeys(s *Summary) []report.KeyReport {
 // key and type, so that the order is the same on every run.
 func byWCU(a, b report.KeyReport) int {
 	return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(b.WCULower, a.WCULower), cmp.Compare(a.Key, b.Key), cmp.Compare(a.Type, b.Type))
+}
+
+// byLoad orders shards busiest first: by WCU, then name, so that the
+// order is the same on every run.
+func byLoad(a, b report.ShardReport) int {
+	return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Shard, b.Shard))
 }
 
 // distinct unites the step's dense registers and sparse sketches.

@@ -1,7 +1,6 @@
 package history
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/hotkeys-dev/hotkeys/report"
@@ -49,29 +48,26 @@ func (s *Summary) Compact(keys, shards int) {
 
 	rest := report.ShardReport{Shard: OtherShards}
 	folded := false
-	loads := make([]report.ShardReport, 0, min(len(s.Shards), shards+1))
-	for _, sh := range s.Shards {
-		if sh.Shard == OtherShards {
-			folded = true
-			rest.Records, rest.WCU = rest.Records+sh.Records, rest.WCU+sh.WCU
-			rest.PeakWCUPerSecond = max(rest.PeakWCUPerSecond, sh.PeakWCUPerSecond)
-			continue
-		}
-		loads = append(loads, sh)
-	}
-	slices.SortFunc(loads, func(a, b report.ShardReport) int {
-		return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Shard, b.Shard))
-	})
-	for _, sh := range loads[min(len(loads), shards):] {
+	fold := func(sh report.ShardReport) {
 		folded = true
 		rest.Records, rest.WCU = rest.Records+sh.Records, rest.WCU+sh.WCU
 		rest.PeakWCUPerSecond = max(rest.PeakWCUPerSecond, sh.PeakWCUPerSecond)
 	}
+	loads := make([]report.ShardReport, 0, min(len(s.Shards), shards+1))
+	for _, sh := range s.Shards {
+		if sh.Shard == OtherShards {
+			fold(sh)
+			continue
+		}
+		loads = append(loads, sh)
+	}
+	slices.SortFunc(loads, byLoad)
+	for _, sh := range loads[min(len(loads), shards):] {
+		fold(sh)
+	}
 	loads = loads[:min(len(loads), shards)]
 	if folded {
-		i, _ := slices.BinarySearchFunc(loads, rest, func(a, b report.ShardReport) int {
-			return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Shard, b.Shard))
-		})
+		i, _ := slices.BinarySearchFunc(loads, rest, byLoad)
 		loads = slices.Insert(loads, i, rest)
 	}
 	s.Shards = loads

@@ -31,6 +31,7 @@
 package historytable
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -78,9 +79,9 @@ var ErrItem = errors.New("historytable: unusable item")
 // writeShards write shards (0: DefaultWriteShards), expiring retention after
 // its window's end.
 func Item(s *history.Summary, retention time.Duration, writeShards int) (map[string]types.AttributeValue, error) {
-	writeShards = cmpOr(writeShards, DefaultWriteShards)
-	if writeShards < 1 || writeShards > MaxWriteShards {
-		return nil, fmt.Errorf("historytable: %d write shards: want 1 to %d", writeShards, MaxWriteShards)
+	writeShards, err := checkWriteShards(writeShards)
+	if err != nil {
+		return nil, err
 	}
 	b, err := s.MarshalBinary()
 	if err != nil {
@@ -110,11 +111,39 @@ func Put(ctx context.Context, api API, table string, s *history.Summary, retenti
 	return nil
 }
 
-func cmpOr(n, def int) int {
-	if n == 0 {
-		return def
+// ParseSettings parses the settings the stream function and the rollup
+// function share, as their variables hold them: HOTKEYS_HISTORY_RETENTION_DAYS,
+// whole days from 1 to 3650 ("": 30), and HOTKEYS_HISTORY_WRITE_SHARDS, a
+// whole number from 1 to MaxWriteShards ("": 0, DefaultWriteShards). It
+// takes the values, not the environment: configuration is read only by
+// the mains. An error names the variable, as the mains' own do.
+func ParseSettings(retentionDays, writeShards string) (time.Duration, int, error) {
+	days, shards := 30, 0
+	if v := retentionDays; v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 3650 {
+			return 0, 0, fmt.Errorf("HOTKEYS_HISTORY_RETENTION_DAYS=%q: want whole days, 1 to 3650", v)
+		}
+		days = n
 	}
-	return n
+	if v := writeShards; v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxWriteShards {
+			return 0, 0, fmt.Errorf("HOTKEYS_HISTORY_WRITE_SHARDS=%q: want a whole number, 1 to %d", v, MaxWriteShards)
+		}
+		shards = n
+	}
+	return time.Duration(days) * 24 * time.Hour, shards, nil
+}
+
+// checkWriteShards returns n, or DefaultWriteShards for 0, if it is a
+// count of write shards Item and NewReader accept.
+func checkWriteShards(n int) (int, error) {
+	n = cmp.Or(n, DefaultWriteShards)
+	if n < 1 || n > MaxWriteShards {
+		return 0, fmt.Errorf("historytable: %d write shards: want 1 to %d", n, MaxWriteShards)
+	}
+	return n, nil
 }
 
 // decodeShard decodes a shard's window item, in either layout.

@@ -1,6 +1,7 @@
 package historytable
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"fmt"
@@ -37,11 +38,11 @@ func (r *Reader) WriteShards() int { return r.writeShards }
 // shards of the shards' windows (0: DefaultWriteShards) and keeps at most
 // parallel Query requests in flight (0: 16).
 func NewReader(api API, table string, writeShards, parallel int) (*Reader, error) {
-	writeShards = cmpOr(writeShards, DefaultWriteShards)
-	if writeShards < 1 || writeShards > MaxWriteShards {
-		return nil, fmt.Errorf("historytable: %d write shards: want 1 to %d", writeShards, MaxWriteShards)
+	writeShards, err := checkWriteShards(writeShards)
+	if err != nil {
+		return nil, err
 	}
-	return &Reader{api: api, table: table, writeShards: writeShards, parallel: max(1, cmpOr(parallel, 16))}, nil
+	return &Reader{api: api, table: table, writeShards: writeShards, parallel: max(1, cmp.Or(parallel, 16))}, nil
 }
 
 // Read queries table for the shards' windows starting in [from, to), under

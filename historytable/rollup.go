@@ -90,17 +90,19 @@ func PutRollup(ctx context.Context, api API, table string, level Level, s *histo
 func MarkWindow(ctx context.Context, api Updater, table string, start time.Time, length time.Duration, settled bool, writeShards int, retention time.Duration) error {
 	set := &types.AttributeValueMemberNS{Value: []string{strconv.FormatInt(start.Unix(), 10)}}
 	expr := "ADD #rolled :w"
+	names := map[string]string{"#rolled": AttrRolled, "#ws": AttrWriteShards, "#len": AttrWindowSeconds, "#exp": AttrExpires}
 	if settled {
 		expr += ", #settled :w"
+		names["#settled"] = AttrSettledWindow
 	}
 	expr += " SET #ws = :ws, #len = :len, #exp = :exp"
-	return mark(ctx, api, table, start, expr, map[string]string{"#rolled": AttrRolled, "#settled": AttrSettledWindow, "#ws": AttrWriteShards, "#len": AttrWindowSeconds, "#exp": AttrExpires},
+	return mark(ctx, api, table, start, expr, names,
 		map[string]types.AttributeValue{
 			":w":   set,
 			":ws":  &types.AttributeValueMemberN{Value: strconv.Itoa(writeShards)},
 			":len": &types.AttributeValueMemberN{Value: strconv.FormatInt(int64(length/time.Second), 10)},
 			":exp": &types.AttributeValueMemberN{Value: strconv.FormatInt(start.Add(time.Hour+retention).Unix(), 10)},
-		}, settled)
+		})
 }
 
 // MarkHour records in table that the rollups of the hour starting at hour
@@ -110,13 +112,10 @@ func MarkHour(ctx context.Context, api Updater, table string, hour time.Time, re
 		map[string]types.AttributeValue{
 			":t":   &types.AttributeValueMemberBOOL{Value: true},
 			":exp": &types.AttributeValueMemberN{Value: strconv.FormatInt(hour.Add(time.Hour+retention).Unix(), 10)},
-		}, true)
+		})
 }
 
-func mark(ctx context.Context, api Updater, table string, t time.Time, expr string, names map[string]string, values map[string]types.AttributeValue, settled bool) error {
-	if !settled {
-		delete(names, "#settled")
-	}
+func mark(ctx context.Context, api Updater, table string, t time.Time, expr string, names map[string]string, values map[string]types.AttributeValue) error {
 	hour := t.UTC().Truncate(time.Hour)
 	_, err := api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(table),

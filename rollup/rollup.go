@@ -118,9 +118,6 @@ func rollupLength(window time.Duration) time.Duration {
 	return time.Duration(int64(window/time.Second)*60/a) * time.Second
 }
 
-// Length returns how long a window rollup is.
-func (j *Job) Length() time.Duration { return j.length }
-
 // Result is what a run did.
 type Result struct {
 	// First, Settled and Hour are the starts of the window rolled up

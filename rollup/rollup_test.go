@@ -374,7 +374,7 @@ func TestNew(t *testing.T) {
 		cfg := ok
 		cfg.Window = c.window
 		j, err := New(api, cfg, slog.Default(), time.Now)
-		if err != nil || j.Length() != c.length {
+		if err != nil || j.length != c.length {
 			t.Errorf("window %s: %v, rollups of %v; want %s", c.window, err, j, c.length)
 		}
 	}

@@ -59,7 +59,7 @@ func plan(cov *historytable.Coverage, step time.Duration, from, to time.Time, sh
 		// Up to the next window rollup's start (or hour's), or the end.
 		next := to
 		if r > 0 {
-			next = minTime(to, time.Unix(t.Unix()-t.Unix()%int64(r/time.Second), 0).UTC().Add(r))
+			next = minTime(to, report.WindowStart(t, r).Add(r))
 		}
 		if shards {
 			add(0, t, next, true)
