@@ -111,31 +111,6 @@ func Put(ctx context.Context, api API, table string, s *history.Summary, retenti
 	return nil
 }
 
-// ParseSettings parses the settings the stream function and the rollup
-// function share, as their variables hold them: HOTKEYS_HISTORY_RETENTION_DAYS,
-// whole days from 1 to 3650 ("": 30), and HOTKEYS_HISTORY_WRITE_SHARDS, a
-// whole number from 1 to MaxWriteShards ("": 0, DefaultWriteShards). It
-// takes the values, not the environment: configuration is read only by
-// the mains. An error names the variable, as the mains' own do.
-func ParseSettings(retentionDays, writeShards string) (time.Duration, int, error) {
-	days, shards := 30, 0
-	if v := retentionDays; v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 3650 {
-			return 0, 0, fmt.Errorf("HOTKEYS_HISTORY_RETENTION_DAYS=%q: want whole days, 1 to 3650", v)
-		}
-		days = n
-	}
-	if v := writeShards; v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > MaxWriteShards {
-			return 0, 0, fmt.Errorf("HOTKEYS_HISTORY_WRITE_SHARDS=%q: want a whole number, 1 to %d", v, MaxWriteShards)
-		}
-		shards = n
-	}
-	return time.Duration(days) * 24 * time.Hour, shards, nil
-}
-
 // checkWriteShards returns n, or DefaultWriteShards for 0, if it is a
 // count of write shards Item and NewReader accept.
 func checkWriteShards(n int) (int, error) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"strings"
 	"testing"
 	"time"
 
@@ -194,38 +193,6 @@ func TestCorruptItemKeepsTheCause(t *testing.T) {
 		bad[AttrSummary] = &types.AttributeValueMemberB{Value: b}
 		if _, _, err := decodeShard(bad); !errors.Is(err, ErrItem) || !errors.Is(err, c.cause) {
 			t.Errorf("%s: %v, want ErrItem and %v", name, err, c.cause)
-		}
-	}
-}
-
-// TestParseSettings: the shared settings' defaults, bounds, and errors
-// that name the variable at fault.
-func TestParseSettings(t *testing.T) {
-	for _, c := range []struct {
-		days, shards  string
-		retention     time.Duration
-		writeShards   int
-		wantErrNaming string
-	}{
-		{"", "", 30 * 24 * time.Hour, 0, ""},
-		{"7", "128", 7 * 24 * time.Hour, 128, ""},
-		{"3650", "1024", 3650 * 24 * time.Hour, 1024, ""},
-		{"0", "", 0, 0, "HOTKEYS_HISTORY_RETENTION_DAYS"},
-		{"3651", "", 0, 0, "HOTKEYS_HISTORY_RETENTION_DAYS"},
-		{"1.5", "", 0, 0, "HOTKEYS_HISTORY_RETENTION_DAYS"},
-		{"", "0", 0, 0, "HOTKEYS_HISTORY_WRITE_SHARDS"},
-		{"", "1025", 0, 0, "HOTKEYS_HISTORY_WRITE_SHARDS"},
-		{"", "x", 0, 0, "HOTKEYS_HISTORY_WRITE_SHARDS"},
-	} {
-		retention, shards, err := ParseSettings(c.days, c.shards)
-		if c.wantErrNaming != "" {
-			if err == nil || !strings.Contains(err.Error(), c.wantErrNaming) {
-				t.Errorf("%q, %q: %v, want an error naming %s", c.days, c.shards, err, c.wantErrNaming)
-			}
-			continue
-		}
-		if err != nil || retention != c.retention || shards != c.writeShards {
-			t.Errorf("%q, %q: %s, %d, %v; want %s, %d", c.days, c.shards, retention, shards, err, c.retention, c.writeShards)
 		}
 	}
 }

@@ -7,7 +7,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -143,11 +142,22 @@ func notifierFromEnv(getenv func(string) string, client func() topicPublisher, l
 // _WRITE_SHARDS and _WRITE_SPREAD: nil when the table is not set.
 func historyFromEnv(getenv func(string) string, api historytable.API, namespace string, log *slog.Logger) (*historyStore, error) {
 	table := getenv("HOTKEYS_HISTORY_TABLE")
-	retention, shards, err := historytable.ParseSettings(getenv("HOTKEYS_HISTORY_RETENTION_DAYS"), getenv("HOTKEYS_HISTORY_WRITE_SHARDS"))
-	if err != nil {
-		return nil, err
+	days := 30
+	if v := getenv("HOTKEYS_HISTORY_RETENTION_DAYS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 3650 {
+			return nil, fmt.Errorf("HOTKEYS_HISTORY_RETENTION_DAYS=%q: want whole days, 1 to 3650", v)
+		}
+		days = n
 	}
-	shards = cmp.Or(shards, historytable.DefaultWriteShards)
+	shards := historytable.DefaultWriteShards
+	if v := getenv("HOTKEYS_HISTORY_WRITE_SHARDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > historytable.MaxWriteShards {
+			return nil, fmt.Errorf("HOTKEYS_HISTORY_WRITE_SHARDS=%q: want a whole number, 1 to %d", v, historytable.MaxWriteShards)
+		}
+		shards = n
+	}
 	var spread time.Duration
 	if v := getenv("HOTKEYS_HISTORY_WRITE_SPREAD"); v != "" {
 		d, err := parseSeconds(v)
@@ -159,7 +169,7 @@ func historyFromEnv(getenv func(string) string, api historytable.API, namespace 
 	if table == "" {
 		return nil, nil
 	}
-	return &historyStore{api: api, table: table, retention: retention, namespace: namespace,
+	return &historyStore{api: api, table: table, retention: time.Duration(days) * 24 * time.Hour, namespace: namespace,
 		emf: os.Stdout, log: log, now: time.Now, attempts: 5, firstDelay: 100 * time.Millisecond, reserve: 2 * time.Second,
 		writeShards: shards, spread: spread, sleep: sleepCtx}, nil
 }

@@ -71,7 +71,7 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 
 // configFromEnv reads the variables of envVars.
 func configFromEnv(getenv func(string) string) (rollup.Config, error) {
-	cfg := rollup.Config{Table: getenv("HOTKEYS_HISTORY_TABLE"), Window: time.Minute}
+	cfg := rollup.Config{Table: getenv("HOTKEYS_HISTORY_TABLE"), Window: time.Minute, Retention: 30 * 24 * time.Hour}
 	if cfg.Table == "" {
 		return cfg, fmt.Errorf("HOTKEYS_HISTORY_TABLE is empty: name the history table to roll up")
 	}
@@ -85,11 +85,20 @@ func configFromEnv(getenv func(string) string) (rollup.Config, error) {
 		}
 		cfg.Window = d
 	}
-	retention, shards, err := historytable.ParseSettings(getenv("HOTKEYS_HISTORY_RETENTION_DAYS"), getenv("HOTKEYS_HISTORY_WRITE_SHARDS"))
-	if err != nil {
-		return cfg, err
+	if v := getenv("HOTKEYS_HISTORY_WRITE_SHARDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > historytable.MaxWriteShards {
+			return cfg, fmt.Errorf("HOTKEYS_HISTORY_WRITE_SHARDS=%q: want a whole number, 1 to %d", v, historytable.MaxWriteShards)
+		}
+		cfg.WriteShards = n
 	}
-	cfg.Retention, cfg.WriteShards = retention, shards
+	if v := getenv("HOTKEYS_HISTORY_RETENTION_DAYS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 3650 {
+			return cfg, fmt.Errorf("HOTKEYS_HISTORY_RETENTION_DAYS=%q: want whole days, 1 to 3650", v)
+		}
+		cfg.Retention = time.Duration(n) * 24 * time.Hour
+	}
 	return cfg, nil
 }
 
