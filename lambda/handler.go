@@ -106,8 +106,8 @@ func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	}
 
 	// Decode and count: the Feed hands the event to inv, which chooses its
-	// sink (a tumbling window's restored from the state, or the container's
-	// detector), then counts each record into that sink.
+	// sink (a tumbling window's set restored from the state, or the
+	// container's detector); the Feed then counts each record into it.
 	inv := h.newInvocation(table)
 	err := inv.decode(payload)
 	var amb *record.AmbiguousKeyError
