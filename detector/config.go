@@ -112,7 +112,7 @@ func (c Config) IndexSketchConfig() sketch.Config {
 // most that far apart) and a 256 × 4 count-min (e/256 ≈ 1.1 % of the
 // index's WCU with probability 1 - e^-4 ≈ 98 %). They are smaller than a
 // table's so that a table's window and 20 index windows travel together
-// in one tumbling window's state (see MarshalWithin), and so that the
+// in one tumbling window's state (see StateBudget), and so that the
 // index windows cost the pipeline less (docs/performance.md, "With global
 // secondary indexes", has what three indexes cost).
 func DefaultIndexSketch() sketch.Config { return sketch.Config{Counters: 64, Width: 256, Depth: 4} }

@@ -104,36 +104,10 @@ func UnmarshalWindow(data []byte, cfg sketch.Config) (*Window, error) {
 	w.ttlWCU = r.Uvarint()
 	flags := r.Byte()
 	w.lowerBound, w.terminatedEarly, w.trimmed = flags&1 != 0, flags&2 != 0, flags&4 != 0
-	if n := r.Count(1); n > maxShards {
-		r.Failf("%d shards", n)
-	} else {
-		w.shards = make([]shardLoad, n)
-	}
-	for i := range w.shards {
-		s := &w.shards[i]
-		s.id = readName(&r)
-		s.records, s.wcu = r.Uvarint(), r.Uvarint()
-		s.tick = r.Varint()
-		s.tickWCU, s.peak = r.Uvarint(), r.Uvarint()
-		s.saturated = readSeconds(&r)
-	}
+	w.shards = readShards(&r)
 	w.sec = r.Varint()
 	w.dropped = r.Uvarint()
-	if n := r.Count(10); n > MaxWatchedKeys {
-		r.Failf("%d watched keys, at most %d", n, MaxWatchedKeys)
-	} else if n > 0 {
-		w.watchedKeys = make([]watchedKey, n)
-	}
-	for i := range w.watchedKeys {
-		k := &w.watchedKeys[i]
-		k.hash = r.Uint64()
-		f := r.Byte()
-		if f > 1 {
-			r.Failf("watched key %d: flags %#x", i, f)
-		}
-		k.announced = f == 1
-		k.saturated = readSeconds(&r)
-	}
+	w.watchedKeys = readWatchedKeys(&r)
 	if sumLen := r.Uvarint(); r.Err() == nil && sumLen != uint64(r.Len()) {
 		r.Failf("summary length %d, %d bytes left", sumLen, r.Len())
 	}
@@ -155,6 +129,49 @@ func UnmarshalWindow(data []byte, cfg sketch.Config) (*Window, error) {
 	}
 	w.summary = s
 	return w, nil
+}
+
+// readShards reads the shards' loads MarshalBinary wrote.
+func readShards(r *frame.Reader) []shardLoad {
+	n := r.Count(1)
+	if n > maxShards {
+		r.Failf("%d shards", n)
+		return nil
+	}
+	shards := make([]shardLoad, n)
+	for i := range shards {
+		s := &shards[i]
+		s.id = readName(r)
+		s.records, s.wcu = r.Uvarint(), r.Uvarint()
+		s.tick = r.Varint()
+		s.tickWCU, s.peak = r.Uvarint(), r.Uvarint()
+		s.saturated = readSeconds(r)
+	}
+	return shards
+}
+
+// readWatchedKeys reads the watched keys MarshalBinary wrote; nil for none.
+func readWatchedKeys(r *frame.Reader) watchedKeys {
+	n := r.Count(10)
+	if n > MaxWatchedKeys {
+		r.Failf("%d watched keys, at most %d", n, MaxWatchedKeys)
+		return nil
+	}
+	if n == 0 {
+		return nil
+	}
+	keys := make(watchedKeys, n)
+	for i := range keys {
+		k := &keys[i]
+		k.hash = r.Uint64()
+		f := r.Byte()
+		if f > 1 {
+			r.Failf("watched key %d: flags %#x", i, f)
+		}
+		k.announced = f == 1
+		k.saturated = readSeconds(r)
+	}
+	return keys
 }
 
 // readSeconds reads a count of seconds in a window, at most MaxWindow's.

@@ -100,7 +100,7 @@ func summaryView(s *sketch.Summary) summaryViewT {
 
 func TestWindowRoundTrip(t *testing.T) {
 	w := testWindow(t)
-	// Trimmed of its lightest key, as MarshalWithin trims, so that Trimmed
+	// Trimmed of its lightest key, as marshalWithin trims, so that Trimmed
 	// and a raised floor travel too.
 	w.summary.Trim(len(w.summary.Top(w.summary.Config().Counters)) - 1)
 	w.trimmed = true

@@ -36,7 +36,7 @@ type goldenWindow struct {
 }
 
 // goldenWindows returns a table's window (testWindow), an index's, and
-// both put through MarshalWithin a budget 40 bytes short of their size,
+// both put through marshalWithin a budget 40 bytes short of their size,
 // which trims the lightest keys of each.
 func goldenWindows(t testing.TB) map[string]goldenWindow {
 	out := map[string]goldenWindow{}
@@ -48,12 +48,12 @@ func goldenWindows(t testing.TB) map[string]goldenWindow {
 		out[name] = goldenWindow{w, b}
 	}
 	ws := []*Window{testWindow(t), testIndexWindow(t)}
-	encs, err := MarshalWithin(ws, len(out["window-table.bin"].enc)+len(out["window-index.bin"].enc)-40)
+	encs, err := marshalWithin(ws, len(out["window-table.bin"].enc)+len(out["window-index.bin"].enc)-40)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !ws[0].trimmed {
-		t.Fatal("MarshalWithin did not trim the table's window")
+		t.Fatal("marshalWithin did not trim the table's window")
 	}
 	for i, b := range encs {
 		out[fmt.Sprintf("window-within-%d.bin", i)] = goldenWindow{ws[i], b}

@@ -52,10 +52,9 @@ func levelOf(x float64) uint64 {
 }
 
 // Watch makes the window announce onsets (see Onsets) against cfg's
-// critical rate, redacting and diagnosing keys as cfg's reports do. The
-// Detector's windows watch; the Lambda makes its tumbling windows watch,
-// afresh after each decode (the state carries what was announced, not
-// the configuration).
+// critical rate, redacting and diagnosing keys as cfg's reports do. A
+// WindowSet's windows watch, afresh after UnmarshalState (the state
+// carries what was announced, not the configuration).
 //
 // A watching window also counts, for each key and each stream shard, the
 // seconds in which its WCU reached cfg's saturation level (see
@@ -216,8 +215,8 @@ func (w *Window) mergeWatched(other *Window) {
 // Call it after each batch of records, before Flush.
 func (d *Detector) Onsets(dst []report.Onset) []report.Onset {
 	n := len(dst)
-	for _, w := range d.open {
-		dst = w.Onsets(dst)
+	for _, s := range d.open {
+		dst = s.appendOnsets(dst)
 	}
 	SortOnsets(dst[n:])
 	return dst

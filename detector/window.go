@@ -12,8 +12,8 @@ import (
 
 // Window summarises the records of one table in one time window: exact
 // counts and WCU, a sketch.Summary of the partition keys' write load, and
-// per-stream-shard load. It is what travels as Lambda tumbling-window state,
-// so it encodes to a few tens of KB and merges.
+// per-stream-shard load. It travels in Lambda's tumbling-window state (see
+// WindowSet.MarshalState), so it encodes to a few tens of KB and merges.
 //
 // A Window is not safe for concurrent use.
 type Window struct {
@@ -27,7 +27,7 @@ type Window struct {
 	ttlWCU                               uint64 // an index's entries removed by TTL deletes (free)
 	lowerBound, terminatedEarly          bool
 	// trimmed: keys were dropped from the summary to fit a byte budget
-	// (see MarshalWithin); its floor, and so OtherKeysWCUUpper, covers them.
+	// (see marshalWithin); its floor, and so OtherKeysWCUUpper, covers them.
 	trimmed bool
 
 	summary *sketch.Summary
@@ -135,8 +135,8 @@ func (w *Window) End() time.Time { return time.Unix(w.end, 0).UTC() }
 func (w *Window) Records() uint64 { return w.records }
 
 // Add counts one decoded record. Its time decides nothing here: the caller
-// (Detector, or the Lambda for tumbling windows) has already chosen the
-// window. A record without a time counts in the window's first second.
+// (a WindowSet) has already chosen the window. A record without a time
+// counts in the window's first second.
 func (w *Window) Add(r *record.Record) {
 	w.records++
 	w.wcu += r.WCU
@@ -176,6 +176,13 @@ func (w *Window) AddInternal(n uint64) { w.internal += n }
 
 // AddLate counts n records that arrived after the window had closed.
 func (w *Window) AddLate(n uint64) { w.late += n }
+
+// addCounts adds what was counted of the window's table outside any window.
+func (w *Window) addCounts(c counts) {
+	w.malformed += c.malformed
+	w.internal += c.internal
+	w.late += c.late
+}
 
 // MarkTerminatedEarly records that Lambda ended the window before its end.
 func (w *Window) MarkTerminatedEarly() { w.terminatedEarly = true }

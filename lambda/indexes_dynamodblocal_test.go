@@ -111,7 +111,7 @@ func TestIndexesOnDynamoDBLocal(t *testing.T) {
 				}
 				payload, _ := json.Marshal(ev)
 				state = tumblingResponse(t, f.invoke(t, payload))
-				if _, ok := state[stateIndex+"0"]; ok != (mode != "off" && i < len(records)-1) {
+				if _, ok := state["hotkeys.index.0"]; ok != (mode != "off" && i < len(records)-1) {
 					t.Fatalf("batch %d: index window in the state: %v", i, ok)
 				}
 			}
