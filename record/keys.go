@@ -1,8 +1,6 @@
 package record
 
 import (
-	"encoding/binary"
-
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/internal/jsonscan"
 )
@@ -21,11 +19,8 @@ type keyAttr struct {
 func (d *Decoder) keys(i int) int {
 	d.rs.nkeys, d.rs.keysSize, d.rs.keyIDs = 0, 0, [2]int32{}
 	b := d.scan.Bytes()
-	i = jsonscan.SkipWS(b, i+1)
-	if d.scan.Peek(i) == '}' {
-		return i + 1
-	}
-	for {
+	i, closed := d.scan.Open(i, '}')
+	for !closed {
 		if d.scan.Peek(i) != '"' {
 			return d.scan.Unexpected(i, "a string key")
 		}
@@ -49,28 +44,15 @@ func (d *Decoder) keys(i int) int {
 		if d.rs.nkeys < len(d.rs.keys) {
 			d.rs.keys[d.rs.nkeys] = ka
 			if d.plan != nil { // which index attribute, if any, this key is (see entrySize)
-				// A table's key names are the same in every record: the last
-				// ones are kept as words (keyName), so one compare finds them.
-				nb, c := d.bytesOf(name), &d.keyNames[d.rs.nkeys&1]
-				id := c.id
-				if n := len(nb); n != c.n || n > 8 || cap(nb) < 8 ||
-					binary.LittleEndian.Uint64(nb[:8])&wordMasks[n] != c.word {
-					id = d.keyID(d.rs.nkeys, nb)
-				}
-				d.rs.keyIDs[d.rs.nkeys] = id
+				d.rs.keyIDs[d.rs.nkeys] = d.keyID(d.rs.nkeys, d.bytesOf(name))
 			}
 		}
 		d.rs.nkeys++
-		i = jsonscan.SkipWS(b, i)
-		switch d.scan.Peek(i) {
-		case ',':
-			i = jsonscan.SkipWS(b, i+1)
-			continue
-		case '}':
-			return i + 1
+		if i, closed = d.scan.Next(i, '}'); i < 0 {
+			return i
 		}
-		return d.scan.Unexpected(i, "',' or '}'")
 	}
+	return i
 }
 
 // compactKeyValue is keyValue for what Lambda writes nearly always: a
