@@ -11,60 +11,66 @@ package jsonscan
 // returns the first error member returns, or a *SyntaxError when data is
 // not one valid JSON object.
 func (s *Scanner) Members(data []byte, member func(name []byte, key, start, end int) error) error {
-	i, closed := s.document(data, '{', '}')
-	for i >= 0 && !closed {
-		key := i
-		v, name := s.Key(i)
+	s.Reset(data)
+	i := s.Expect(0, '{', "'{'")
+	if i >= 0 && s.Peek(i) == '}' {
+		return s.end(i + 1)
+	}
+	for i >= 0 {
+		if s.Peek(i) != '"' {
+			s.Unexpected(i, "a string key")
+			break
+		}
+		end, name := s.StringBytes(i)
+		if end < 0 {
+			break
+		}
+		v := s.Expect(end, ':', "':'")
 		if v < 0 {
-			return s.stopped()
+			break
 		}
 		ve := s.SkipValue(v)
 		if ve < 0 {
-			return s.stopped()
+			break
 		}
-		if err := member(name, key, v, ve); err != nil {
+		if err := member(name, i, v, ve); err != nil {
 			return err
 		}
-		i, closed = s.Next(ve, '}')
+		var closed bool
+		if i, closed = s.Next(ve, '}'); closed {
+			return s.end(i)
+		}
 	}
-	return s.end(i)
+	return s.stopped()
 }
 
 // Elements scans data, which must hold one JSON array, and calls element
 // for each value in order, with its span data[start:end]; errors as for
 // Members.
 func (s *Scanner) Elements(data []byte, element func(start, end int) error) error {
-	i, closed := s.document(data, '[', ']')
-	for i >= 0 && !closed {
+	s.Reset(data)
+	i := s.Expect(0, '[', "'['")
+	if i >= 0 && s.Peek(i) == ']' {
+		return s.end(i + 1)
+	}
+	for i >= 0 {
 		ve := s.SkipValue(i)
 		if ve < 0 {
-			return s.stopped()
+			break
 		}
 		if err := element(i, ve); err != nil {
 			return err
 		}
-		i, closed = s.Next(ve, ']')
+		var closed bool
+		if i, closed = s.Next(ve, ']'); closed {
+			return s.end(i)
+		}
 	}
-	return s.end(i)
+	return s.stopped()
 }
 
-// document starts scanning data, which must hold one container that open
-// opens, and steps into it as Open does.
-func (s *Scanner) document(data []byte, open, closer byte) (int, bool) {
-	s.Reset(data)
-	i := SkipWS(data, 0)
-	if s.Peek(i) != open {
-		return s.Unexpected(i, "'"+string(open)+"'"), false
-	}
-	return s.Open(i, closer)
-}
-
-// end checks that only whitespace follows the value that ends at i (a
-// negative i: the syntax error that stopped the scan).
+// end checks that only whitespace follows the value that ends at i.
 func (s *Scanner) end(i int) error {
-	if i < 0 {
-		return s.stopped()
-	}
 	if j := SkipWS(s.data, i); j != len(s.data) {
 		s.Unexpected(j, "the end of the input")
 		return s.stopped()
