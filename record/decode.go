@@ -234,6 +234,8 @@ func (d *Decoder) members(i, kind int) int {
 		var id, j int
 		if len(b)-i >= 32 && lits[guess].starts((*[32]byte)(b[i:])) { // nearly always
 			id, j = guess, i+len(lits[guess].s)
+		} else if g := follows[guess]; len(b)-i >= 32 && lits[g].starts((*[32]byte)(b[i:])) {
+			id, j = g, i+len(lits[g].s) // the expected field is absent (an INSERT has no OldImage)
 		} else {
 			id, j = matchField(b, i, kind)
 		}

@@ -98,18 +98,12 @@ func (p *indexPlan) id(name string) int {
 }
 
 // keyID returns the plan id + 1 of the name of key attribute k, or 0 when
-// no index needs it. A table's key names are the same in every record:
-// the last ones are kept as words (d.keyNames), so that one compare finds
-// a name of up to 8 bytes again, without a lookup.
+// no index needs it, and keeps a name of up to 8 bytes with it in
+// d.keyNames, where keys finds it again without a lookup.
 func (d *Decoder) keyID(k int, name []byte) int32 {
-	c := &d.keyNames[k&1]
-	n := len(name)
-	if n == c.n && n <= 8 && cap(name) >= 8 && binary.LittleEndian.Uint64(name[:8])&wordMasks[n] == c.word {
-		return c.id
-	}
 	id := int32(d.plan.lookup(name) + 1)
-	if n <= 8 && cap(name) >= 8 {
-		*c = keyName{word: binary.LittleEndian.Uint64(name[:8]) & wordMasks[n], n: n, id: id}
+	if n := len(name); n <= 8 && cap(name) >= 8 {
+		d.keyNames[k&1] = keyName{word: binary.LittleEndian.Uint64(name[:8]) & wordMasks[n], n: n, id: id}
 	}
 	return id
 }

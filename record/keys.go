@@ -1,6 +1,8 @@
 package record
 
 import (
+	"encoding/binary"
+
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/internal/jsonscan"
 )
@@ -44,7 +46,15 @@ func (d *Decoder) keys(i int) int {
 		if d.rs.nkeys < len(d.rs.keys) {
 			d.rs.keys[d.rs.nkeys] = ka
 			if d.plan != nil { // which index attribute, if any, this key is (see entrySize)
-				d.rs.keyIDs[d.rs.nkeys] = d.keyID(d.rs.nkeys, d.bytesOf(name))
+				// A table's key names are the same in every record: the last
+				// ones are kept as words (keyName), so one compare finds them.
+				nb, c := d.bytesOf(name), &d.keyNames[d.rs.nkeys&1]
+				id := c.id
+				if n := len(nb); n != c.n || n > 8 || cap(nb) < 8 ||
+					binary.LittleEndian.Uint64(nb[:8])&wordMasks[n] != c.word {
+					id = d.keyID(d.rs.nkeys, nb)
+				}
+				d.rs.keyIDs[d.rs.nkeys] = id
 			}
 		}
 		d.rs.nkeys++
