@@ -61,54 +61,66 @@ func (s *Scanner) SkipValue(i int) int {
 }
 
 // skipContainer is SkipValue for an object or array; st is its stack of
-// the open containers' closers, returned for reuse.
+// open containers, returned for reuse.
 func (s *Scanner) skipContainer(i int, st []byte) (int, []byte) {
+	b := s.data
 	for {
 		// i is at the start of a value.
-		if c := s.data[i]; c == '{' || c == '[' {
-			closer := c + 2 // '{' + 2 is '}', '[' + 2 is ']'
-			var empty bool
-			if i, empty = s.Open(i, closer); !empty {
-				st = append(st, closer)
-				if i = s.element(i, closer); i < 0 {
-					return i, st
+		if c := b[i]; c == '{' || c == '[' {
+			st = append(st, c)
+			i = SkipWS(b, i+1)
+			closer := byte(']')
+			if c == '{' {
+				closer = '}'
+			}
+			if s.Peek(i) == closer {
+				st = st[:len(st)-1]
+				i++
+			} else {
+				if c == '{' {
+					if i = s.SkipKey(i); i < 0 {
+						return i, st
+					}
+				}
+				if i >= len(b) {
+					return s.Unexpected(i, "a JSON value"), st
 				}
 				continue
 			}
 		} else if i = s.SkipScalar(i); i < 0 {
 			return i, st
 		}
-		// A value ended at i: close containers, or go on to the next element.
+		// A value ended at i: close containers or move to the next element.
 		for {
 			if len(st) == 0 {
 				return i, st
 			}
-			var closed bool
-			if i, closed = s.Next(i, st[len(st)-1]); i < 0 {
-				return i, st
-			} else if !closed {
+			i = SkipWS(b, i)
+			top := st[len(st)-1]
+			c := s.Peek(i)
+			if c == ',' {
+				i = SkipWS(b, i+1)
+				if top == '{' {
+					if i = s.SkipKey(i); i < 0 {
+						return i, st
+					}
+				}
+				if i >= len(b) {
+					return s.Unexpected(i, "a JSON value"), st
+				}
 				break
 			}
-			st = st[:len(st)-1]
-		}
-		if i = s.element(i, st[len(st)-1]); i < 0 {
-			return i, st
-		}
-	}
-}
-
-// element steps over a member's key at i when closer closes an object,
-// and checks that a value follows; it returns the value's start.
-func (s *Scanner) element(i int, closer byte) int {
-	if closer == '}' {
-		if i = s.SkipKey(i); i < 0 {
-			return i
+			if (top == '{' && c == '}') || (top == '[' && c == ']') {
+				st = st[:len(st)-1]
+				i++
+				continue
+			}
+			if top == '{' {
+				return s.Unexpected(i, "',' or '}'"), st
+			}
+			return s.Unexpected(i, "',' or ']'"), st
 		}
 	}
-	if i >= len(s.data) {
-		return s.Unexpected(i, "a JSON value")
-	}
-	return i
 }
 
 // SkipKey validates `"key" :` at i and returns the start of the value.
