@@ -268,20 +268,10 @@ func fastBinary(b []byte, q int) (int, int) {
 	if byteAt(b, q) != '"' {
 		return -1, 0
 	}
-	j := q + 1
-	for j < len(b) && b64Char[b[j]] {
-		j++
+	if end, n, valid := plainBase64(b, q); valid {
+		return end, n
 	}
-	n := j - q - 1
-	pad := 0
-	for pad < 3 && byteAt(b, j) == '=' {
-		j++
-		pad++
-	}
-	if byteAt(b, j) != '"' || (n+pad)%4 != 0 || pad > 2 {
-		return -1, 0
-	}
-	return j + 1, (n+pad)/4*3 - pad
+	return -1, 0
 }
 
 func byteAt(b []byte, i int) byte {
