@@ -10,7 +10,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
@@ -25,7 +25,7 @@ const MetricHistoryWriteErrors = "HistoryWriteErrors"
 // write that still fails after its retries is logged and counted, and the
 // window's metrics are published all the same.
 type historyStore struct {
-	api       historytable.API
+	api       store.API
 	table     string
 	retention time.Duration
 	namespace string
@@ -39,7 +39,7 @@ type historyStore struct {
 	reserve    time.Duration
 	// writeShards spreads the items over as many partition key values
 	// (HOTKEYS_HISTORY_WRITE_SHARDS); spread delays a final invoke's first
-	// write by historytable.WriteDelay of its shard
+	// write by store.WriteDelay of its shard
 	// (HOTKEYS_HISTORY_WRITE_SPREAD), so that the shards' writes, which
 	// all come when a window closes, do not land in the same second.
 	writeShards int
@@ -68,7 +68,7 @@ func (s *historyStore) delay(ctx context.Context, shard string, start time.Time)
 		return
 	}
 	s.delayedFor = key
-	d := historytable.WriteDelay(shard, s.spread)
+	d := store.WriteDelay(shard, s.spread)
 	if deadline, ok := ctx.Deadline(); ok {
 		d = min(d, deadline.Sub(s.now())-2*s.reserve)
 	}
@@ -95,7 +95,7 @@ func (s *historyStore) write(ctx context.Context, w *detector.Window, rep report
 		for attempt := 1; ; attempt++ {
 			// The item's key is the window's start, table and shard: a
 			// redelivered final invoke puts the same item again.
-			if err = historytable.Put(ctx, s.api, s.table, sum, s.retention, s.writeShards); err == nil {
+			if err = store.Put(ctx, s.api, s.table, sum, s.retention, s.writeShards); err == nil {
 				return true
 			}
 			deadline, ok := ctx.Deadline()

@@ -16,7 +16,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/record"
 )
@@ -30,8 +30,8 @@ import (
 func TestHistoryWrittenByTheBootstrap(t *testing.T) {
 	ep := dynamodblocal.Endpoint(t)
 	ddb, _ := dynamodblocal.Clients(t)
-	table, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "history", HashKey: historytable.AttrDay,
-		RangeKey: historytable.AttrWindow, NoStream: true})
+	table, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "history", HashKey: store.AttrDay,
+		RangeKey: store.AttrWindow, NoStream: true})
 	shift := recentShift()
 	p1 := shiftEvent(readSample(t, "tumbling-window-1.json"), shift)
 	p2 := shiftEvent(readSample(t, "tumbling-window-2.json"), shift)
@@ -65,14 +65,14 @@ func TestHistoryWrittenByTheBootstrap(t *testing.T) {
 		t.Fatalf("%d items stored, want 2 (one per shard; the redelivered final invoke overwrites its own)", len(out.Items))
 	}
 	for _, item := range out.Items {
-		exp, _ := item[historytable.AttrExpires].(*types.AttributeValueMemberN)
+		exp, _ := item[store.AttrExpires].(*types.AttributeValueMemberN)
 		want := strconv.FormatInt(start.Add(time.Minute+7*24*time.Hour).Unix(), 10)
 		if exp == nil || exp.Value != want {
-			t.Errorf("expires %v, want %s (window end + 7 days)", item[historytable.AttrExpires], want)
+			t.Errorf("expires %v, want %s (window end + 7 days)", item[store.AttrExpires], want)
 		}
 	}
 	m, _ := history.NewMerger("Orders", "", time.Minute, 10)
-	err = historytable.Read(context.Background(), ddb, table, start, start.Add(time.Minute), m.Add, func(key string, err error) {
+	err = store.Read(context.Background(), ddb, table, start, start.Add(time.Minute), m.Add, func(key string, err error) {
 		t.Errorf("item %s skipped: %v", key, err)
 	})
 	if err != nil {
@@ -147,8 +147,8 @@ func TestHistoryFromEnv(t *testing.T) {
 // with time left, the same write stores its item.
 func TestHistoryWriteKeepsTheReserve(t *testing.T) {
 	client, _ := dynamodblocal.Clients(t)
-	table, _ := dynamodblocal.CreateTable(t, client, dynamodblocal.TableSpec{Prefix: "history", HashKey: historytable.AttrDay,
-		RangeKey: historytable.AttrWindow, NoStream: true})
+	table, _ := dynamodblocal.CreateTable(t, client, dynamodblocal.TableSpec{Prefix: "history", HashKey: store.AttrDay,
+		RangeKey: store.AttrWindow, NoStream: true})
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	w, err := detector.NewWindow(detector.DefaultConfig().Sketch, "Orders", start, start.Add(time.Minute))
 	if err != nil {

@@ -25,7 +25,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/detector"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
 	"github.com/hotkeys-dev/hotkeys/redact"
 )
@@ -140,7 +140,7 @@ func notifierFromEnv(getenv func(string) string, client func() topicPublisher, l
 
 // historyFromEnv reads HOTKEYS_HISTORY_TABLE, _RETENTION_DAYS,
 // _WRITE_SHARDS and _WRITE_SPREAD: nil when the table is not set.
-func historyFromEnv(getenv func(string) string, api historytable.API, namespace string, log *slog.Logger) (*historyStore, error) {
+func historyFromEnv(getenv func(string) string, api store.API, namespace string, log *slog.Logger) (*historyStore, error) {
 	table := getenv("HOTKEYS_HISTORY_TABLE")
 	days := 30
 	if v := getenv("HOTKEYS_HISTORY_RETENTION_DAYS"); v != "" {
@@ -150,11 +150,11 @@ func historyFromEnv(getenv func(string) string, api historytable.API, namespace 
 		}
 		days = n
 	}
-	shards := historytable.DefaultWriteShards
+	shards := store.DefaultWriteShards
 	if v := getenv("HOTKEYS_HISTORY_WRITE_SHARDS"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > historytable.MaxWriteShards {
-			return nil, fmt.Errorf("HOTKEYS_HISTORY_WRITE_SHARDS=%q: want a whole number, 1 to %d", v, historytable.MaxWriteShards)
+		if err != nil || n < 1 || n > store.MaxWriteShards {
+			return nil, fmt.Errorf("HOTKEYS_HISTORY_WRITE_SHARDS=%q: want a whole number, 1 to %d", v, store.MaxWriteShards)
 		}
 		shards = n
 	}

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/rollup"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/report"
-	"github.com/hotkeys-dev/hotkeys/rollup"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -48,12 +48,12 @@ func TestConfigFromEnv(t *testing.T) {
 // and refuses an event it cannot read.
 func TestInvoke(t *testing.T) {
 	api, _ := dynamodblocal.Clients(t)
-	table, _ := dynamodblocal.CreateTable(t, api, dynamodblocal.TableSpec{Prefix: "rollupfn", HashKey: historytable.AttrDay, RangeKey: historytable.AttrWindow, NoStream: true})
+	table, _ := dynamodblocal.CreateTable(t, api, dynamodblocal.TableSpec{Prefix: "rollupfn", HashKey: store.AttrDay, RangeKey: store.AttrWindow, NoStream: true})
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	for _, shard := range []string{"shardId-1", "shardId-2"} {
 		s := &history.Summary{Table: "Orders", Shard: shard, Start: start, End: start.Add(time.Minute), Records: 5, WCU: 5, DistinctKeys: 1,
 			Keys: []report.KeyReport{{KeyFigures: report.KeyFigures{Key: "K", Type: "S", WCU: 5, WCULower: 5, WCUUpper: 5}}}}
-		if err := historytable.Put(context.Background(), api, table, s, time.Hour, 0); err != nil {
+		if err := store.Put(context.Background(), api, table, s, time.Hour, 0); err != nil {
 			t.Fatal(err)
 		}
 	}

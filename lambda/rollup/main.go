@@ -29,8 +29,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/hotkeys-dev/hotkeys/historytable"
-	"github.com/hotkeys-dev/hotkeys/rollup"
+	"github.com/hotkeys-dev/hotkeys/history/rollup"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 )
 
 // envVars lists every variable the function reads, with what it means. The
@@ -62,7 +62,7 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	if err != nil {
 		return nil, fmt.Errorf("loading AWS configuration: %w", err)
 	}
-	job, err := rollup.New(dynamodb.NewFromConfig(awsCfg, historytable.ClientOptions), cfg, log, time.Now)
+	job, err := rollup.New(dynamodb.NewFromConfig(awsCfg, store.ClientOptions), cfg, log, time.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -87,8 +87,8 @@ func configFromEnv(getenv func(string) string) (rollup.Config, error) {
 	}
 	if v := getenv("HOTKEYS_HISTORY_WRITE_SHARDS"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > historytable.MaxWriteShards {
-			return cfg, fmt.Errorf("HOTKEYS_HISTORY_WRITE_SHARDS=%q: want a whole number, 1 to %d", v, historytable.MaxWriteShards)
+		if err != nil || n < 1 || n > store.MaxWriteShards {
+			return cfg, fmt.Errorf("HOTKEYS_HISTORY_WRITE_SHARDS=%q: want a whole number, 1 to %d", v, store.MaxWriteShards)
 		}
 		cfg.WriteShards = n
 	}

@@ -1,8 +1,9 @@
-// Package historytable keeps history.Summary items in a DynamoDB table: the
-// Lambda puts one per stream shard and closed window, the rollup job (cmd/rollup)
-// merges each closed window's items into one rollup per table and index and
-// each hour's into another, and `hotkeys history` queries them back by
-// time, rollups where there are some.
+// Package store keeps history.Summary items in a DynamoDB table, the
+// history table: the Lambda puts one per stream shard and closed window,
+// the rollup job (package history/rollup, run by the function in
+// lambda/rollup) merges each closed window's items into one rollup per
+// table and index and each hour's into another, and `hotkeys history`
+// queries them back by time, rollups where there are some.
 //
 // A shard's window is an item whose partition key ("day") is the window's
 // UTC date and a write shard, 2026-11-22#17, and whose sort key ("window")
@@ -28,7 +29,7 @@
 //
 // The key is fixed by the window, so a redelivered final invoke overwrites
 // its own item: a window is never stored twice.
-package historytable
+package store
 
 import (
 	"cmp"
@@ -73,7 +74,7 @@ type API interface {
 }
 
 // ErrItem is wrapped by every complaint about a stored item.
-var ErrItem = errors.New("historytable: unusable item")
+var ErrItem = errors.New("store: unusable item")
 
 // Item returns the item that stores s, a stream shard's window, under
 // writeShards write shards (0: DefaultWriteShards), expiring retention after
@@ -106,7 +107,7 @@ func Put(ctx context.Context, api API, table string, s *history.Summary, retenti
 		return err
 	}
 	if _, err := api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
-		return fmt.Errorf("historytable: put %s %s: %w", history.Source(s.Table, s.Index), s.Start.Format(time.RFC3339), err)
+		return fmt.Errorf("store: put %s %s: %w", history.Source(s.Table, s.Index), s.Start.Format(time.RFC3339), err)
 	}
 	return nil
 }
@@ -116,7 +117,7 @@ func Put(ctx context.Context, api API, table string, s *history.Summary, retenti
 func checkWriteShards(n int) (int, error) {
 	n = cmp.Or(n, DefaultWriteShards)
 	if n < 1 || n > MaxWriteShards {
-		return 0, fmt.Errorf("historytable: %d write shards: want 1 to %d", n, MaxWriteShards)
+		return 0, fmt.Errorf("store: %d write shards: want 1 to %d", n, MaxWriteShards)
 	}
 	return n, nil
 }

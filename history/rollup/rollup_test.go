@@ -24,7 +24,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/faultproxy"
 	"github.com/hotkeys-dev/hotkeys/record"
@@ -89,7 +89,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	api, _ := dynamodblocal.Clients(t)
-	table, _ := dynamodblocal.CreateTable(t, api, dynamodblocal.TableSpec{Prefix: "rollup", HashKey: historytable.AttrDay, RangeKey: historytable.AttrWindow, NoStream: true})
+	table, _ := dynamodblocal.CreateTable(t, api, dynamodblocal.TableSpec{Prefix: "rollup", HashKey: store.AttrDay, RangeKey: store.AttrWindow, NoStream: true})
 	f := &fixture{api: api, table: table, logs: &bytes.Buffer{}}
 	f.job = f.newJob(t, api)
 	return f
@@ -106,7 +106,7 @@ func (f *fixture) newJob(t *testing.T, api API) *Job {
 
 func (f *fixture) store(t *testing.T, sums ...*history.Summary) {
 	for _, s := range sums {
-		if err := historytable.Put(context.Background(), f.api, f.table, s, 24*time.Hour, writeShards); err != nil {
+		if err := store.Put(context.Background(), f.api, f.table, s, 24*time.Hour, writeShards); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -159,8 +159,8 @@ func (f *fixture) items(t *testing.T) []string {
 }
 
 // rollups reads the rollups of level over [from, to) back.
-func (f *fixture) rollups(t *testing.T, level historytable.Level, from, to time.Time) []*history.Summary {
-	r, _ := historytable.NewReader(f.api, f.table, writeShards, 0)
+func (f *fixture) rollups(t *testing.T, level store.Level, from, to time.Time) []*history.Summary {
+	r, _ := store.NewReader(f.api, f.table, writeShards, 0)
 	var out []*history.Summary
 	err := r.Rollups(context.Background(), level, from, to, func(s *history.Summary) error { out = append(out, s); return nil },
 		func(key string, err error) { t.Errorf("skipped %s: %v", key, err) })
@@ -170,8 +170,8 @@ func (f *fixture) rollups(t *testing.T, level historytable.Level, from, to time.
 	return out
 }
 
-func (f *fixture) coverage(t *testing.T, from, to time.Time) *historytable.Coverage {
-	r, _ := historytable.NewReader(f.api, f.table, writeShards, 0)
+func (f *fixture) coverage(t *testing.T, from, to time.Time) *store.Coverage {
+	r, _ := store.NewReader(f.api, f.table, writeShards, 0)
 	c, err := r.Coverage(context.Background(), from, to)
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +222,7 @@ func TestRunRollsUpAWindowAndRerunsIdempotently(t *testing.T) {
 	if !res.First.Equal(t0) || !res.Settled.Equal(t0.Add(Grace-Settle)) || res.Rollups != 2 || res.Sources != 6 || res.Skipped != 0 {
 		t.Fatalf("result %+v: want the window of 10:00 rolled up (2 rollups of 3 windows each), that of 08:51 settled (none)", res)
 	}
-	got := f.rollups(t, historytable.Windows, t0, t0.Add(time.Hour))
+	got := f.rollups(t, store.Windows, t0, t0.Add(time.Hour))
 	if diff := cmp.Diff(direct(t, sums[:6], time.Minute), reportsOf(got)); diff != "" {
 		t.Errorf("rollups (-merged from the shards +rolled up):\n%s", diff)
 	}
@@ -246,7 +246,7 @@ func TestRunSettlesALateWindow(t *testing.T) {
 	late := sums[4:] // shard 2's windows, the table's and the index's
 	f.store(t, sums[:4]...)
 	f.run(t, t0.Add(time.Minute+Grace))
-	first := f.rollups(t, historytable.Windows, t0, t0.Add(time.Minute))
+	first := f.rollups(t, store.Windows, t0, t0.Add(time.Minute))
 	if len(first) != 2 || first[0].Sources != 2 {
 		t.Fatalf("first rollups %d, sources %d: want 2 of 2 windows each", len(first), first[0].Sources)
 	}
@@ -255,7 +255,7 @@ func TestRunSettlesALateWindow(t *testing.T) {
 	if !res.Settled.Equal(t0) || res.Rollups != 2 || res.Sources != 6 {
 		t.Fatalf("settling run %+v: want 10:00 settled, 2 rollups of 3 windows", res)
 	}
-	got := f.rollups(t, historytable.Windows, t0, t0.Add(time.Minute))
+	got := f.rollups(t, store.Windows, t0, t0.Add(time.Minute))
 	if diff := cmp.Diff(direct(t, sums, time.Minute), reportsOf(got)); diff != "" {
 		t.Errorf("settled rollups (-merged from the shards +rolled up):\n%s", diff)
 	}
@@ -298,7 +298,7 @@ func TestRunRollsUpAnHour(t *testing.T) {
 			t.Errorf("window %s not settled", time.Unix(at, 0).UTC().Format("15:04"))
 		}
 	}
-	hours := f.rollups(t, historytable.Hours, t0, t0.Add(time.Hour))
+	hours := f.rollups(t, store.Hours, t0, t0.Add(time.Hour))
 	want := direct(t, sums, time.Hour)
 	if len(hours) != 2 {
 		t.Fatalf("%d hour rollups, want the table's and the index's", len(hours))
@@ -332,7 +332,7 @@ func TestRunFailsAndIsRetried(t *testing.T) {
 	f := newFixture(t)
 	sums := windows(t, 2, 1, t0)
 	f.store(t, sums...)
-	proxy := faultproxy.Start(t, dynamodblocal.Endpoint(t), faultproxy.Rule{Attribute: historytable.AttrDay, Value: "2026-11-22#m10",
+	proxy := faultproxy.Start(t, dynamodblocal.Endpoint(t), faultproxy.Rule{Attribute: store.AttrDay, Value: "2026-11-22#m10",
 		Period: 1, Throttle: 1, Reason: "TableWriteKeyRangeThroughputExceeded"})
 	throttled := dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(proxy.URL), Region: dynamodblocal.Region,
 		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), DisableValidateResponseChecksum: true,

@@ -1,4 +1,4 @@
-package historytable
+package store
 
 import (
 	"context"
@@ -78,7 +78,7 @@ func PutRollup(ctx context.Context, api API, table string, level Level, s *histo
 	case errors.As(err, &cond):
 		return false, nil
 	case err != nil:
-		return false, fmt.Errorf("historytable: put the %s rollup of %s %s: %w", level, history.Source(s.Table, s.Index), s.Start.Format(time.RFC3339), err)
+		return false, fmt.Errorf("store: put the %s rollup of %s %s: %w", level, history.Source(s.Table, s.Index), s.Start.Format(time.RFC3339), err)
 	}
 	return true, nil
 }
@@ -128,7 +128,7 @@ func mark(ctx context.Context, api Updater, table string, t time.Time, expr stri
 		ExpressionAttributeValues: values,
 	})
 	if err != nil {
-		return fmt.Errorf("historytable: mark the rollups of %s: %w", t.Format(time.RFC3339), err)
+		return fmt.Errorf("store: mark the rollups of %s: %w", t.Format(time.RFC3339), err)
 	}
 	return nil
 }

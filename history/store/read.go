@@ -1,4 +1,4 @@
-package historytable
+package store
 
 import (
 	"cmp"
@@ -294,7 +294,7 @@ func (r *Reader) query(ctx context.Context, pk, lo, hi string, fn func([]map[str
 			<-sem
 		}
 		if err != nil {
-			return fmt.Errorf("historytable: query %s partition %s: %w", r.table, pk, err)
+			return fmt.Errorf("store: query %s partition %s: %w", r.table, pk, err)
 		}
 		if err := fn(out.Items); err != nil {
 			return err
