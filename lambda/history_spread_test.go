@@ -68,9 +68,9 @@ func TestHistoryWriteSpread(t *testing.T) {
 		deadline := time.Now().Add(time.Hour)
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
 		var logs bytes.Buffer
-		s := &historyStore{api: client, table: table, retention: time.Hour, namespace: "NS", emf: &bytes.Buffer{},
+		s := &historyStore{table: mustTable(t, client, table, store.Options{WriteShards: 16, Retention: time.Hour}), namespace: "NS", emf: &bytes.Buffer{},
 			log: slog.New(slog.NewJSONHandler(&logs, nil)), now: func() time.Time { return deadline.Add(-tc.left) },
-			attempts: 1, firstDelay: time.Millisecond, reserve: time.Second * 2, writeShards: 16, spread: spread,
+			attempts: 1, firstDelay: time.Millisecond, reserve: time.Second * 2, spread: spread,
 			sleep: func(_ context.Context, d time.Duration) { slept = append(slept, d) }}
 		for range 3 { // the table's window and two indexes'
 			s.write(ctx, w, rep, shard)
@@ -101,11 +101,11 @@ func TestHistoryFromEnvWriteShardsAndSpread(t *testing.T) {
 		return func(k string) string { return m[k] }
 	}
 	h, err := historyFromEnv(env(map[string]string{}), nil, "NS", nil)
-	if err != nil || h.writeShards != store.DefaultWriteShards || h.spread != 0 {
+	if err != nil || h.table.WriteShards() != store.DefaultWriteShards || h.spread != 0 {
 		t.Errorf("defaults: %+v, %v; want %d write shards, no spread", h, err, store.DefaultWriteShards)
 	}
 	h, err = historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_WRITE_SHARDS": "8", "HOTKEYS_HISTORY_WRITE_SPREAD": "4"}), nil, "NS", nil)
-	if err != nil || h.writeShards != 8 || h.spread != 4*time.Second {
+	if err != nil || h.table.WriteShards() != 8 || h.spread != 4*time.Second {
 		t.Errorf("8 write shards, 4 s: %+v, %v", h, err)
 	}
 	for name, bad := range map[string][]string{

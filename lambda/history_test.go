@@ -72,7 +72,7 @@ func TestHistoryWrittenByTheBootstrap(t *testing.T) {
 		}
 	}
 	m, _ := history.NewMerger("Orders", "", time.Minute, 10)
-	err = store.Read(context.Background(), ddb, table, start, start.Add(time.Minute), m.Add, func(key string, err error) {
+	err = mustTable(t, ddb, table, store.Options{}).Reader(0).Shards(context.Background(), start, start.Add(time.Minute), m.Add, func(key string, err error) {
 		t.Errorf("item %s skipped: %v", key, err)
 	})
 	if err != nil {
@@ -121,17 +121,27 @@ func TestHistoryWriteFailsQuietly(t *testing.T) {
 	}
 }
 
+// mustTable returns the history table name, reached through api.
+func mustTable(t *testing.T, api store.API, name string, opts store.Options) *store.Table {
+	t.Helper()
+	table, err := store.New(api, name, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return table
+}
+
 func TestHistoryFromEnv(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	if h, err := historyFromEnv(env(nil), nil, "NS", nil); h != nil || err != nil {
 		t.Errorf("no table: %v, %v; want off", h, err)
 	}
 	h, err := historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_TABLE": "H", "HOTKEYS_HISTORY_RETENTION_DAYS": "7"}), nil, "NS", nil)
-	if err != nil || h.table != "H" || h.retention != 7*24*time.Hour || h.namespace != "NS" {
+	if err != nil || h.table.Name() != "H" || h.table.Retention() != 7*24*time.Hour || h.namespace != "NS" {
 		t.Errorf("table H, 7 days: %+v, %v", h, err)
 	}
-	if h, _ := historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_TABLE": "H"}), nil, "NS", nil); h.retention != 30*24*time.Hour {
-		t.Errorf("default retention %s, want 30 days", h.retention)
+	if h, _ := historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_TABLE": "H"}), nil, "NS", nil); h.table.Retention() != 30*24*time.Hour {
+		t.Errorf("default retention %s, want 30 days", h.table.Retention())
 	}
 	for _, bad := range []string{"0", "-1", "3651", "30d", "1.5"} {
 		_, err := historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_RETENTION_DAYS": bad}), nil, "NS", nil)
@@ -165,7 +175,7 @@ func TestHistoryWriteKeepsTheReserve(t *testing.T) {
 		// The store's clock reads tc.left before the invocation's deadline.
 		deadline := time.Now().Add(time.Hour)
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
-		s := &historyStore{api: client, table: table, retention: time.Hour, namespace: "NS", emf: &emf,
+		s := &historyStore{table: mustTable(t, client, table, store.Options{Retention: time.Hour}), namespace: "NS", emf: &emf,
 			log: slog.New(slog.NewJSONHandler(&logs, nil)), now: func() time.Time { return deadline.Add(-tc.left) },
 			attempts: 5, firstDelay: time.Millisecond, reserve: 2 * time.Second}
 		ok := s.write(ctx, w, rep, "shard-1")

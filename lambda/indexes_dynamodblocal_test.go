@@ -142,7 +142,7 @@ func TestIndexesOnDynamoDBLocal(t *testing.T) {
 			}
 			// The history table: the table's window, and GSI1's unless off.
 			stored := map[string]*history.Summary{}
-			err := store.Read(context.Background(), ddb, historyTable, start, start.Add(15*time.Minute), func(s *history.Summary) error {
+			err := mustTable(t, ddb, historyTable, store.Options{}).Reader(0).Shards(context.Background(), start, start.Add(15*time.Minute), func(s *history.Summary) error {
 				stored[s.Index] = s
 				return nil
 			}, func(key string, err error) { t.Errorf("history item %s skipped: %v", key, err) })

@@ -169,9 +169,13 @@ func historyFromEnv(getenv func(string) string, api store.API, namespace string,
 	if table == "" {
 		return nil, nil
 	}
-	return &historyStore{api: api, table: table, retention: time.Duration(days) * 24 * time.Hour, namespace: namespace,
+	t, err := store.New(api, table, store.Options{WriteShards: shards, Retention: time.Duration(days) * 24 * time.Hour})
+	if err != nil {
+		return nil, err
+	}
+	return &historyStore{table: t, namespace: namespace,
 		emf: os.Stdout, log: log, now: time.Now, attempts: 5, firstDelay: 100 * time.Millisecond, reserve: 2 * time.Second,
-		writeShards: shards, spread: spread, sleep: sleepCtx}, nil
+		spread: spread, sleep: sleepCtx}, nil
 }
 
 // configFromEnv reads every HOTKEYS_ variable; an error names the variable

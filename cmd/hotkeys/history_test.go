@@ -129,13 +129,17 @@ func TestHistoryOnDynamoDBLocal(t *testing.T) {
 	start := time.Date(2026, 11, 22, 23, 58, 0, 0, time.UTC)
 	day := newStoredDay(t, 3, 4, start)
 	const retention = 30 * 24 * time.Hour
+	stored, err := store.New(ddb, table, store.Options{Retention: retention})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, s := range day.summaries {
-		if err := store.Put(ctx, ddb, table, s, retention, 0); err != nil {
+		if err := stored.Put(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A redelivered final invoke writes its window again: same item.
-	if err := store.Put(ctx, ddb, table, day.summaries[0], retention, 0); err != nil {
+	if err := stored.Put(ctx, day.summaries[0]); err != nil {
 		t.Fatal(err)
 	}
 	// The TTL attribute: the window's end plus the retention.
@@ -150,7 +154,7 @@ func TestHistoryOnDynamoDBLocal(t *testing.T) {
 		t.Errorf("expires = %v, want %d", got.Item[store.AttrExpires], start.Add(time.Minute+retention).Unix())
 	}
 	// Items history cannot use, each skipped with a warning.
-	good, _ := store.Item(day.summaries[0], retention, 0)
+	good, _ := stored.Item(day.summaries[0])
 	if f := good[store.AttrFormat].(*types.AttributeValueMemberN).Value; f != "1" {
 		t.Fatalf("the corrupt items are made from an item of format %s, want 1", f)
 	}

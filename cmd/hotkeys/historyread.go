@@ -84,17 +84,19 @@ func minTime(a, b time.Time) time.Time {
 // how many steps it wrote and how many items it skipped (each told on
 // stderr), and says on stderr what it read.
 func (f *historyFlags) read(ctx context.Context, api store.API, from, to time.Time, out reportWriter[report.Report], stderr io.Writer) (int, int, error) {
-	r, err := store.NewReader(api, f.table, f.writeShards, 0)
+	table, err := store.New(api, f.table, store.Options{WriteShards: f.writeShards})
 	if err != nil {
 		return 0, 0, usageError{err}
 	}
+	r := table.Reader(0)
 	cov := &store.Coverage{}
 	if f.source != "shards" {
 		if cov, err = r.Coverage(ctx, from, to); err != nil {
 			return 0, 0, f.readError(err)
 		}
-		if f.writeShards == 0 && cov.WriteShards > r.WriteShards() {
-			r, _ = store.NewReader(api, f.table, cov.WriteShards, 0) // within bounds: Coverage checks
+		if f.writeShards == 0 && cov.WriteShards > table.WriteShards() {
+			table, _ = store.New(api, f.table, store.Options{WriteShards: cov.WriteShards}) // within bounds: Coverage checks
+			r = table.Reader(0)
 		}
 	}
 	segs := plan(cov, f.step, from, to, f.source != "rollups", f.source == "settled")

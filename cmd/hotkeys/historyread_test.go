@@ -97,15 +97,19 @@ func TestHistoryFromRollups(t *testing.T) {
 		return s.Index == "" && s.Shard == "shardId-2" && s.Start.Equal(start.Add(time.Minute))
 	})
 	late := day.summaries[lateAt]
+	stored, err := store.New(ddb, table, store.Options{WriteShards: 8, Retention: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, s := range day.summaries {
 		if i != lateAt {
-			if err := store.Put(ctx, ddb, table, s, time.Hour, 8); err != nil {
+			if err := stored.Put(ctx, s); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	clock := start
-	job, err := rollup.New(ddb, rollup.Config{Table: table, Window: time.Minute, WriteShards: 8, Retention: time.Hour},
+	job, err := rollup.New(stored, rollup.Config{Window: time.Minute},
 		slog.New(slog.DiscardHandler), func() time.Time { return clock })
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +123,7 @@ func TestHistoryFromRollups(t *testing.T) {
 	for m := range 6 {
 		runAt(start.Add(time.Duration(m+1)*time.Minute + rollup.Grace))
 	}
-	if err := store.Put(ctx, ddb, table, late, time.Hour, 8); err != nil {
+	if err := stored.Put(ctx, late); err != nil {
 		t.Fatal(err)
 	}
 	for m := range 3 {

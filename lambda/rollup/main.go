@@ -26,7 +26,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/config"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/hotkeys-dev/hotkeys/history/rollup"
@@ -58,21 +58,34 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	awsCfg, err := config.LoadDefaultConfig(ctx)
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("loading AWS configuration: %w", err)
 	}
-	job, err := rollup.New(dynamodb.NewFromConfig(awsCfg, store.ClientOptions), cfg, log, time.Now)
+	table, err := store.New(dynamodb.NewFromConfig(awsCfg, store.ClientOptions), cfg.table, store.Options{WriteShards: cfg.writeShards, Retention: cfg.retention})
+	if err != nil {
+		return nil, err
+	}
+	job, err := rollup.New(table, rollup.Config{Window: cfg.window}, log, time.Now)
 	if err != nil {
 		return nil, err
 	}
 	return &handler{job: job, now: time.Now}, nil
 }
 
+// config is the function's configuration, as the variables of envVars
+// hold it.
+type config struct {
+	table       string        // HOTKEYS_HISTORY_TABLE
+	window      time.Duration // HOTKEYS_WINDOW
+	writeShards int           // HOTKEYS_HISTORY_WRITE_SHARDS
+	retention   time.Duration // HOTKEYS_HISTORY_RETENTION_DAYS
+}
+
 // configFromEnv reads the variables of envVars.
-func configFromEnv(getenv func(string) string) (rollup.Config, error) {
-	cfg := rollup.Config{Table: getenv("HOTKEYS_HISTORY_TABLE"), Window: time.Minute, Retention: 30 * 24 * time.Hour}
-	if cfg.Table == "" {
+func configFromEnv(getenv func(string) string) (config, error) {
+	cfg := config{table: getenv("HOTKEYS_HISTORY_TABLE"), window: time.Minute, retention: 30 * 24 * time.Hour}
+	if cfg.table == "" {
 		return cfg, fmt.Errorf("HOTKEYS_HISTORY_TABLE is empty: name the history table to roll up")
 	}
 	if v := getenv("HOTKEYS_WINDOW"); v != "" {
@@ -83,21 +96,21 @@ func configFromEnv(getenv func(string) string) (rollup.Config, error) {
 		if err != nil || d < time.Second || d%time.Second != 0 || time.Hour%d != 0 {
 			return cfg, fmt.Errorf("HOTKEYS_WINDOW=%q: rollups need whole seconds that divide an hour, such as 60s or 5m", v)
 		}
-		cfg.Window = d
+		cfg.window = d
 	}
 	if v := getenv("HOTKEYS_HISTORY_WRITE_SHARDS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > store.MaxWriteShards {
 			return cfg, fmt.Errorf("HOTKEYS_HISTORY_WRITE_SHARDS=%q: want a whole number, 1 to %d", v, store.MaxWriteShards)
 		}
-		cfg.WriteShards = n
+		cfg.writeShards = n
 	}
 	if v := getenv("HOTKEYS_HISTORY_RETENTION_DAYS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 3650 {
 			return cfg, fmt.Errorf("HOTKEYS_HISTORY_RETENTION_DAYS=%q: want whole days, 1 to 3650", v)
 		}
-		cfg.Retention = time.Duration(n) * 24 * time.Hour
+		cfg.retention = time.Duration(n) * 24 * time.Hour
 	}
 	return cfg, nil
 }

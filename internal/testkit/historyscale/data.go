@@ -33,7 +33,10 @@ type config struct {
 // the rollup job store them.
 func build(cfg config, progress func(string)) (*served, error) {
 	st := newServed()
-	retention := 30 * 24 * time.Hour
+	table, err := store.New(nil, cfg.table, store.Options{WriteShards: cfg.writeShards, Retention: 30 * 24 * time.Hour})
+	if err != nil {
+		return nil, err
+	}
 	ids := shardIDs(cfg.shards, 7)
 	// Each shape: every shard's window of one minute, as of minute 0.
 	var shapes [][]*history.Summary
@@ -56,7 +59,7 @@ func build(cfg config, progress func(string)) (*served, error) {
 	var shardItems, shardBytes int
 	for t := cfg.end.Add(-time.Duration(cfg.shardHours) * time.Hour); t.Before(cfg.end); t = t.Add(time.Minute) {
 		for _, s := range shapeAt(t) {
-			item, err := store.Item(restamp(s, t), retention, cfg.writeShards)
+			item, err := table.Item(restamp(s, t))
 			if err != nil {
 				return nil, err
 			}
@@ -91,7 +94,7 @@ func build(cfg config, progress func(string)) (*served, error) {
 	settledUntil := cfg.end.Add(-70 * time.Minute)
 	for t := cfg.end.Add(-24 * time.Hour); t.Before(rolledUntil); t = t.Add(time.Minute) {
 		r := restamp(minuteRollups[int(t.Unix()/60)%len(shapes)], t)
-		item, err := store.RollupItem(store.Windows, r, retention, t.Add(2*time.Minute), t.Before(settledUntil))
+		item, err := table.RollupItem(store.Windows, r, t.Add(2*time.Minute), t.Before(settledUntil))
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +124,7 @@ func build(cfg config, progress func(string)) (*served, error) {
 	rollupBytes, rollupItems = 0, 0
 	for t := cfg.end.Add(-time.Duration(cfg.days) * 24 * time.Hour); t.Before(cfg.end.Add(-2 * time.Hour)); t = t.Add(time.Hour) {
 		r := restamp(hourRollups[int(t.Unix()/3600)%len(shapes)], t)
-		item, err := store.RollupItem(store.Hours, r, retention, t.Add(130*time.Minute), true)
+		item, err := table.RollupItem(store.Hours, r, t.Add(130*time.Minute), true)
 		if err != nil {
 			return nil, err
 		}

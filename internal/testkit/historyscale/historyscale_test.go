@@ -31,10 +31,11 @@ func TestServesWhatTheReaderReads(t *testing.T) {
 	defer srv.Close()
 	api := dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(srv.URL), Region: "us-east-1",
 		Credentials: credentials.NewStaticCredentialsProvider("k", "s", "")}, store.ClientOptions)
-	r, err := store.NewReader(api, cfg.table, cfg.writeShards, 4)
+	table, err := store.New(api, cfg.table, store.Options{WriteShards: cfg.writeShards})
 	if err != nil {
 		t.Fatal(err)
 	}
+	r := table.Reader(4)
 	ctx := context.Background()
 	day := cfg.end.Add(-24 * time.Hour)
 	cov, err := r.Coverage(ctx, day, cfg.end)
