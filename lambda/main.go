@@ -272,18 +272,22 @@ func redactionFromEnv(getenv func(string) string) (string, error) {
 	return arn, nil
 }
 
-// fieldVars names the detector.Config fields the function sets by the
-// variables that set them, so that an error names what the user can change.
-var fieldVars = map[string]string{
-	"Window":               "HOTKEYS_WINDOW",
-	"Lateness":             "HOTKEYS_WINDOW",
-	"ShareThreshold":       "HOTKEYS_SHARE_THRESHOLD",
-	"MinWCUPerSecond":      "HOTKEYS_MIN_WCU_PER_SECOND",
-	"CriticalWCUPerSecond": "HOTKEYS_CRITICAL_WCU_PER_SECOND",
-	"PartitionLimit":       "HOTKEYS_PARTITION_LIMIT",
-	"SaturationFraction":   "HOTKEYS_SATURATION_FRACTION",
-	"SaturationSeconds":    "HOTKEYS_SATURATION_SECONDS",
-	"Top":                  "HOTKEYS_TOP",
+// fieldVars names the fields of c the function sets by the variables that
+// set them, keyed by the fields' addresses, as
+// detector.FieldError.Message takes them: a renamed field does not
+// compile, and an error names what the user can change.
+func fieldVars(c *detector.Config) map[any]string {
+	return map[any]string{
+		&c.Window:               "HOTKEYS_WINDOW",
+		&c.Lateness:             "HOTKEYS_WINDOW",
+		&c.ShareThreshold:       "HOTKEYS_SHARE_THRESHOLD",
+		&c.MinWCUPerSecond:      "HOTKEYS_MIN_WCU_PER_SECOND",
+		&c.CriticalWCUPerSecond: "HOTKEYS_CRITICAL_WCU_PER_SECOND",
+		&c.PartitionLimit:       "HOTKEYS_PARTITION_LIMIT",
+		&c.SaturationFraction:   "HOTKEYS_SATURATION_FRACTION",
+		&c.SaturationSeconds:    "HOTKEYS_SATURATION_SECONDS",
+		&c.Top:                  "HOTKEYS_TOP",
+	}
 }
 
 // envError words a validation error in the variables that set the fields
@@ -295,7 +299,8 @@ func envError(err error) error {
 	if !errors.As(err, &fe) {
 		return err
 	}
-	return fmt.Errorf("%w: %s", detector.ErrConfig, fe.Message(fieldVars))
+	var c detector.Config
+	return fmt.Errorf("%w: %s", detector.ErrConfig, fe.Message(&c, fieldVars(&c)))
 }
 
 // parseSeconds reads "60s", "5m" or a plain number of seconds.
