@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/alert"
@@ -45,6 +46,20 @@ type historyStore struct {
 	spread     time.Duration
 	sleep      func(context.Context, time.Duration) // waits, or less when ctx ends
 	delayedFor string                               // the shard and window last delayed for
+}
+
+// newHistoryStore returns the history store c configures, writing through
+// api: nil when no table is set.
+func newHistoryStore(c historyConfig, api store.API, namespace string, log *slog.Logger) (*historyStore, error) {
+	if c.Table == "" {
+		return nil, nil
+	}
+	table, err := c.Open(api)
+	if err != nil {
+		return nil, err
+	}
+	return &historyStore{table: table, namespace: namespace, emf: os.Stdout, log: log, now: time.Now,
+		attempts: 5, firstDelay: 100 * time.Millisecond, reserve: 2 * time.Second, spread: c.spread, sleep: sleepCtx}, nil
 }
 
 // sleepCtx waits d, or until ctx ends.

@@ -100,12 +100,12 @@ func TestHistoryFromEnvWriteShardsAndSpread(t *testing.T) {
 		m["HOTKEYS_HISTORY_TABLE"] = "H"
 		return func(k string) string { return m[k] }
 	}
-	h, err := historyFromEnv(env(map[string]string{}), nil, "NS", nil)
-	if err != nil || h.table.WriteShards() != store.DefaultWriteShards || h.spread != 0 {
+	h, err := historyFromEnv(env(map[string]string{}))
+	if err != nil || h.WriteShards != store.DefaultWriteShards || h.spread != 0 {
 		t.Errorf("defaults: %+v, %v; want %d write shards, no spread", h, err, store.DefaultWriteShards)
 	}
-	h, err = historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_WRITE_SHARDS": "8", "HOTKEYS_HISTORY_WRITE_SPREAD": "4"}), nil, "NS", nil)
-	if err != nil || h.table.WriteShards() != 8 || h.spread != 4*time.Second {
+	h, err = historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_WRITE_SHARDS": "8", "HOTKEYS_HISTORY_WRITE_SPREAD": "4"}))
+	if err != nil || h.WriteShards != 8 || h.spread != 4*time.Second {
 		t.Errorf("8 write shards, 4 s: %+v, %v", h, err)
 	}
 	for name, bad := range map[string][]string{
@@ -113,7 +113,7 @@ func TestHistoryFromEnvWriteShardsAndSpread(t *testing.T) {
 		"HOTKEYS_HISTORY_WRITE_SPREAD": {"-1", "21", "21s", "1m", "x"},
 	} {
 		for _, v := range bad {
-			if _, err := historyFromEnv(env(map[string]string{name: v}), nil, "NS", nil); err == nil || !strings.Contains(err.Error(), name) {
+			if _, err := historyFromEnv(env(map[string]string{name: v})); err == nil || !strings.Contains(err.Error(), name) {
 				t.Errorf("%s=%q: %v, want an error naming it", name, v, err)
 			}
 		}
@@ -121,7 +121,7 @@ func TestHistoryFromEnvWriteShardsAndSpread(t *testing.T) {
 }
 
 // TestHistoryWritesSpreadOnDynamoDBLocal: the Lambda's own write path
-// (historyFromEnv's defaults, historyStore.write) stores the windows of
+// (historyFromEnv's defaults, newHistoryStore, historyStore.write) stores the windows of
 // 1,000 stream shards, closed at the same instant, on DynamoDB Local. Read
 // back, each shard's item is under its write shard, the items are over
 // every one of the default 64 partition key values, and the busiest value
@@ -133,8 +133,11 @@ func TestHistoryWritesSpreadOnDynamoDBLocal(t *testing.T) {
 	client, _ := dynamodblocal.Clients(t)
 	table, _ := dynamodblocal.CreateTable(t, client, dynamodblocal.TableSpec{Prefix: "history", HashKey: store.AttrDay,
 		RangeKey: store.AttrWindow, NoStream: true})
-	s, err := historyFromEnv(func(k string) string { return map[string]string{"HOTKEYS_HISTORY_TABLE": table}[k] }, client, "NS",
-		slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	c, err := historyFromEnv(func(k string) string { return map[string]string{"HOTKEYS_HISTORY_TABLE": table}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newHistoryStore(c, client, "NS", slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

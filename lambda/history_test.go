@@ -133,18 +133,25 @@ func mustTable(t *testing.T, api store.API, name string, opts store.Options) *st
 
 func TestHistoryFromEnv(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	if h, err := historyFromEnv(env(nil), nil, "NS", nil); h != nil || err != nil {
+	store := func(m map[string]string) (*historyStore, error) {
+		c, err := historyFromEnv(env(m))
+		if err != nil {
+			return nil, err
+		}
+		return newHistoryStore(c, nil, "NS", nil)
+	}
+	if h, err := store(nil); h != nil || err != nil {
 		t.Errorf("no table: %v, %v; want off", h, err)
 	}
-	h, err := historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_TABLE": "H", "HOTKEYS_HISTORY_RETENTION_DAYS": "7"}), nil, "NS", nil)
+	h, err := store(map[string]string{"HOTKEYS_HISTORY_TABLE": "H", "HOTKEYS_HISTORY_RETENTION_DAYS": "7"})
 	if err != nil || h.table.Name() != "H" || h.table.Retention() != 7*24*time.Hour || h.namespace != "NS" {
 		t.Errorf("table H, 7 days: %+v, %v", h, err)
 	}
-	if h, _ := historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_TABLE": "H"}), nil, "NS", nil); h.table.Retention() != 30*24*time.Hour {
+	if h, _ := store(map[string]string{"HOTKEYS_HISTORY_TABLE": "H"}); h.table.Retention() != 30*24*time.Hour {
 		t.Errorf("default retention %s, want 30 days", h.table.Retention())
 	}
 	for _, bad := range []string{"0", "-1", "3651", "30d", "1.5"} {
-		_, err := historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_RETENTION_DAYS": bad}), nil, "NS", nil)
+		_, err := historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_RETENTION_DAYS": bad}))
 		if err == nil || !strings.Contains(err.Error(), "HOTKEYS_HISTORY_RETENTION_DAYS") {
 			t.Errorf("retention %q: %v, want an error naming the variable", bad, err)
 		}

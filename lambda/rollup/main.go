@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -31,6 +30,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/history/rollup"
 	"github.com/hotkeys-dev/hotkeys/history/store"
+	"github.com/hotkeys-dev/hotkeys/internal/envconfig"
 )
 
 // envVars lists every variable the function reads, with what it means. The
@@ -62,7 +62,7 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	if err != nil {
 		return nil, fmt.Errorf("loading AWS configuration: %w", err)
 	}
-	table, err := store.New(dynamodb.NewFromConfig(awsCfg, store.ClientOptions), cfg.table, store.Options{WriteShards: cfg.writeShards, Retention: cfg.retention})
+	table, err := cfg.history.Open(dynamodb.NewFromConfig(awsCfg, store.ClientOptions))
 	if err != nil {
 		return nil, err
 	}
@@ -73,44 +73,29 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	return &handler{job: job, now: time.Now}, nil
 }
 
-// config is the function's configuration, as the variables of envVars
-// hold it.
+// config is the function's configuration: every variable of envVars, read
+// by configFromEnv and nowhere else.
 type config struct {
-	table       string        // HOTKEYS_HISTORY_TABLE
-	window      time.Duration // HOTKEYS_WINDOW
-	writeShards int           // HOTKEYS_HISTORY_WRITE_SHARDS
-	retention   time.Duration // HOTKEYS_HISTORY_RETENTION_DAYS
+	history envconfig.History // HOTKEYS_HISTORY_TABLE, _WRITE_SHARDS, _RETENTION_DAYS
+	window  time.Duration     // HOTKEYS_WINDOW
 }
 
 // configFromEnv reads the variables of envVars.
 func configFromEnv(getenv func(string) string) (config, error) {
-	cfg := config{table: getenv("HOTKEYS_HISTORY_TABLE"), window: time.Minute, retention: 30 * 24 * time.Hour}
-	if cfg.table == "" {
+	cfg := config{window: time.Minute}
+	var err error
+	if cfg.history, err = envconfig.HistoryFromEnv(getenv); err != nil {
+		return cfg, err
+	}
+	if cfg.history.Table == "" {
 		return cfg, fmt.Errorf("HOTKEYS_HISTORY_TABLE is empty: name the history table to roll up")
 	}
 	if v := getenv("HOTKEYS_WINDOW"); v != "" {
-		d, err := time.ParseDuration(v)
-		if n, nerr := strconv.Atoi(v); nerr == nil {
-			d, err = time.Duration(n)*time.Second, nil
-		}
-		if err != nil || d < time.Second || d%time.Second != 0 || time.Hour%d != 0 {
+		d, ok := envconfig.Seconds(v)
+		if !ok || d < time.Second || d%time.Second != 0 || time.Hour%d != 0 {
 			return cfg, fmt.Errorf("HOTKEYS_WINDOW=%q: rollups need whole seconds that divide an hour, such as 60s or 5m", v)
 		}
 		cfg.window = d
-	}
-	if v := getenv("HOTKEYS_HISTORY_WRITE_SHARDS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > store.MaxWriteShards {
-			return cfg, fmt.Errorf("HOTKEYS_HISTORY_WRITE_SHARDS=%q: want a whole number, 1 to %d", v, store.MaxWriteShards)
-		}
-		cfg.writeShards = n
-	}
-	if v := getenv("HOTKEYS_HISTORY_RETENTION_DAYS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 3650 {
-			return cfg, fmt.Errorf("HOTKEYS_HISTORY_RETENTION_DAYS=%q: want whole days, 1 to 3650", v)
-		}
-		cfg.retention = time.Duration(n) * 24 * time.Hour
 	}
 	return cfg, nil
 }

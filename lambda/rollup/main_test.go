@@ -13,6 +13,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/history"
 	"github.com/hotkeys-dev/hotkeys/history/rollup"
 	"github.com/hotkeys-dev/hotkeys/history/store"
+	"github.com/hotkeys-dev/hotkeys/internal/envconfig"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
@@ -21,11 +22,11 @@ func env(m map[string]string) func(string) string { return func(k string) string
 
 func TestConfigFromEnv(t *testing.T) {
 	cfg, err := configFromEnv(env(map[string]string{"HOTKEYS_HISTORY_TABLE": "H"}))
-	if err != nil || cfg != (config{table: "H", window: time.Minute, retention: 30 * 24 * time.Hour}) {
+	if err != nil || cfg != (config{history: envconfig.History{Table: "H", Retention: 30 * 24 * time.Hour, WriteShards: store.DefaultWriteShards}, window: time.Minute}) {
 		t.Errorf("defaults: %+v, %v", cfg, err)
 	}
 	cfg, err = configFromEnv(env(map[string]string{"HOTKEYS_HISTORY_TABLE": "H", "HOTKEYS_WINDOW": "300", "HOTKEYS_HISTORY_WRITE_SHARDS": "128", "HOTKEYS_HISTORY_RETENTION_DAYS": "7"}))
-	if err != nil || cfg != (config{table: "H", window: 5 * time.Minute, writeShards: 128, retention: 7 * 24 * time.Hour}) {
+	if err != nil || cfg != (config{history: envconfig.History{Table: "H", Retention: 7 * 24 * time.Hour, WriteShards: 128}, window: 5 * time.Minute}) {
 		t.Errorf("set: %+v, %v", cfg, err)
 	}
 	for name, bad := range map[string][]string{

@@ -5,7 +5,9 @@
 // of docs/ leaves a file out, and when README's Layout leaves out a package
 // or names a folder that is not there. Two more hold the rule README's Layout
 // states: outside internal/testkit/, only tests import it, so neither the
-// function nor the CLI links any of it.
+// function nor the CLI links any of it; and one holds that configuration
+// is read only in the mains: only lambda/... and cmd/... import
+// internal/envconfig.
 //
 // Anchors follow GitHub's rule for heading ids (github-slugger): the
 // heading's text, lowercased, with every character that is not a letter, a

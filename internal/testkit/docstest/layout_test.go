@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -159,4 +160,42 @@ func layoutFolders(t *testing.T, readme string) map[string]bool {
 		}
 	}
 	return folders
+}
+
+// TestOnlyTheMainsReadTheEnvironment holds README's rule that
+// configuration is read only in the mains: internal/envconfig, the
+// binaries' shared reader of their environment (its errors name the
+// variables), is imported only by packages under lambda/ and cmd/, their
+// tests included. No library, and no test of one, takes it.
+func TestOnlyTheMainsReadTheEnvironment(t *testing.T) {
+	root := repoRoot(t)
+	module := modulePath(t, root)
+	envconfig := module + "/internal/envconfig"
+	importers := 0
+	for _, line := range goListLines(t, root, "-f", `{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`, "./...") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || !slices.Contains(fields[1:], envconfig) {
+			continue
+		}
+		importers++
+		dir := strings.TrimPrefix(strings.TrimPrefix(fields[0], module), "/")
+		if dir != "lambda" && !strings.HasPrefix(dir, "lambda/") && !strings.HasPrefix(dir, "cmd/") {
+			t.Errorf("%s imports internal/envconfig: only the mains (lambda/..., cmd/...) read the environment", dir)
+		}
+	}
+	if importers == 0 {
+		t.Error("nothing imports internal/envconfig: the test would prove nothing")
+	}
+}
+
+// goListLines runs `go list args...` in root and returns its lines.
+func goListLines(t *testing.T, root string, args ...string) []string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
 }
