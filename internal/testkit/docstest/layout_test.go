@@ -61,13 +61,24 @@ func TestProductionCodeNeverImportsTestkit(t *testing.T) {
 // goList runs `go list args...` in root and returns the packages it names.
 func goList(t *testing.T, root string, args ...string) []string {
 	t.Helper()
+	return strings.Fields(goListOutput(t, root, args...))
+}
+
+// goListLines runs `go list args...` in root and returns its lines.
+func goListLines(t *testing.T, root string, args ...string) []string {
+	t.Helper()
+	return strings.Split(strings.TrimSpace(goListOutput(t, root, args...)), "\n")
+}
+
+func goListOutput(t *testing.T, root string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command("go", append([]string{"list"}, args...)...)
 	cmd.Dir = root
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("go list %s: %v", strings.Join(args, " "), err)
 	}
-	return strings.Fields(string(out))
+	return string(out)
 }
 
 // modulePath reads the module directive of root's go.mod.
@@ -186,16 +197,4 @@ func TestOnlyTheMainsReadTheEnvironment(t *testing.T) {
 	if importers == 0 {
 		t.Error("nothing imports internal/envconfig: the test would prove nothing")
 	}
-}
-
-// goListLines runs `go list args...` in root and returns its lines.
-func goListLines(t *testing.T, root string, args ...string) []string {
-	t.Helper()
-	cmd := exec.Command("go", append([]string{"list"}, args...)...)
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list %s: %v", strings.Join(args, " "), err)
-	}
-	return strings.Split(strings.TrimSpace(string(out)), "\n")
 }
