@@ -75,6 +75,8 @@ type API interface {
 	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 }
 
+var _ API = (*dynamodb.Client)(nil)
+
 // ErrItem is wrapped by every complaint about a stored item.
 var ErrItem = errors.New("store: unusable item")
 
