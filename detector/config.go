@@ -3,6 +3,7 @@ package detector
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
@@ -154,7 +155,7 @@ var ErrConfig = errors.New("detector: invalid configuration")
 // A FieldError says which field of a Config is invalid and what it may
 // hold. It wraps ErrConfig (and Err, when set). Its message names fields as
 // Go does (ShareThreshold); the CLI and the Lambda, which know what their
-// users set, name them with Message.
+// users set, name them with Message, by the fields' addresses.
 type FieldError struct {
 	Field string // the invalid field: "ShareThreshold"
 	Value any    // what it held
@@ -168,7 +169,7 @@ type FieldError struct {
 }
 
 func (e *FieldError) Error() string {
-	return ErrConfig.Error() + ": " + e.Message(nil)
+	return ErrConfig.Error() + ": " + e.Message(nil, nil)
 }
 
 // Unwrap returns ErrConfig and the cause, if any.
@@ -181,11 +182,18 @@ func (e *FieldError) Unwrap() []error {
 
 // Message says what is wrong, each field named as names has it, or by its
 // Go name: "--share-threshold 2: want a fraction in (0, 1], e.g. 0.10" with
-// the CLI's flags.
-func (e *FieldError) Message(names map[string]string) string {
+// the CLI's flags. names maps fields of c, by address (&c.ShareThreshold),
+// to the names users set them by ("--share-threshold"), so that a caller's
+// table of names stops compiling when a field is renamed.
+func (e *FieldError) Message(c *Config, names map[any]string) string {
 	name := func(field string) string {
-		if n, ok := names[field]; ok {
-			return n
+		if c == nil {
+			return field
+		}
+		if f := reflect.ValueOf(c).Elem().FieldByName(field); f.IsValid() {
+			if n, ok := names[f.Addr().Interface()]; ok {
+				return n
+			}
 		}
 		return field
 	}

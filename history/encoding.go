@@ -10,6 +10,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/internal/frame"
 	"github.com/hotkeys-dev/hotkeys/report"
+	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
 // MaxEncodedSize caps a summary's encoding so that its item (the encoding
@@ -135,7 +136,7 @@ func (s *Summary) MarshalRollup() ([]byte, error) {
 // every number of keys from all down, or, with bisect, finds the largest
 // that fits in a logarithmic number of tries.
 func (s *Summary) marshal(limit int, bisect bool) ([]byte, error) {
-	hll, err := packHLL(s.Distinct)
+	hll, err := sketch.PackDistinct(s.Distinct)
 	if err != nil {
 		return nil, err
 	}
@@ -312,14 +313,11 @@ func (s *Summary) UnmarshalBinary(data []byte) error {
 		return r.Err()
 	}
 	if hll != "" {
-		raw, err := unpackHLL([]byte(hll))
+		enc, err := sketch.UnpackDistinct([]byte(hll))
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}
-		if err := checkHLL(raw); err != nil {
-			return err
-		}
-		out.Distinct = raw
+		out.Distinct = enc
 	}
 	*s = out
 	return nil

@@ -41,7 +41,8 @@ type Summary struct {
 	TTLWCU uint64
 
 	// DistinctKeys is the window's own estimate; Distinct the HyperLogLog
-	// it came from (axiomhq/hyperloglog's encoding), which merges.
+	// it came from, as sketch.Summary.AppendDistinct encodes it, which
+	// merges (sketch.DistinctUnion).
 	DistinctKeys uint64
 	Distinct     []byte
 

@@ -4,8 +4,10 @@
 // to a file or a heading anchor that does not exist, when README's map
 // of docs/ leaves a file out, and when README's Layout leaves out a package
 // or names a folder that is not there. Two more hold the rule README's Layout
-// states: outside internal/testkit/, only tests import it, so neither the
-// function nor the CLI links any of it.
+// states: outside internal/testkit/, only tests import it, so no binary
+// links any of it; one that the binaries (main packages) live under lambda/
+// and cmd/ only; and one that configuration is read only in the mains:
+// only lambda/... and cmd/... import internal/envconfig.
 //
 // Anchors follow GitHub's rule for heading ids (github-slugger): the
 // heading's text, lowercased, with every character that is not a letter, a

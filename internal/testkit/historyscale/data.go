@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 )
 
 // config is what the served table holds.
@@ -31,9 +31,12 @@ type config struct {
 // last shardHours hours, the window rollups of the last day, the hour
 // rollups of days days, and the coverage that says so, as the Lambda and
 // the rollup job store them.
-func build(cfg config, progress func(string)) (*store, error) {
-	st := newStore()
-	retention := 30 * 24 * time.Hour
+func build(cfg config, progress func(string)) (*served, error) {
+	st := newServed()
+	table, err := store.New(nil, cfg.table, store.Options{WriteShards: cfg.writeShards, Retention: 30 * 24 * time.Hour})
+	if err != nil {
+		return nil, err
+	}
 	ids := shardIDs(cfg.shards, 7)
 	// Each shape: every shard's window of one minute, as of minute 0.
 	var shapes [][]*history.Summary
@@ -56,13 +59,13 @@ func build(cfg config, progress func(string)) (*store, error) {
 	var shardItems, shardBytes int
 	for t := cfg.end.Add(-time.Duration(cfg.shardHours) * time.Hour); t.Before(cfg.end); t = t.Add(time.Minute) {
 		for _, s := range shapeAt(t) {
-			item, err := historytable.Item(restamp(s, t), retention, cfg.writeShards)
+			item, err := table.Item(restamp(s, t))
 			if err != nil {
 				return nil, err
 			}
 			if cfg.legacy {
-				item[historytable.AttrDay] = &types.AttributeValueMemberS{Value: t.Format(time.DateOnly)}
-				delete(item, historytable.AttrWriteShards)
+				item[store.AttrDay] = &types.AttributeValueMemberS{Value: t.Format(time.DateOnly)}
+				delete(item, store.AttrWriteShards)
 			}
 			shardBytes += st.put(item)
 			shardItems++
@@ -91,7 +94,7 @@ func build(cfg config, progress func(string)) (*store, error) {
 	settledUntil := cfg.end.Add(-70 * time.Minute)
 	for t := cfg.end.Add(-24 * time.Hour); t.Before(rolledUntil); t = t.Add(time.Minute) {
 		r := restamp(minuteRollups[int(t.Unix()/60)%len(shapes)], t)
-		item, err := historytable.RollupItem(historytable.Windows, r, retention, t.Add(2*time.Minute), t.Before(settledUntil))
+		item, err := table.RollupItem(store.Windows, r, t.Add(2*time.Minute), t.Before(settledUntil))
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +124,7 @@ func build(cfg config, progress func(string)) (*store, error) {
 	rollupBytes, rollupItems = 0, 0
 	for t := cfg.end.Add(-time.Duration(cfg.days) * 24 * time.Hour); t.Before(cfg.end.Add(-2 * time.Hour)); t = t.Add(time.Hour) {
 		r := restamp(hourRollups[int(t.Unix()/3600)%len(shapes)], t)
-		item, err := historytable.RollupItem(historytable.Hours, r, retention, t.Add(130*time.Minute), true)
+		item, err := table.RollupItem(store.Hours, r, t.Add(130*time.Minute), true)
 		if err != nil {
 			return nil, err
 		}
@@ -154,17 +157,17 @@ func (c *coverage) item(writeShards int) map[string]types.AttributeValue {
 	}
 	t := time.Unix(c.hour, 0).UTC()
 	item := map[string]types.AttributeValue{
-		historytable.AttrDay:           &types.AttributeValueMemberS{Value: t.Format(time.DateOnly) + "#c"},
-		historytable.AttrWindow:        &types.AttributeValueMemberS{Value: fmt.Sprintf("%012d", c.hour)},
-		historytable.AttrWriteShards:   &types.AttributeValueMemberN{Value: strconv.Itoa(writeShards)},
-		historytable.AttrWindowSeconds: &types.AttributeValueMemberN{Value: "60"},
-		historytable.AttrHourly:        &types.AttributeValueMemberBOOL{Value: c.hourly},
+		store.AttrDay:           &types.AttributeValueMemberS{Value: t.Format(time.DateOnly) + "#c"},
+		store.AttrWindow:        &types.AttributeValueMemberS{Value: fmt.Sprintf("%012d", c.hour)},
+		store.AttrWriteShards:   &types.AttributeValueMemberN{Value: strconv.Itoa(writeShards)},
+		store.AttrWindowSeconds: &types.AttributeValueMemberN{Value: "60"},
+		store.AttrHourly:        &types.AttributeValueMemberBOOL{Value: c.hourly},
 	}
 	if len(c.rolled) > 0 {
-		item[historytable.AttrRolled] = ns(c.rolled)
+		item[store.AttrRolled] = ns(c.rolled)
 	}
 	if len(c.settled) > 0 {
-		item[historytable.AttrSettledWindow] = ns(slices.Clone(c.settled))
+		item[store.AttrSettledWindow] = ns(slices.Clone(c.settled))
 	}
 	return item
 }

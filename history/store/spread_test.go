@@ -1,4 +1,4 @@
-package historytable
+package store
 
 import (
 	"fmt"
@@ -75,7 +75,7 @@ func itemSize(t testing.TB, item map[string]types.AttributeValue) int {
 func TestWriteSpread(t *testing.T) {
 	ids := streamShardIDs(1000)
 	// Every shard's item is as large as the largest: 16 WCU.
-	item, err := Item(fullSummary(t, ids[0]), 30*24*time.Hour, 0)
+	item, err := mustNew(t, nil, "H", Options{Retention: 30 * 24 * time.Hour}).Item(fullSummary(t, ids[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,12 +95,13 @@ func TestWriteSpread(t *testing.T) {
 		{"8 write shards, 8 s spread", 8, 8 * time.Second, true},
 		{"one value a day, as before", 1, 0, false},
 	} {
+		table := mustNew(t, nil, "H", Options{WriteShards: c.writeShards, Retention: 30 * 24 * time.Hour})
 		load := map[string]uint64{} // partition key value and second -> WCU
 		perSecond := map[int64]uint64{}
 		var busiest string
 		for _, id := range ids {
 			s := fullSummary(t, id)
-			item, err := Item(s, 30*24*time.Hour, c.writeShards)
+			item, err := table.Item(s)
 			if err != nil {
 				t.Fatal(err)
 			}
