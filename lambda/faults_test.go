@@ -63,7 +63,7 @@ const (
 	// every call's cap.
 	slowAnswer = 500 * time.Millisecond
 	// faultCasesAtOnce bounds the emulators running at once.
-	faultCasesAtOnce = 9
+	faultCasesAtOnce = 6
 )
 
 // faultBound is what every invocation must stay within.
@@ -287,9 +287,9 @@ func runFaultCase(t *testing.T, w *faultWorld, c faultCase, control *faultOutcom
 	} else {
 		checkSameOutcome(t, control, got, rename)
 	}
-	checkFaultCounted(t, c, asked, lines)
-	checkSentOnce(t, c, w, topic, shard, rename)
-	if !(c.dep == onHistory && failing) {
+	slow := checkFaultCounted(t, c, asked, lines)
+	checkSentOnce(t, c, w, topic, shard, rename, slow)
+	if !(c.dep == onHistory && failing) && len(historyItems(t, w, shard)) == 1 {
 		checkAnotherContainer(t, w, env, final)
 	}
 	return got
@@ -438,27 +438,41 @@ func checkSameOutcome(t *testing.T, control, got *faultOutcome, rename func(stri
 	}
 }
 
+// failedCall is the log line of each dependency's failed call, and the
+// EMF count that goes with it ("" for PutMetricData, whose values go out as
+// EMF instead).
+var failedCall = map[string]struct {
+	dep    dependency
+	metric string
+}{
+	"cloudwatch PutMetricData failed": {onCloudWatch, ""},
+	"history: the window's summary could not be stored; its metrics are published all the same":                                                      {onHistory, MetricHistoryWriteErrors},
+	"onset notification failed; the onset is in the log and the metrics":                                                                             {onSNS, MetricNotifyErrors},
+	"global secondary indexes could not be read (DescribeTable); this batch is counted without index windows, the lookup is tried again in a minute": {onDescribeTable, MetricIndexLookupErrors},
+}
+
 // checkFaultCounted: the fault is logged with its code and counted, after
-// the attempts retries.go gives; nothing is when there is no failure.
-func checkFaultCounted(t *testing.T, c faultCase, asked int, lines []logLine) {
+// the attempts retries.go gives, and nothing else fails, but for what the
+// machine's load alone can make fail: DynamoDB Local (a JVM the whole
+// suite shares) answering a call of another dependency after its cap,
+// which the function handles as it handles a slow DynamoDB. It returns
+// those dependencies.
+func checkFaultCounted(t *testing.T, c faultCase, asked int, lines []logLine) (slow map[dependency]bool) {
 	failing := c.mode != fault.None && c.mode != fault.Slow
 	code := faultCode[c.dep][c.mode]
-	var failed []logLine
+	byDep := map[dependency][]logLine{}
 	counts := map[string]float64{}
 	for _, l := range lines {
-		for _, m := range []string{MetricHistoryWriteErrors, MetricNotifyErrors, MetricIndexLookupErrors} {
-			if n := l.num(m); n > 0 && l["_aws"] != nil {
-				counts[m] += n
+		for _, f := range failedCall {
+			if n := l.num(f.metric); f.metric != "" && n > 0 && l["_aws"] != nil {
+				counts[f.metric] += n
 			}
 		}
-		switch l.str("msg") {
-		case "cloudwatch PutMetricData failed", "history: the window's summary could not be stored; its metrics are published all the same",
-			"onset notification failed; the onset is in the log and the metrics",
-			"global secondary indexes could not be read (DescribeTable); this batch is counted without index windows, the lookup is tried again in a minute":
-			failed = append(failed, l)
+		if f, ok := failedCall[l.str("msg")]; ok {
+			byDep[f.dep] = append(byDep[f.dep], l)
 		}
 	}
-	// What each fault costs: log lines, counts, requests.
+	// What the fault costs: log lines, counts, requests.
 	want := struct {
 		lines   int
 		counted map[string]float64
@@ -478,15 +492,37 @@ func checkFaultCounted(t *testing.T, c faultCase, asked int, lines []logLine) {
 		want.counted[MetricIndexLookupErrors] = 1
 	}
 	if !failing {
-		want.lines, want.counted = 0, map[string]float64{}
+		want.counted = map[string]float64{}
 	}
-	if failing && asked != want.asked {
+	slow = map[dependency]bool{}
+	for msg, f := range failedCall {
+		ls := byDep[f.dep]
+		if (f.dep == c.dep && failing) || len(ls) == 0 {
+			continue
+		}
+		for _, l := range ls {
+			if (f.dep != onHistory && f.dep != onDescribeTable) || l.str("error_code") != "DeadlineExceeded" {
+				t.Errorf("%s failed, not at fault: %v", f.dep, l)
+			}
+		}
+		slow[f.dep] = true
+		want.counted[f.metric] += float64(len(ls))
+		t.Logf("%d calls of %s, not at fault, ended at their deadline on this loaded machine (%q)", len(ls), f.dep, msg)
+	}
+	delete(want.counted, "")
+	if !maps.Equal(counts, want.counted) {
+		t.Errorf("counted %v, want %v", counts, want.counted)
+	}
+	if !failing {
+		return slow
+	}
+	if asked != want.asked {
 		t.Errorf("%d requests under the fault, want %d", asked, want.asked)
 	}
-	if len(failed) != want.lines || !maps.Equal(counts, want.counted) {
-		t.Errorf("%d lines say a call failed, counted %v; want %d and %v", len(failed), counts, want.lines, want.counted)
+	if len(byDep[c.dep]) != want.lines {
+		t.Errorf("%d lines say a call of %s failed, want %d", len(byDep[c.dep]), c.dep, want.lines)
 	}
-	for _, l := range failed {
+	for _, l := range byDep[c.dep] {
 		if l.str("error_code") != code {
 			t.Errorf("a failed call logged with error_code %q, want %q: %v", l.str("error_code"), code, l)
 		}
@@ -494,11 +530,13 @@ func checkFaultCounted(t *testing.T, c faultCase, asked int, lines []logLine) {
 			t.Errorf("PutMetricData failed without the EMF fallback: %v", l)
 		}
 	}
+	return slow
 }
 
 // checkSentOnce: SNS has each onset once, the history table the window
-// once, unless that is the fault.
-func checkSentOnce(t *testing.T, c faultCase, w *faultWorld, topic *fakesns.Server, shard string, rename func(string) string) {
+// once, unless that is the fault (or the history table was slow: then at
+// most once).
+func checkSentOnce(t *testing.T, c faultCase, w *faultWorld, topic *fakesns.Server, shard string, rename func(string) string, slow map[dependency]bool) {
 	failing := c.mode != fault.None && c.mode != fault.Slow
 	var subjects []string
 	for _, m := range topic.Published() {
@@ -521,12 +559,18 @@ func checkSentOnce(t *testing.T, c faultCase, w *faultWorld, topic *fakesns.Serv
 		t.Errorf("%d SNS messages, want %d", len(subjects), wantSent)
 	}
 	items := historyItems(t, w, shard)
-	wantItems := 1
-	if c.dep == onHistory && failing {
-		wantItems = 0
-	}
-	if len(items) != wantItems {
-		t.Errorf("%d history items of the window, want %d", len(items), wantItems)
+	switch {
+	case c.dep == onHistory && failing:
+		// Refused, or held unserved: never stored.
+		if len(items) != 0 {
+			t.Errorf("%d history items of the window, want none", len(items))
+		}
+	case slow[onHistory]:
+		if len(items) > 1 {
+			t.Errorf("%d history items of the window, want at most one", len(items))
+		}
+	case len(items) != 1:
+		t.Errorf("%d history items of the window, want 1", len(items))
 	}
 	for _, item := range items {
 		if b, _ := item[store.AttrBatch].(*types.AttributeValueMemberS); b == nil || len(b.Value) != 16 {
@@ -566,6 +610,15 @@ func checkAnotherContainer(t *testing.T, w *faultWorld, env map[string]string, f
 	said := false
 	for _, l := range lines {
 		said = said || (strings.HasPrefix(l.str("msg"), "final batch delivered again") && l.str("known_from") == "history table")
+	}
+	for _, l := range lines {
+		if l.str("msg") == "history: the window's summary could not be stored; its metrics are published all the same" && l.str("error_code") == "DeadlineExceeded" {
+			// DynamoDB Local answered after the write's cap on this loaded
+			// machine: the container cannot know, and publishes (lambda.md,
+			// what remains possible).
+			t.Logf("the history table was slow in the other container: %v", l)
+			return
+		}
 	}
 	o := outcomeOf(t, w, f, lines)
 	if !said || len(o.window)+len(o.onsets)+len(o.findings)+len(o.announced) != 0 || f.cw.Attempts() != 0 || topic.Attempts() != 0 {
