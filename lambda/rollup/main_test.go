@@ -62,23 +62,8 @@ func TestConfigFromEnv(t *testing.T) {
 func TestInvoke(t *testing.T) {
 	api, _ := dynamodblocal.Clients(t)
 	name, _ := dynamodblocal.CreateTable(t, api, dynamodblocal.TableSpec{Prefix: "rollupfn", HashKey: store.AttrDay, RangeKey: store.AttrWindow, NoStream: true})
-	table, err := store.New(api, name, store.Options{WriteShards: 1, Retention: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	for _, shard := range []string{"shardId-1", "shardId-2"} {
-		s := &history.Summary{Table: "Orders", Shard: shard, Start: start, End: start.Add(time.Minute), Records: 5, WCU: 5, DistinctKeys: 1,
-			Keys: []report.KeyReport{{KeyFigures: report.KeyFigures{Key: "K", Type: "S", WCU: 5, WCULower: 5, WCUUpper: 5}}}}
-		if err := table.Put(context.Background(), s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	job, err := rollup.New(table, rollup.Config{Window: time.Minute}, slog.New(slog.DiscardHandler), time.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &handler{job: job, now: func() time.Time { return start.Add(24 * time.Hour) }}
+	start := storeWindows(t, api, name)
+	h := newTestHandler(t, dynamodblocal.Endpoint(t), name, callCap, func() time.Time { return start.Add(24 * time.Hour) })
 	out, err := h.Invoke(context.Background(), []byte(`{"scheduled_time": "2026-11-22T10:02:00Z"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -114,11 +99,11 @@ func TestEnvVarsListed(t *testing.T) {
 	}
 }
 
-// newFaultHandler is the function as setup makes it, on the history table
+// newTestHandler is the function as setup makes it, on the history table
 // name reached at url (one write shard: a window is two queries), with
 // calls capped at cap and retries without backoff (as many as in
 // production: retryAttempts).
-func newFaultHandler(t *testing.T, url, name string, cap time.Duration, now func() time.Time) *handler {
+func newTestHandler(t *testing.T, url, name string, cap time.Duration, now func() time.Time) *handler {
 	t.Helper()
 	client := dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(url), Region: "us-east-1",
 		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
@@ -165,7 +150,7 @@ func TestRerunChangesNothing(t *testing.T) {
 	name, _ := dynamodblocal.CreateTable(t, api, dynamodblocal.TableSpec{Prefix: "rollupfn", HashKey: store.AttrDay, RangeKey: store.AttrWindow, NoStream: true})
 	start := storeWindows(t, api, name)
 	clock := start.Add(2 * time.Minute)
-	h := newFaultHandler(t, dynamodblocal.Endpoint(t), name, callCap, func() time.Time { return clock })
+	h := newTestHandler(t, dynamodblocal.Endpoint(t), name, callCap, func() time.Time { return clock })
 	for _, scheduled := range []time.Time{start.Add(2 * time.Minute), start.Add(time.Minute + rollup.Settle)} {
 		event := fmt.Appendf(nil, `{"scheduled_time": %q}`, scheduled.Format(time.RFC3339))
 		if _, err := h.Invoke(context.Background(), event); err != nil {
@@ -207,7 +192,7 @@ func TestRunUnderFaults(t *testing.T) {
 			var inj fault.Injector
 			inj.Set(tc.mode, capped/10)
 			url := faultproxy.StartFaults(t, dynamodblocal.Endpoint(t), &inj, "Query")
-			h := newFaultHandler(t, url, name, capped, func() time.Time { return start.Add(24 * time.Hour) })
+			h := newTestHandler(t, url, name, capped, func() time.Time { return start.Add(24 * time.Hour) })
 			out, err := h.Invoke(context.Background(), fmt.Appendf(nil, `{"scheduled_time": %q}`, start.Add(2*time.Minute).Format(time.RFC3339)))
 			if tc.code == "" {
 				var res rollup.Result

@@ -9,10 +9,15 @@
 package fault
 
 import (
+	"context"
+	"errors"
 	"io"
 	"net/http"
 	"sync"
+	"testing"
 	"time"
+
+	"github.com/aws/smithy-go"
 )
 
 // Mode is how a dependency misbehaves.
@@ -109,4 +114,37 @@ func (i *Injector) Apply(r *http.Request) Mode {
 		return None
 	}
 	return m
+}
+
+// CallContext is the context a fake's own test calls it under: under Hang
+// the client gives up after 100 ms, as a caller's deadline makes it; under
+// every other mode it has a minute.
+func CallContext(m Mode) (context.Context, context.CancelFunc) {
+	if m == Hang {
+		return context.WithTimeout(context.Background(), 100*time.Millisecond)
+	}
+	return context.WithTimeout(context.Background(), time.Minute)
+}
+
+// CheckCall checks what a real client's call returned under m, in a fake's
+// own test: the context's deadline under Hang, the error code under
+// ServerError, Throttle and Denied, and success, no sooner than delay,
+// under Slow; took is how long the call took.
+func CheckCall(t testing.TB, m Mode, err error, code string, took, delay time.Duration) {
+	t.Helper()
+	var ae smithy.APIError
+	switch m {
+	case Hang:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: %v, want the client's deadline", m, err)
+		}
+	case Slow:
+		if err != nil || took < delay {
+			t.Errorf("%s: %v after %s; want success after at least %s", m, err, took, delay)
+		}
+	default:
+		if !errors.As(err, &ae) || ae.ErrorCode() != code {
+			t.Errorf("%s: %v, want %s", m, err, code)
+		}
+	}
 }
