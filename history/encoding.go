@@ -208,6 +208,8 @@ func (s *Summary) keepOrder() []int {
 }
 
 // encode writes s as version (s.Version(); tests forge others).
+//
+// Long because it writes the format's fields in their order, one by one.
 func (s *Summary) encode(version int, keys []int, ceiling uint64, trimmed bool, hll []byte) []byte {
 	b := make([]byte, 0, 1024+len(hll))
 	v2 := version >= version2 // versions 2 and 3 hold the index's fields

@@ -139,6 +139,9 @@ func (d *decoded) deliver(fn func(*history.Summary) error, skip func(key string,
 // merge reads a day's write shards (and old partition) in parallel, each
 // page decoded where it was read, and hands the items out in sort-key
 // order.
+//
+// Long because the readers it starts and the merge of their pages share
+// its context, its semaphore and their channels.
 func (r *Reader) merge(ctx context.Context, sp span, fn func(*history.Summary) error, skip func(key string, err error)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
