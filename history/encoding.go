@@ -1,6 +1,7 @@
 package history
 
 import (
+	"encoding"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -106,6 +107,11 @@ var patterns = []report.Pattern{"", report.PatternSingleKey, report.PatternLowCa
 	report.PatternSingleItem, report.PatternShardedUneven, report.PatternShardedTooFew, report.PatternConstantKey}
 
 const oldPatterns = 7
+
+var (
+	_ encoding.BinaryMarshaler   = (*Summary)(nil)
+	_ encoding.BinaryUnmarshaler = (*Summary)(nil)
+)
 
 // MarshalBinary encodes the summary in at most MaxEncodedSize bytes: 'h',
 // 'k', a version byte, the fields as varints and length-prefixed strings,

@@ -235,6 +235,8 @@ type cursor struct {
 // their next item.
 type cursors []*cursor
 
+var _ heap.Interface = (*cursors)(nil)
+
 func (h cursors) Len() int           { return len(h) }
 func (h cursors) Less(i, j int) bool { return h[i].items[h[i].i].sk < h[j].items[h[j].i].sk }
 func (h cursors) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
