@@ -101,7 +101,7 @@ func pointsOf(rm metricdata.ResourceMetrics, names ...string) []string {
 	point := func(name string, set attribute.Set, v any) {
 		var attrs []string
 		for _, kv := range set.ToSlice() {
-			attrs = append(attrs, string(kv.Key)+"="+kv.Value.Emit())
+			attrs = append(attrs, string(kv.Key)+"="+kv.Value.String())
 		}
 		out = append(out, fmt.Sprintf("%s %s: %v", name, strings.Join(attrs, " "), v))
 	}
