@@ -135,17 +135,7 @@ func (s *Server) Rejected() []string {
 // serve answers GetSecretValue as the service does: the secret, or the
 // error the service gives for a missing or refused one.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	switch s.fault.Apply(r) {
-	case fault.Hang:
-		return
-	case fault.ServerError:
-		writeError(w, http.StatusInternalServerError, "InternalServiceError", "An error occurred on the server side.")
-		return
-	case fault.Throttle:
-		writeError(w, http.StatusBadRequest, "ThrottlingException", "Rate exceeded")
-		return
-	case fault.Denied:
-		writeError(w, http.StatusBadRequest, "AccessDeniedException", deniedMessage("the secret"))
+	if s.faulted(w, r) {
 		return
 	}
 	body, ok := s.readRequest(w, r)
@@ -194,6 +184,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", ContentType)
 	w.Header().Set("X-Amzn-Requestid", "fake-request-id")
 	json.NewEncoder(w).Encode(out)
+}
+
+// faulted answers r as SetFault's fault asks, if it asks for one, and
+// says whether it did (a hung request is answered by nothing at all).
+func (s *Server) faulted(w http.ResponseWriter, r *http.Request) bool {
+	switch s.fault.Apply(r) {
+	case fault.Hang:
+	case fault.ServerError:
+		writeError(w, http.StatusInternalServerError, "InternalServiceError", "An error occurred on the server side.")
+	case fault.Throttle:
+		writeError(w, http.StatusBadRequest, "ThrottlingException", "Rate exceeded")
+	case fault.Denied:
+		writeError(w, http.StatusBadRequest, "AccessDeniedException", deniedMessage("the secret"))
+	default:
+		return false
+	}
+	return true
 }
 
 // deniedMessage is IAM's refusal of GetSecretValue on resource.
