@@ -16,34 +16,24 @@ import (
 // throttle are retried, a denial is not, and a slow answer is served
 // whole, late; only that one stores the datum.
 func TestFaults(t *testing.T) {
-	for _, tc := range []struct {
-		mode     fault.Mode
-		code     string
-		attempts int
-	}{
-		{fault.Hang, "", 1},
-		{fault.ServerError, "InternalServiceFault", 3},
-		{fault.Throttle, "Throttling", 3},
-		{fault.Denied, "AccessDenied", 1},
-		{fault.Slow, "", 1},
-	} {
-		t.Run(tc.mode.String(), func(t *testing.T) {
+	for _, tc := range fault.Cases("InternalServiceFault", "Throttling", "AccessDenied", 3) {
+		t.Run(tc.Mode.String(), func(t *testing.T) {
 			t.Parallel()
 			s := newServer()
 			defer s.Close()
 			const delay = 50 * time.Millisecond
-			s.SetFault(tc.mode, delay)
-			ctx, cancel := fault.CallContext(tc.mode)
+			s.SetFault(tc.Mode, delay)
+			ctx, cancel := fault.CallContext(tc.Mode)
 			defer cancel()
 			began := time.Now()
 			_, err := s.Client(FastRetries(3)).PutMetricData(ctx, &cloudwatch.PutMetricDataInput{
 				Namespace: aws.String("HotKeyDetector"), MetricData: []types.MetricDatum{datum("WriteCapacityUnits", 5, now, "TableName", "Orders")}})
-			fault.CheckCall(t, tc.mode, err, tc.code, time.Since(began), delay)
-			if stored := len(s.Data()); stored != map[bool]int{true: 1}[tc.mode == fault.Slow] {
-				t.Errorf("%d data accepted under %s", stored, tc.mode)
+			fault.CheckCall(t, tc.Mode, err, tc.Code, time.Since(began), delay)
+			if stored := len(s.Data()); stored != map[bool]int{true: 1}[tc.Mode == fault.Slow] {
+				t.Errorf("%d data accepted under %s", stored, tc.Mode)
 			}
-			if s.Attempts() != tc.attempts || s.Faulted() != tc.attempts {
-				t.Errorf("%d attempts, %d faulted; want %d", s.Attempts(), s.Faulted(), tc.attempts)
+			if s.Attempts() != tc.Attempts || s.Faulted() != tc.Attempts {
+				t.Errorf("%d attempts, %d faulted; want %d", s.Attempts(), s.Faulted(), tc.Attempts)
 			}
 		})
 	}

@@ -17,25 +17,15 @@ import (
 // and a throttle are retried, a denial is not, and a slow answer gives the
 // secret, late.
 func TestFaults(t *testing.T) {
-	for _, tc := range []struct {
-		mode     fault.Mode
-		code     string
-		attempts int
-	}{
-		{fault.Hang, "", 1},
-		{fault.ServerError, "InternalServiceError", 3},
-		{fault.Throttle, "ThrottlingException", 3},
-		{fault.Denied, "AccessDeniedException", 1},
-		{fault.Slow, "", 1},
-	} {
-		t.Run(tc.mode.String(), func(t *testing.T) {
+	for _, tc := range fault.Cases("InternalServiceError", "ThrottlingException", "AccessDeniedException", 3) {
+		t.Run(tc.Mode.String(), func(t *testing.T) {
 			t.Parallel()
 			s := New()
 			defer s.Close()
 			s.PutString(arn, "correct horse battery staple")
 			const delay = 50 * time.Millisecond
-			s.SetFault(tc.mode, delay)
-			ctx, cancel := fault.CallContext(tc.mode)
+			s.SetFault(tc.Mode, delay)
+			ctx, cancel := fault.CallContext(tc.Mode)
 			defer cancel()
 			c := s.Client(func(o *secretsmanager.Options) {
 				o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
@@ -45,12 +35,12 @@ func TestFaults(t *testing.T) {
 			})
 			began := time.Now()
 			out, err := c.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(arn)})
-			fault.CheckCall(t, tc.mode, err, tc.code, time.Since(began), delay)
-			if tc.mode == fault.Slow && (out == nil || aws.ToString(out.SecretString) != "correct horse battery staple") {
+			fault.CheckCall(t, tc.Mode, err, tc.Code, time.Since(began), delay)
+			if tc.Mode == fault.Slow && (out == nil || aws.ToString(out.SecretString) != "correct horse battery staple") {
 				t.Errorf("slow: %+v, want the secret", out)
 			}
-			if s.Faulted() != tc.attempts {
-				t.Errorf("%d faulted requests, want %d", s.Faulted(), tc.attempts)
+			if s.Faulted() != tc.Attempts {
+				t.Errorf("%d faulted requests, want %d", s.Faulted(), tc.Attempts)
 			}
 		})
 	}

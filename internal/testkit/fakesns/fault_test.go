@@ -16,32 +16,23 @@ import (
 // attempt), and a slow answer publishes the message, late; only that one
 // publishes it.
 func TestFaults(t *testing.T) {
-	for _, tc := range []struct {
-		mode fault.Mode
-		code string
-	}{
-		{fault.Hang, ""},
-		{fault.ServerError, "InternalError"},
-		{fault.Throttle, "Throttled"},
-		{fault.Denied, "AuthorizationError"},
-		{fault.Slow, ""},
-	} {
-		t.Run(tc.mode.String(), func(t *testing.T) {
+	for _, tc := range fault.Cases("InternalError", "Throttled", "AuthorizationError", 1) {
+		t.Run(tc.Mode.String(), func(t *testing.T) {
 			t.Parallel()
 			s := New()
 			defer s.Close()
 			const delay = 50 * time.Millisecond
-			s.SetFault(tc.mode, delay)
-			ctx, cancel := fault.CallContext(tc.mode)
+			s.SetFault(tc.Mode, delay)
+			ctx, cancel := fault.CallContext(tc.Mode)
 			defer cancel()
 			began := time.Now()
 			_, err := s.Client().Publish(ctx, &sns.PublishInput{TopicArn: aws.String(topic), Message: aws.String("m")})
-			fault.CheckCall(t, tc.mode, err, tc.code, time.Since(began), delay)
-			if sent := len(s.Published()); sent != map[bool]int{true: 1}[tc.mode == fault.Slow] {
-				t.Errorf("%d published under %s", sent, tc.mode)
+			fault.CheckCall(t, tc.Mode, err, tc.Code, time.Since(began), delay)
+			if sent := len(s.Published()); sent != map[bool]int{true: 1}[tc.Mode == fault.Slow] {
+				t.Errorf("%d published under %s", sent, tc.Mode)
 			}
-			if s.Attempts() != 1 || s.Faulted() != 1 {
-				t.Errorf("%d attempts, %d faulted; want 1", s.Attempts(), s.Faulted())
+			if s.Attempts() != tc.Attempts || s.Faulted() != tc.Attempts {
+				t.Errorf("%d attempts, %d faulted; want %d", s.Attempts(), s.Faulted(), tc.Attempts)
 			}
 		})
 	}

@@ -116,6 +116,23 @@ func (i *Injector) Apply(r *http.Request) Mode {
 	return m
 }
 
+// Case is one fault a fake's own test puts the SDK's real client
+// through: the error code the client must see (ServerError, Throttle,
+// Denied) and how many requests the fake must get.
+type Case struct {
+	Mode     Mode
+	Code     string
+	Attempts int
+}
+
+// Cases are the five faults of a service that answers a 500, a throttle
+// and a denial with the codes given, against a client that makes up to
+// attempts attempts of a call it retries (a 500, a throttle); a hang, a
+// denial and a slow answer take one.
+func Cases(serverError, throttle, denied string, attempts int) []Case {
+	return []Case{{Hang, "", 1}, {ServerError, serverError, attempts}, {Throttle, throttle, attempts}, {Denied, denied, 1}, {Slow, "", 1}}
+}
+
 // CallContext is the context a fake's own test calls it under: under Hang
 // the client gives up after 100 ms, as a caller's deadline makes it; under
 // every other mode it has a minute.
