@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/fakesns"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/fault"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
@@ -88,6 +90,37 @@ func TestNotifyCapAndFailures(t *testing.T) {
 		t.Errorf("logs:\n%s", logs.String())
 	}
 	want := `{"_aws":{"Timestamp":1795341600000,"CloudWatchMetrics":[{"Namespace":"HotKeyDetector","Dimensions":[["TableName"]],"Metrics":[{"Name":"NotifyErrors","Unit":"Count"}]}]},"TableName":"Orders","NotifyErrors":1}` + "\n"
+	if emf.String() != want {
+		t.Errorf("EMF %q, want %q", emf.String(), want)
+	}
+}
+
+// TestNotifyAtTheCapAtOnce: the most notifications an invocation may send
+// (HOTKEYS_NOTIFY_MAX_PER_INVOCATION's 100) to an SNS that hangs cost one
+// call's deadline, not a hundred: they go out at once, each is given up at
+// the deadline, logged and counted. The budget here ends 250 ms on, so
+// that one after another they would take 25 s; the bound, 2.5 s, is ten
+// deadlines, which no machine's load makes one.
+func TestNotifyAtTheCapAtOnce(t *testing.T) {
+	const most, deadline = 100, 250 * time.Millisecond
+	n, srv, emf, logs := newTestNotifier(t, most)
+	srv.SetFault(fault.Hang, 0)
+	var onsets []report.Onset
+	for i := range most {
+		onsets = append(onsets, testOnset("Orders", "", fmt.Sprintf("KEY#%03d", i)))
+	}
+	began := time.Now()
+	n.notify(context.Background(), budget{end: began.Add(deadline), timeout: defaultTimeout, now: time.Now}, onsets)
+	if took := time.Since(began); took > 10*deadline {
+		t.Errorf("%d notifications to a hanging SNS took %s, over %s: not sent at once", most, took, 10*deadline)
+	}
+	if srv.Faulted() != most || len(srv.Published()) != 0 {
+		t.Errorf("%d requests held, %d published; want %d held", srv.Faulted(), len(srv.Published()), most)
+	}
+	if got := strings.Count(logs.String(), `"error_code":"DeadlineExceeded"`); got != most {
+		t.Errorf("%d failures logged with their code, want %d:\n%s", got, most, logs.String())
+	}
+	want := `{"_aws":{"Timestamp":1795341600000,"CloudWatchMetrics":[{"Namespace":"HotKeyDetector","Dimensions":[["TableName"]],"Metrics":[{"Name":"NotifyErrors","Unit":"Count"}]}]},"TableName":"Orders","NotifyErrors":100}` + "\n"
 	if emf.String() != want {
 		t.Errorf("EMF %q, want %q", emf.String(), want)
 	}
