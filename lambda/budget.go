@@ -68,8 +68,9 @@ func (c call) String() string {
 // budget hands out the deadlines of one invocation's calls out. Its zero
 // value has no time: every call's context has ended.
 type budget struct {
-	end     time.Time     // no call's deadline is later
-	timeout time.Duration // the function's, as the deadline gives it
+	end     time.Time               // no call's deadline is later
+	caps    [numCalls]time.Duration // each call's: callCaps
+	timeout time.Duration           // the function's, as the deadline gives it
 	now     func() time.Time
 	sleep   func(context.Context, time.Duration) // wait's; nil: sleepCtx
 }
@@ -85,7 +86,7 @@ func newBudget(ctx context.Context, start time.Time, spent time.Duration, now fu
 		timeout = d.Sub(start)
 	}
 	calls := time.Duration(float64(timeout)*(budgetFraction-budgetReserve)) - spent
-	return budget{end: start.Add(calls), timeout: timeout, now: now}
+	return budget{end: start.Add(calls), caps: callCaps, timeout: timeout, now: now}
 }
 
 // deadline returns the deadline of a call of kind c starting now.
@@ -93,7 +94,7 @@ func (b budget) deadline(c call) time.Time {
 	if b.now == nil {
 		return time.Time{}
 	}
-	d := b.now().Add(callCaps[c])
+	d := b.now().Add(b.caps[c])
 	if d.After(b.end) {
 		d = b.end
 	}
