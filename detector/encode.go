@@ -41,11 +41,13 @@ func (w *Window) MarshalBinary() ([]byte, error) {
 	b = frame.AppendString(b, w.index)
 	b = binary.AppendVarint(b, w.start)
 	b = binary.AppendVarint(b, w.end)
-	for _, v := range []uint64{w.records, w.ttlDeletes, w.malformed, w.late, w.wcu, w.internal, w.ttlWCU} {
-		b = binary.AppendUvarint(b, v)
-	}
+	// The first five counters, then InternalErrors (the seventh), then
+	// TTLWCU (the sixth).
+	b = w.totals.AppendCounters(b, 0, 5)
+	b = w.totals.AppendCounters(b, 6, 7)
+	b = w.totals.AppendCounters(b, 5, 6)
 	var flags byte
-	if w.lowerBound {
+	if w.totals.WCUIsLowerBound {
 		flags |= 1
 	}
 	if w.terminatedEarly {
@@ -99,11 +101,11 @@ func UnmarshalWindow(data []byte, cfg sketch.Config) (*Window, error) {
 	w.table = readName(&r)
 	w.index = readName(&r)
 	w.start, w.end = r.Varint(), r.Varint()
-	w.records, w.ttlDeletes, w.malformed, w.late, w.wcu = r.Uvarint(), r.Uvarint(), r.Uvarint(), r.Uvarint(), r.Uvarint()
-	w.internal = r.Uvarint()
-	w.ttlWCU = r.Uvarint()
+	w.totals.ReadCounters(&r, 0, 5)
+	w.totals.ReadCounters(&r, 6, 7)
+	w.totals.ReadCounters(&r, 5, 6)
 	flags := r.Byte()
-	w.lowerBound, w.terminatedEarly, w.trimmed = flags&1 != 0, flags&2 != 0, flags&4 != 0
+	w.totals.WCUIsLowerBound, w.terminatedEarly, w.trimmed = flags&1 != 0, flags&2 != 0, flags&4 != 0
 	w.shards = readShards(&r)
 	w.sec = r.Varint()
 	w.dropped = r.Uvarint()
