@@ -1,7 +1,11 @@
 package detector
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -11,7 +15,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/hotkeys-dev/hotkeys/internal/frame"
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
@@ -130,6 +136,53 @@ func TestWindowRoundTrip(t *testing.T) {
 	}
 }
 
+// TestWindowCountersOfOtherBuilds: state that holds fewer counters than
+// report.Totals has (a build's from before one was added) reads with the
+// rest 0; state that holds more (a later build's, met on a rollback) reads
+// with the ones this build does not know dropped.
+func TestWindowCountersOfOtherBuilds(t *testing.T) {
+	w := testWindow(t)
+	w.totals.TTLWCU = 6 // the seventh counter, InternalErrors, is 2
+	b, err := w.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The counters follow the version, the names and the span.
+	at := 1 + 1 + len(w.table) + 1 + len(w.index) + len(binary.AppendVarint(nil, w.start)) + len(binary.AppendVarint(nil, w.end))
+	if b[at] != report.NumCounters {
+		t.Fatalf("byte %d is %d, not the number of counters", at, b[at])
+	}
+	counters := w.totals.AppendCounters(nil, 0, report.NumCounters)
+	five := len(w.totals.AppendCounters(nil, 0, 5))
+	rest := b[at+1+len(counters) : len(b)-4]
+	state := func(n byte, counters []byte) []byte {
+		out := append(append(append(slices.Clone(b[:at]), n), counters...), rest...)
+		return frame.AppendChecksum(out, 0)
+	}
+	older := *w
+	older.totals.TTLWCU, older.totals.InternalErrors = 0, 0
+	later := *w
+	for name, c := range map[string]struct {
+		enc  []byte
+		want *Window
+	}{
+		"five counters":       {state(5, counters[:five]), &older},
+		"two counters more":   {state(report.NumCounters+2, append(slices.Clone(counters), 0x81, 0x01, 0x09)), &later},
+		"as this build wrote": {state(report.NumCounters, counters), w},
+	} {
+		got, err := UnmarshalWindow(c.enc, DefaultConfig().Sketch)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if diff := cmp.Diff(c.want, got, windowState); diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", name, diff)
+		}
+	}
+	if !bytes.Equal(state(report.NumCounters, counters), b) {
+		t.Error("the test's state is not the window's encoding")
+	}
+}
+
 func TestUnmarshalWindowRejectsDamage(t *testing.T) {
 	b, err := testWindow(t).MarshalBinary()
 	if err != nil {
@@ -162,6 +215,11 @@ func FuzzUnmarshalWindow(f *testing.F) {
 	f.Add(b)
 	f.Add(b[:20])
 	f.Add([]byte{windowVersion})
+	v5, err := os.ReadFile(filepath.Join("testdata", "window-table.bin")) // version 5
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(v5)
 	cfg := DefaultConfig()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, err := UnmarshalWindow(data, cfg.Sketch)
