@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/internal/frame"
-	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
@@ -19,9 +18,9 @@ import (
 //
 // Versions: 2 added InternalErrors; 3 the index name and its TTL WCU; 4
 // trimmed; 5 onsets and saturation; 6 writes the counters as
-// report.Totals encodes them, after their number (version 5 wrote the
-// same seven in another order: this build still reads it, so that a
-// deploy reads the state the build before it wrote).
+// report.Totals encodes them, after their number, up to the last that is
+// not 0 (version 5 wrote all seven, in another order: this build still
+// reads it, so that a deploy reads the state the build before it wrote).
 const (
 	windowVersion  = 6
 	oldestReadable = 5
@@ -53,8 +52,9 @@ func (w *Window) MarshalBinary() ([]byte, error) {
 	b = frame.AppendString(b, w.index)
 	b = binary.AppendVarint(b, w.start)
 	b = binary.AppendVarint(b, w.end)
-	b = binary.AppendUvarint(b, report.NumCounters)
-	b = w.totals.AppendCounters(b, 0, report.NumCounters)
+	n := w.totals.Used()
+	b = binary.AppendUvarint(b, uint64(n))
+	b = w.totals.AppendCounters(b, 0, n)
 	var flags byte
 	if w.totals.WCUIsLowerBound {
 		flags |= 1

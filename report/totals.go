@@ -59,6 +59,19 @@ func (t *Totals) Add(o Totals) {
 	t.WCUIsLowerBound = t.WCUIsLowerBound || o.WCUIsLowerBound
 }
 
+// Used returns the number of counters up to the last that is not 0, in
+// the encoding's order: all an encoding that says how many it holds must
+// write. So a counter added at the end changes no byte of an encoding that
+// does not use it.
+func (t *Totals) Used() int {
+	ps := t.counters()
+	n := len(ps)
+	for n > 0 && *ps[n-1] == 0 {
+		n--
+	}
+	return n
+}
+
 // AppendCounters appends counters [from, to) of t (in the encoding's
 // order, 0 ≤ from ≤ to ≤ NumCounters) to b, each as a uvarint
 // (binary.AppendUvarint).

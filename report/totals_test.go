@@ -105,6 +105,25 @@ func TestTotalsAdd(t *testing.T) {
 	}
 }
 
+func TestTotalsUsed(t *testing.T) {
+	for _, c := range []struct {
+		tot  Totals
+		want int
+	}{
+		{Totals{}, 0},
+		{Totals{WCUIsLowerBound: true}, 0}, // flags are not counters
+		{Totals{Records: 1}, 1},
+		{Totals{Records: 1, WCU: 1}, 5},
+		{Totals{TTLWCU: 3}, 6},
+		{Totals{InternalErrors: 1}, 7},
+		{fill(1, false), NumCounters},
+	} {
+		if got := c.tot.Used(); got != c.want {
+			t.Errorf("%+v: Used %d, want %d", c.tot, got, c.want)
+		}
+	}
+}
+
 // TestTotalsEncoding: the counters come back as they went, whole or in
 // ranges; an encoding of fewer counters leaves the rest as they were, one
 // of more (a later build's) drops the extra; the flags are not encoded.
