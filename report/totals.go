@@ -5,25 +5,31 @@ import "encoding/binary"
 // Totals are the counters of a stream window: what its records were and
 // cost, exact, and what was counted beside them. They are declared here
 // once, and every holder embeds them: Report (so its JSON is theirs, field
-// for field), history.Summary, detector.Window and what each merges into.
-// Totals add up (Add): a counter by sum, a flag by or.
+// for field, in this order), the client report's JSON (at zero but for
+// WCU and InternalErrors), history.Summary, detector.Window and what each
+// merges into. Totals add up (Add): a counter by sum, a flag by or.
 //
-// Adding a counter is one edit, in this file: its field (its JSON name and
-// omitempty with it), and its pointer at the end of counters, and
-// NumCounters one higher. Add, the reports' JSON, the conversions between
-// report, window and summary, and the window's state (the Lambda's
-// tumbling state, detector.Window.MarshalBinary) then carry it. A history
-// summary (history.Summary.MarshalBinary) holds the counters its version
-// holds, and builds from before refuse a version they do not know: a
-// counter past the seventh needs history's next version, which the
-// summary's round-trip test asks for.
+// Adding a counter is one edit, in this file: its field (with its JSON
+// name; omitempty keeps every JSON output as it was while it is 0), its
+// pointer at the end of counters, and NumCounters one higher. Add, the
+// reports' JSON, the conversions between window, report and summary, and
+// the window's state (the Lambda's tumbling-window state,
+// detector.Window.MarshalBinary) then carry it, the state without a new
+// version: it says how many counters it holds, up to the last that is not
+// 0 (Used), so its bytes change only for a window that counts the new one.
+// The one other edit is history's: a stored summary holds the counters its
+// version holds, and builds from before refuse a version they do not know,
+// so a counter past the seventh needs a history version that holds it,
+// written only for a window that counts it (history.Summary.Version);
+// history's TestEveryCounterStored fails until it has one.
 //
-// The binary encoding (AppendCounters, ReadCounters) writes the counters
-// as uvarints in the order of counters, which is not the order of the
+// The binary encoding (AppendCounters, ReadCounters) writes counters as
+// uvarints, in the order of counters, which is not the order of the
 // fields: it is the order history's versions 1 to 4 added them in (the
 // first five, then TTLWCU, then InternalErrors), and new ones go at the
-// end. The flags are not in it: each encoding keeps WCUIsLowerBound in its
-// own flags byte.
+// end. Ranges of it let history's frozen layouts use it byte for byte.
+// The flag is not in it: each encoding keeps WCUIsLowerBound in its own
+// flags byte (bit 0), so a flag added here is an edit of each encoding.
 type Totals struct {
 	Records    uint64 `json:"records"`     // records analysed (malformed ones excluded)
 	TTLDeletes uint64 `json:"ttl_deletes"` // of which TTL deletes (0 WCU)
