@@ -281,14 +281,7 @@ func TestEveryCounterStored(t *testing.T) {
 	rollup := *window
 	rollup.Shard, rollup.Sources = "", 3
 	for _, s := range []*Summary{window, &rollup} {
-		b, err := s.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got Summary
-		if err := got.UnmarshalBinary(b); err != nil {
-			t.Fatal(err)
-		}
+		got, b := roundTrip(t, s)
 		if diff := cmp.Diff(tot, got.Totals); diff != "" {
 			t.Errorf("version %d lost a counter: give report.Totals' new counter a version (encoding.go's versionCounters, Version) (-stored +read):\n%s", b[2], diff)
 		}
