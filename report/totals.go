@@ -1,6 +1,10 @@
 package report
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/hotkeys-dev/hotkeys/internal/frame"
+)
 
 // Totals are the counters of a stream window: what its records were and
 // cost, exact, and what was counted beside them. They are declared here
@@ -89,17 +93,14 @@ func (t *Totals) AppendCounters(b []byte, from, to int) []byte {
 	return b
 }
 
-// UvarintReader reads the uvarints AppendCounters wrote: the sticky
-// reader of detector's and history's encodings (internal/frame.Reader),
-// which keeps its first error for the caller to check.
-type UvarintReader interface {
-	Uvarint() uint64
-}
-
 // ReadCounters reads counters [from, to) that AppendCounters wrote, with
-// r, into t. to may pass NumCounters: counters a later build added are
-// read and dropped. The counters outside [from, to) are left as they are.
-func (t *Totals) ReadCounters(r UvarintReader, from, to int) {
+// r (the sticky reader of detector's and history's encodings, whose error
+// the caller checks), into t. to may pass NumCounters: counters a later
+// build added are read and dropped; the caller bounds to by what the input
+// can hold (frame.Reader.Count). The counters outside [from, to) are left
+// as they are. r is a concrete type: an interface would move every
+// decoder's Reader to the heap.
+func (t *Totals) ReadCounters(r *frame.Reader, from, to int) {
 	ps := t.counters()
 	for i := from; i < to; i++ {
 		v := r.Uvarint()
