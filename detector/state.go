@@ -1,6 +1,7 @@
 package detector
 
 import (
+	"encoding"
 	"encoding/base64"
 	"fmt"
 	"strconv"
@@ -8,6 +9,9 @@ import (
 	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
+
+// A Window travels in the state in its binary encoding.
+var _ encoding.BinaryMarshaler = (*Window)(nil)
 
 // Keys of a WindowSet in Lambda's tumbling-window state, each holding the
 // base64 of a window's encoding (MarshalBinary). A deploy meets the state
