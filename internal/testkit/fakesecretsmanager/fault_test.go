@@ -25,7 +25,7 @@ func TestFaults(t *testing.T) {
 			s.PutString(arn, "correct horse battery staple")
 			const delay = 50 * time.Millisecond
 			s.SetFault(tc.Mode, delay)
-			ctx, cancel := fault.CallContext(tc.Mode)
+			ctx, cancel := fault.CallContext(tc.Mode, s.Faulted)
 			defer cancel()
 			c := s.Client(func(o *secretsmanager.Options) {
 				o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {

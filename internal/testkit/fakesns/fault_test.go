@@ -23,7 +23,7 @@ func TestFaults(t *testing.T) {
 			defer s.Close()
 			const delay = 50 * time.Millisecond
 			s.SetFault(tc.Mode, delay)
-			ctx, cancel := fault.CallContext(tc.Mode)
+			ctx, cancel := fault.CallContext(tc.Mode, s.Faulted)
 			defer cancel()
 			began := time.Now()
 			_, err := s.Client().Publish(ctx, &sns.PublishInput{TopicArn: aws.String(topic), Message: aws.String("m")})

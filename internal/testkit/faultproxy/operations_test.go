@@ -77,7 +77,7 @@ func TestStartFaults(t *testing.T) {
 			if err := call(context.Background(), other); err != nil || served.Load() != 1 {
 				t.Fatalf("%s, not faulted: %v, %d served", other, err, served.Load())
 			}
-			ctx, cancel := fault.CallContext(tc.mode)
+			ctx, cancel := fault.CallContext(tc.mode, inj.Faulted)
 			defer cancel()
 			began := time.Now()
 			err := call(ctx, tc.op)
