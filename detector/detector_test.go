@@ -540,3 +540,34 @@ func TestShardSuffix(t *testing.T) {
 		}
 	}
 }
+
+// TestUnflaggedKeysHaveNoFinding: a key under the thresholds is listed
+// with its figures only: no pattern, no shard count, no diagnosis, which
+// would read as advice to act on a key that needs none.
+func TestUnflaggedKeysHaveNoFinding(t *testing.T) {
+	cfg := DefaultConfig()
+	w, err := NewWindow(cfg.Sketch, "Orders", t0, t0.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := range 10 {
+		at := t0.Add(time.Duration(s) * time.Second)
+		for range 150 {
+			w.Add(rec("Orders", "OPS_LOG", fmt.Sprint("L", s), 1, at))
+		}
+		w.Add(rec("Orders", "COUNTER#views", "TOTAL", 1, at))
+		w.Add(rec("Orders", "DATE#2026-11-22", fmt.Sprint("E", s), 1, at))
+	}
+	rep := w.Report(cfg)
+	if len(rep.HotKeys) != 1 || rep.HotKeys[0].Key != "OPS_LOG" || rep.HotKeys[0].Pattern == "" || rep.HotKeys[0].RecommendedShards != 2 {
+		t.Fatalf("hot keys %+v, want OPS_LOG with its pattern and 2 shards", rep.HotKeys)
+	}
+	if len(rep.TopKeys) != 3 {
+		t.Fatalf("top keys %+v", rep.TopKeys)
+	}
+	for _, k := range rep.TopKeys[1:] {
+		if k.Severity != report.None || k.Pattern != "" || k.RecommendedShards != 0 || k.Diagnosis != "" {
+			t.Errorf("unflagged %s: severity %q, pattern %q, %d shards, diagnosis %q; want none", k.Key, k.Severity, k.Pattern, k.RecommendedShards, k.Diagnosis)
+		}
+	}
+}
