@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
@@ -57,12 +58,14 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *tailRate < 0 || *tailRate > 20000 {
 		return usageError{fmt.Errorf("--tail-rate %d: want 0 to 20000", *tailRate)}
 	}
-	p, err := newPipeline(o, newReportWriter(o.format, stdout, false), stderr, time.Now)
+	// The simulation writes every record in time order: no record comes
+	// late, so a window is reported as soon as record time leaves it, and
+	// each minute's narration, onsets and report come together.
+	o.cfg.Lateness = 0
+	out := o.output(stdout, false, true)
+	p, err := newPipeline("demo", o, out, stdout, stderr, time.Now, true)
 	if err != nil {
 		return err
-	}
-	if o.format == "table" {
-		p.onsets = stdout // the onsets, in order, as they come
 	}
 	g := newDemoGen(*seed, *tailRate)
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC).Unix()
@@ -71,12 +74,20 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		phaseLen = 60 // each anti-pattern needs a minute of traffic to show
 	}
 	for i, ph := range demoPhases {
+		// The windows the last minute filled close before this minute is
+		// told, so that its narration comes after their reports.
+		p.det.Advance(time.Unix(start+int64(i)*phaseLen, 0))
+		if err := p.emit(p.det.Onsets(nil), p.det.Flush()); err != nil {
+			return err
+		}
 		if o.format == "table" {
 			name := ph.name
 			if o.cfg.Redactor != nil {
 				name = "(names the keys: hidden by --key-redaction)"
 			}
-			fmt.Fprintf(stderr, "hotkeys demo: minute %d: %s\n", i+1, name)
+			var b strings.Builder
+			wrap(&b, fmt.Sprintf("hotkeys demo: minute %d: ", i+1), "    ", name, out.table.width)
+			fmt.Fprint(stderr, b.String())
 		}
 		for s := int64(0); s < phaseLen; s++ {
 			if ctx.Err() != nil {
