@@ -159,3 +159,41 @@ func TestTableToTheWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestEventSamplesNeeds: docs/events.md's table says what each sample
+// needs to be replayed right; replayed so, each reads without a warning
+// (malformed-record.json's one malformed record aside).
+func TestEventSamplesNeeds(t *testing.T) {
+	doc := string(must(os.ReadFile("../../docs/events.md")))
+	n := 0
+	for line := range strings.SplitSeq(doc, "\n") {
+		cells := strings.Split(line, " | ")
+		if len(cells) < 4 || !strings.HasPrefix(cells[0], "| `") || !strings.HasSuffix(cells[0], ".json`") {
+			continue
+		}
+		file := strings.Trim(strings.TrimPrefix(cells[0], "| "), "`")
+		_, forReplay, ok := strings.Cut(cells[2], "; ")
+		if !ok {
+			t.Errorf("%s: the needs column %q says nothing for replay", file, cells[2])
+			continue
+		}
+		args := []string{"replay"}
+		if strings.HasPrefix(forReplay, "`--") {
+			args = append(args, strings.Fields(strings.Trim(forReplay, "`"))...)
+		} else if forReplay != "nothing for replay" {
+			t.Errorf("%s: %q is neither a flag nor nothing", file, forReplay)
+		}
+		code, _, errs := hotkeys(t, "", append(args, "../../events/"+file)...)
+		want := exitOK
+		if file == "malformed-record.json" {
+			want = exitInputError
+		}
+		if code != want || strings.Contains(errs, "warning") {
+			t.Errorf("hotkeys %v %s: exit %d, want %d:\n%s", args, file, code, want, errs)
+		}
+		n++
+	}
+	if files, _ := filepath.Glob("../../events/*.json"); n != len(files) {
+		t.Errorf("docs/events.md's table has %d samples, events/ %d", n, len(files))
+	}
+}
