@@ -136,16 +136,20 @@ func (k *keyProfile) looksLikeSortKey() bool {
 	return k.paired >= minProfile && len(k.pk)*10 >= k.paired*9 && len(k.sk)*10 <= len(k.pk)*6
 }
 
+// keyWarning is one thing the profile warns of: its kind (said once on
+// stderr, however its figures grow), and its words.
+type keyWarning struct{ kind, text string }
+
 // warnings returns what the profile warns of, for stderr and the summary.
-func (k *keyProfile) warnings() []string {
+func (k *keyProfile) warnings() []keyWarning {
 	if k.partitionKey == "" || k.fromSchema {
 		return nil
 	}
-	var out []string
+	var out []keyWarning
 	if k.missing > 0 {
-		out = append(out, fmt.Sprintf("--partition-key %s is not a key attribute of %s records read (their Keys hold %s): they were skipped as malformed, "+
+		out = append(out, keyWarning{"missing", fmt.Sprintf("--partition-key %s is not a key attribute of %s records read (their Keys hold %s): they were skipped as malformed, "+
 			"and the figures leave them out. Name one of those attributes, or give --describe-table FILE.",
-			k.partitionKey, k.missingShare(), strings.Join(k.missingHolds, " and ")))
+			k.partitionKey, k.missingShare(), strings.Join(k.missingHolds, " and "))})
 	}
 	if k.looksLikeSortKey() {
 		other, rerun, table := "the other key attribute", "the other attribute as --partition-key", "NAME"
@@ -155,10 +159,10 @@ func (k *keyProfile) warnings() []string {
 		if k.table != "" {
 			table = k.table
 		}
-		out = append(out, fmt.Sprintf("--partition-key %s looks like the sort key: it takes a different value in %s of %s records, while %s repeats "+
+		out = append(out, keyWarning{"sort key", fmt.Sprintf("--partition-key %s looks like the sort key: it takes a different value in %s of %s records, while %s repeats "+
 			"(%s values), as a partition key does. The figures are by %s, so a hot partition would not show: rerun with %s, or with "+
 			"--describe-table FILE (what `aws dynamodb describe-table --table-name %s` prints) to be sure.",
-			k.partitionKey, count(uint64(len(k.pk))), count(uint64(k.paired)), other, count(uint64(len(k.sk))), k.partitionKey, rerun, table))
+			k.partitionKey, count(uint64(len(k.pk))), count(uint64(k.paired)), other, count(uint64(len(k.sk))), k.partitionKey, rerun, table)})
 	}
 	return out
 }

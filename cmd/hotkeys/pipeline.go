@@ -130,12 +130,13 @@ func (p *pipeline) emit(onsets []report.Onset, reps []report.Report) error {
 	return nil
 }
 
-// warn says on stderr, once each, what the key profile warns of.
+// warn says on stderr, once each, what the key profile warns of: when it
+// first does (the summary has the figures at the end).
 func (p *pipeline) warn() {
 	for _, w := range p.keys.warnings() {
-		if !p.warned[w] {
-			p.warned[w] = true
-			fmt.Fprintf(p.stderr, "hotkeys %s: warning: %s\n", p.name, w)
+		if !p.warned[w.kind] {
+			p.warned[w.kind] = true
+			fmt.Fprintf(p.stderr, "hotkeys %s: warning: %s\n", p.name, w.text)
 		}
 	}
 }
@@ -156,7 +157,10 @@ func (p *pipeline) finish() error {
 	if err := p.emit(p.det.Onsets(nil), p.det.FlushAll()); err != nil {
 		return err
 	}
-	warnings := p.keys.warnings()
+	var warnings []string
+	for _, w := range p.keys.warnings() {
+		warnings = append(warnings, w.text)
+	}
 	if p.described != "" && len(p.tables) > 0 && !p.tables[p.described] {
 		w := fmt.Sprintf("--describe-table describes table %q, but the records are of %s: its partition key and indexes may not fit them",
 			p.described, strings.Join(slices.Sorted(maps.Keys(p.tables)), ", "))

@@ -233,15 +233,23 @@ loop:
 	if err := p.finish(); err != nil {
 		return err
 	}
+	var err error
 	switch {
 	case runErr != nil && ctx.Err() == nil:
-		return fmt.Errorf("watch: %w", runErr)
+		err = fmt.Errorf("watch: %w", runErr)
 	case lost.Load() > 0:
-		return inputError{fmt.Sprintf("%d shard(s) reported data lost (trimmed past the stream's 24 h retention)", lost.Load())}
-	case p.keyWarning() != nil:
-		return p.keyWarning()
+		err = inputError{fmt.Sprintf("%d shard(s) reported data lost (trimmed past the stream's 24 h retention)", lost.Load())}
 	case p.malformed > 0:
-		return p.malformedError()
+		err = p.malformedError()
+	}
+	if w := p.keyWarning(); w != nil { // the key's warning wins (exit status 4); the rest is still said
+		if err != nil {
+			fmt.Fprintf(stderr, "hotkeys: %v\n", err)
+		}
+		return w
+	}
+	if err != nil {
+		return err
 	}
 	fmt.Fprintln(stderr, "hotkeys watch: stopped")
 	return nil

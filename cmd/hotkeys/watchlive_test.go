@@ -197,3 +197,41 @@ func TestVersion(t *testing.T) {
 		t.Errorf("--version: exit %d, %q", code, out)
 	}
 }
+
+// TestWatchWarnsOfTheSortKey: watch, given by hand a partition key that
+// looks like the sort key, warns on stderr, in the summary and by exit
+// status 4, as replay does.
+func TestWatchWarnsOfTheSortKey(t *testing.T) {
+	pages := samplePages(t, "../../events/hot-key-ops-log.json", 120)
+	code, out, errs, _ := watchPages(t, pages, "--partition-key", "SK")
+	golden.Equal(t, "testdata/golden/watch-sort-key.golden", fmt.Appendf(nil, "exit %d\n--- stdout\n%s--- stderr\n%s", code, out, errs))
+	if code != exitWarning || !strings.Contains(errs, "warning: --partition-key SK looks like the sort key") || !strings.Contains(flat(out), "! --partition-key SK looks like the sort key") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestWidthOfATerminal: table output takes the width of the terminal it
+// writes to (a pseudo-terminal here), --width overrides it, and output
+// that is not a terminal gets 100 columns.
+func TestWidthOfATerminal(t *testing.T) {
+	pty, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal to test with: %v", err)
+	}
+	defer pty.Close()
+	if err := setWinsize(pty, 132); err != nil {
+		t.Skipf("cannot size the pseudo-terminal: %v", err)
+	}
+	var o options
+	if w := o.output(pty, false, false).table.width; w != 132 {
+		t.Errorf("on a 132-column terminal: %d columns", w)
+	}
+	o.width = 80
+	if w := o.output(pty, false, false).table.width; w != 80 {
+		t.Errorf("--width 80 on a terminal: %d columns", w)
+	}
+	o.width = 0
+	if w := o.output(&bytes.Buffer{}, false, false).table.width; w != defaultWidth {
+		t.Errorf("not a terminal: %d columns, want %d", w, defaultWidth)
+	}
+}
