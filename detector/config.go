@@ -8,6 +8,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/redact"
+	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
@@ -222,7 +223,7 @@ func (c Config) Validate() error {
 	case !finite(c.MinWCUPerSecond):
 		return bad("MinWCUPerSecond", c.MinWCUPerSecond, "≥ 0")
 	case !(c.PartitionLimit > 0) || c.PartitionLimit > 1e9:
-		return bad("PartitionLimit", c.PartitionLimit, fmt.Sprintf("> 0 (DynamoDB's is %d)", ddb.PartitionWriteUnits))
+		return bad("PartitionLimit", c.PartitionLimit, "> 0 (DynamoDB's is "+report.Count(ddb.PartitionWriteUnits)+")")
 	case !(c.CriticalWCUPerSecond > 0) || c.CriticalWCUPerSecond > 1e9:
 		return bad("CriticalWCUPerSecond", c.CriticalWCUPerSecond, "> 0")
 	case c.CriticalWCUPerSecond < c.MinWCUPerSecond:

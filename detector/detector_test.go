@@ -468,7 +468,7 @@ func TestConfigValidateNamesTheField(t *testing.T) {
 		{func(c *Config) { c.ShareThreshold = math.NaN() }, "--ShareThreshold NaN: want a fraction in (0, 1], e.g. 0.10"},
 		{func(c *Config) { c.MinWCUPerSecond = -1 }, "--MinWCUPerSecond -1: want ≥ 0"},
 		{func(c *Config) { c.CriticalWCUPerSecond = 50 }, "--CriticalWCUPerSecond 50 is below --MinWCUPerSecond 100"},
-		{func(c *Config) { c.PartitionLimit = 0 }, "--PartitionLimit 0: want > 0 (DynamoDB's is 1000)"},
+		{func(c *Config) { c.PartitionLimit = 0 }, "--PartitionLimit 0: want > 0 (DynamoDB's is 1,000)"},
 		{func(c *Config) { c.MinRCUPerSecond = -1 }, "--MinRCUPerSecond -1: want ≥ 0 (0: the default)"},
 		{func(c *Config) { c.CriticalRCUPerSecond = math.Inf(1) }, "--CriticalRCUPerSecond +Inf: want ≥ 0 (0: the default)"},
 		{func(c *Config) { c.ReadPartitionLimit = 2e9 }, "--ReadPartitionLimit 2e+09: want ≥ 0 (0: the default)"},
