@@ -33,7 +33,7 @@ type Config struct {
 	// stayed at SaturationFraction of PartitionLimit or more for at least
 	// SaturationSeconds seconds of a window: its successful writes are
 	// pinned at the limit, so it is most likely throttled. Zero means the
-	// default (DefaultSaturationFraction, DefaultSaturationSeconds). The
+	// default (0.9 and DefaultSaturationSeconds, 3 seconds). The
 	// client engine (package clientwatch/clientwindow) applies the same
 	// rule to a key's RCU against ReadPartitionLimit as well.
 	SaturationFraction float64
@@ -91,7 +91,7 @@ func (c Config) SaturationLevel(limit float64) (level uint64, seconds int) {
 func (c Config) saturationRule() (fraction float64, seconds int) {
 	f, n := c.SaturationFraction, c.SaturationSeconds
 	if f == 0 {
-		f = DefaultSaturationFraction
+		f = defaultSaturationFraction
 	}
 	if n == 0 {
 		n = DefaultSaturationSeconds
@@ -122,13 +122,13 @@ func DefaultIndexSketch() sketch.Config { return sketch.Config{Counters: 64, Wid
 // Defaults, as documented in docs/cli.md (the flags) and docs/lambda.md
 // (the function's variables).
 const (
-	DefaultWindow               = 60 * time.Second
-	DefaultShareThreshold       = 0.10
-	DefaultMinWCUPerSecond      = 100
-	DefaultCriticalWCUPerSecond = 800
+	defaultWindow               = 60 * time.Second
+	defaultShareThreshold       = 0.10
+	defaultMinWCUPerSecond      = 100
+	defaultCriticalWCUPerSecond = 800
 	DefaultPartitionLimit       = ddb.PartitionWriteUnits
 	DefaultTop                  = 10
-	DefaultSaturationFraction   = 0.9
+	defaultSaturationFraction   = 0.9
 	DefaultSaturationSeconds    = 3
 	MaxWindow                   = 15 * time.Minute
 )
@@ -136,15 +136,15 @@ const (
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
 	return Config{
-		Window:               DefaultWindow,
-		ShareThreshold:       DefaultShareThreshold,
-		MinWCUPerSecond:      DefaultMinWCUPerSecond,
-		CriticalWCUPerSecond: DefaultCriticalWCUPerSecond,
+		Window:               defaultWindow,
+		ShareThreshold:       defaultShareThreshold,
+		MinWCUPerSecond:      defaultMinWCUPerSecond,
+		CriticalWCUPerSecond: defaultCriticalWCUPerSecond,
 		PartitionLimit:       DefaultPartitionLimit,
-		SaturationFraction:   DefaultSaturationFraction,
+		SaturationFraction:   defaultSaturationFraction,
 		SaturationSeconds:    DefaultSaturationSeconds,
 		Top:                  DefaultTop,
-		Lateness:             DefaultWindow,
+		Lateness:             defaultWindow,
 		Sketch:               sketch.DefaultConfig(),
 		IndexSketch:          DefaultIndexSketch(),
 	}

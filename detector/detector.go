@@ -129,9 +129,6 @@ func (d *Detector) pendingOf(table string) *counts {
 // closes windows of a table that has gone quiet.
 func (d *Detector) Advance(t time.Time) { d.watermark = max(d.watermark, t.Unix()) }
 
-// Watermark returns the latest record time seen.
-func (d *Detector) Watermark() time.Time { return time.Unix(d.watermark, 0).UTC() }
-
 // Flush closes and reports the windows that record time has moved past
 // (end + lateness ≤ watermark), oldest first.
 func (d *Detector) Flush() []report.Report {
@@ -146,7 +143,7 @@ func (d *Detector) Flush() []report.Report {
 func (d *Detector) FlushAll() []report.Report {
 	reps := d.close(func(*WindowSet) bool { return true })
 	for _, table := range slices.Sorted(maps.Keys(d.pending)) {
-		start := report.WindowStart(d.Watermark(), d.cfg.Window)
+		start := report.WindowStart(time.Unix(d.watermark, 0).UTC(), d.cfg.Window)
 		w, err := NewWindow(d.cfg.Sketch, table, start, start.Add(d.cfg.Window))
 		if err != nil {
 			continue // the config was validated: cannot happen

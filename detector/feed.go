@@ -39,6 +39,11 @@ type Sink interface {
 	AddMalformed(table string)
 }
 
+var (
+	_ Sink = (*Detector)(nil)
+	_ Sink = (*WindowSet)(nil)
+)
+
 // Deduper is a Sink that knows the records it has counted before: the
 // Lambda's, whose records come at least once. A Feed asks Seen of each
 // record before Add; a record seen is counted in Counts.Duplicates, and not

@@ -245,13 +245,13 @@ func (d *Detector) Onsets(dst []report.Onset) []report.Onset {
 	for _, s := range d.open {
 		dst = s.appendOnsets(dst)
 	}
-	SortOnsets(dst[n:])
+	sortOnsets(dst[n:])
 	return dst
 }
 
-// SortOnsets orders onsets by second, then table, index and key: the
+// sortOnsets orders onsets by second, then table, index and key: the
 // order they are announced in.
-func SortOnsets(onsets []report.Onset) {
+func sortOnsets(onsets []report.Onset) {
 	slices.SortFunc(onsets, func(a, b report.Onset) int {
 		return cmp.Or(a.Second.Compare(b.Second), cmp.Compare(a.Table, b.Table), cmp.Compare(a.Index, b.Index), cmp.Compare(a.Key.Key, b.Key.Key))
 	})

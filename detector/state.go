@@ -1,12 +1,16 @@
 package detector
 
 import (
+	"encoding"
 	"encoding/base64"
 	"fmt"
 	"strconv"
 
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
+
+// A Window travels in the state in its binary encoding.
+var _ encoding.BinaryMarshaler = (*Window)(nil)
 
 // Keys of a WindowSet in Lambda's tumbling-window state, each holding the
 // base64 of a window's encoding (MarshalBinary). A deploy meets the state

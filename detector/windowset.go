@@ -192,7 +192,7 @@ func (s *WindowSet) appendReports(reps []report.Report) []report.Report {
 func (s *WindowSet) Onsets(dst []report.Onset) []report.Onset {
 	n := len(dst)
 	dst = s.appendOnsets(dst)
-	SortOnsets(dst[n:])
+	sortOnsets(dst[n:])
 	return dst
 }
 

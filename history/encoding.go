@@ -1,6 +1,7 @@
 package history
 
 import (
+	"encoding"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -107,6 +108,11 @@ var patterns = []report.Pattern{"", report.PatternSingleKey, report.PatternLowCa
 
 const oldPatterns = 7
 
+var (
+	_ encoding.BinaryMarshaler   = (*Summary)(nil)
+	_ encoding.BinaryUnmarshaler = (*Summary)(nil)
+)
+
 // MarshalBinary encodes the summary in at most MaxEncodedSize bytes: 'h',
 // 'k', a version byte, the fields as varints and length-prefixed strings,
 // the HyperLogLog deflated, and a CRC-32C of all of it.
@@ -208,6 +214,8 @@ func (s *Summary) keepOrder() []int {
 }
 
 // encode writes s as version (s.Version(); tests forge others).
+//
+// Long because it writes the format's fields in their order, one by one.
 func (s *Summary) encode(version int, keys []int, ceiling uint64, trimmed bool, hll []byte) []byte {
 	b := make([]byte, 0, 1024+len(hll))
 	v2 := version >= version2 // versions 2 and 3 hold the index's fields

@@ -219,6 +219,8 @@ func fieldVars(c *detector.Config) []fieldVar {
 
 // thresholdsFromEnv reads the detector's thresholds (fieldVars) and the
 // metrics' settings.
+//
+// Long because it reads the variables in turn, each with its own message.
 func thresholdsFromEnv(getenv func(string) string) (detector.Config, alert.Config, error) {
 	cfg := detector.DefaultConfig()
 	acfg := alert.DefaultConfig()

@@ -17,8 +17,9 @@ import (
 // indexes need (see attrRef), each at its id, marked gen: only a decoder
 // with indexes passes them.
 //
-// One step, kept whole: a call per step (name, tag, value) costs about 3 %
-// more instructions per batch (cachegrind), the decoder's hottest loop.
+// Long because one step is kept whole: a call per step (name, tag, value)
+// costs about 3 % more instructions per batch (cachegrind), and this is the
+// decoder's hottest loop.
 func (d *Decoder) sizeFast(i int, slots []imgAttr, gen uint32) (end, size int, ok bool) {
 	b := d.scan.Bytes()
 	var top imgAttr // the top-level attribute being read, when slots track its name (topID >= 0)

@@ -144,6 +144,11 @@ type clientJSON struct {
 	Shards            [0]ShardReport    `json:"shards"`
 }
 
+var (
+	_ json.Marshaler   = ClientReport{}
+	_ json.Unmarshaler = (*ClientReport)(nil)
+)
+
 // MarshalJSON writes the report in the `--format json` shape (clientJSON).
 func (r ClientReport) MarshalJSON() ([]byte, error) {
 	return json.Marshal(clientJSON{

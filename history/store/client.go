@@ -32,6 +32,8 @@ func ClientOptions(o *dynamodb.Options) {
 // wholeBodies reads each response body whole.
 type wholeBodies struct{ next dynamodb.HTTPClient }
 
+var _ dynamodb.HTTPClient = wholeBodies{}
+
 func (w wholeBodies) Do(req *http.Request) (*http.Response, error) {
 	resp, err := w.next.Do(req)
 	if err != nil {

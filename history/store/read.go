@@ -139,6 +139,9 @@ func (d *decoded) deliver(fn func(*history.Summary) error, skip func(key string,
 // merge reads a day's write shards (and old partition) in parallel, each
 // page decoded where it was read, and hands the items out in sort-key
 // order.
+//
+// Long because the readers it starts and the merge of their pages share
+// its context, its semaphore and their channels.
 func (r *Reader) merge(ctx context.Context, sp span, fn func(*history.Summary) error, skip func(key string, err error)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -231,6 +234,8 @@ type cursor struct {
 // cursors is a heap of the write shards being merged, by the sort key of
 // their next item.
 type cursors []*cursor
+
+var _ heap.Interface = (*cursors)(nil)
 
 func (h cursors) Len() int           { return len(h) }
 func (h cursors) Less(i, j int) bool { return h[i].items[h[i].i].sk < h[j].items[h[j].i].sk }

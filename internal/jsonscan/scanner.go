@@ -8,8 +8,9 @@
 // Positions are byte offsets into the data. A method that meets a syntax
 // error records it (Err) and returns a negative position; every caller
 // passes a negative position straight up. It accepts exactly what
-// encoding/json accepts, and decodes strings as encoding/json does: an
-// invalid UTF-8 byte or a lone surrogate escape becomes U+FFFD.
+// encoding/json accepts (the grammar of RFC 8259), and decodes strings as
+// encoding/json does: an invalid UTF-8 byte or a lone surrogate escape
+// becomes U+FFFD.
 package jsonscan
 
 import "fmt"

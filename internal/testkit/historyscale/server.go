@@ -110,6 +110,8 @@ type server struct {
 	continued atomic.Int64
 }
 
+var _ http.Handler = (*server)(nil)
+
 type queryInput struct {
 	TableName                 string
 	ExpressionAttributeValues map[string]map[string]string
