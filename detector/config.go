@@ -235,7 +235,7 @@ func (c Config) Validate() error {
 	case !finite(c.ReadPartitionLimit):
 		return bad("ReadPartitionLimit", c.ReadPartitionLimit, "≥ 0 (0: the default)")
 	case !(c.SaturationFraction >= 0 && c.SaturationFraction <= 1):
-		return bad("SaturationFraction", c.SaturationFraction, fmt.Sprintf("a fraction above 0 and at most 1, e.g. %g (or 0 for that default)", DefaultSaturationFraction))
+		return bad("SaturationFraction", c.SaturationFraction, fmt.Sprintf("a fraction above 0 and at most 1, e.g. %g (or 0 for that default)", defaultSaturationFraction))
 	case c.SaturationSeconds < 0 || c.SaturationSeconds > int(MaxWindow/time.Second):
 		return bad("SaturationSeconds", c.SaturationSeconds, fmt.Sprintf("1 to 900 seconds, e.g. %d (or 0 for that default)", DefaultSaturationSeconds))
 	case c.Top < 0 || c.Top > 1000:
