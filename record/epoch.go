@@ -220,27 +220,10 @@ func parseISOTime(s []byte) (time.Time, bool) {
 		return time.Time{}, false // no zone
 	case (s[j] == 'Z' || s[j] == 'z') && j+1 == len(s):
 	case s[j] == '+' || s[j] == '-':
-		zone := s[j+1:]
-		var oh, om int64
 		var ok bool
-		switch len(zone) {
-		case 2: // ±hh
-			oh, ok = digits(zone)
-		case 4: // ±hhmm
-			var okm bool
-			oh, ok = digits(zone[:2])
-			om, okm = digits(zone[2:])
-			ok = ok && okm
-		case 5: // ±hh:mm
-			var okm bool
-			oh, ok = digits(zone[:2])
-			om, okm = digits(zone[3:])
-			ok = ok && okm && zone[2] == ':'
-		}
-		if !ok || oh > 23 || om > 59 {
+		if offset, ok = zoneOffset(s[j+1:]); !ok {
 			return time.Time{}, false
 		}
-		offset = oh*3600 + om*60
 		if s[j] == '-' {
 			offset = -offset
 		}
@@ -249,6 +232,31 @@ func parseISOTime(s []byte) (time.Time, bool) {
 	}
 	unix := daysFromCivil(year, month, day)*86400 + hour*3600 + minute*60 + sec - offset
 	return time.Unix(unix, nsec).UTC(), true
+}
+
+// zoneOffset reads a zone offset after its sign, as hh, hhmm or hh:mm, in
+// seconds.
+func zoneOffset(zone []byte) (int64, bool) {
+	var oh, om int64
+	var ok bool
+	switch len(zone) {
+	case 2: // ±hh
+		oh, ok = digits(zone)
+	case 4: // ±hhmm
+		var okm bool
+		oh, ok = digits(zone[:2])
+		om, okm = digits(zone[2:])
+		ok = ok && okm
+	case 5: // ±hh:mm
+		var okm bool
+		oh, ok = digits(zone[:2])
+		om, okm = digits(zone[3:])
+		ok = ok && okm && zone[2] == ':'
+	}
+	if !ok || oh > 23 || om > 59 {
+		return 0, false
+	}
+	return oh*3600 + om*60, true
 }
 
 // digits reads b, all decimal digits, as a number.

@@ -102,17 +102,24 @@ func (d *Decoder) eventMember(id, i int) (int, bool) {
 		return d.envelopeBool(i, "isWindowTerminatedEarly", &d.ev.IsWindowTerminatedEarly), true
 	case fNextShardIterator: // GetRecords output: "arn:aws:dynamodb:…:table/T/stream/L|1|…", or null
 		d.evSeen = true
-		if d.scan.Peek(i) != '"' {
-			return d.scan.SkipValue(i), true
-		}
-		end, s := d.scan.StringBytes(i)
-		if k := bytes.IndexByte(s, '|'); k >= 0 {
-			s = s[:k]
-		}
-		d.iterARN = append(d.iterARN[:0], s...)
-		return end, true
+		return d.nextShardIterator(i), true
 	}
 	return 0, false
+}
+
+// nextShardIterator keeps the stream ARN that a GetRecords output's
+// NextShardIterator begins with (before its first '|'), for the table name
+// of records that carry no eventSourceARN; a null iterator is skipped.
+func (d *Decoder) nextShardIterator(i int) int {
+	if d.scan.Peek(i) != '"' {
+		return d.scan.SkipValue(i)
+	}
+	end, s := d.scan.StringBytes(i)
+	if k := bytes.IndexByte(s, '|'); k >= 0 {
+		s = s[:k]
+	}
+	d.iterARN = append(d.iterARN[:0], s...)
+	return end
 }
 
 // window decodes "window": {"start": RFC 3339, "end": RFC 3339}.

@@ -68,6 +68,23 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	g := newDemoGen(*seed, *tailRate)
+	if err := playDemo(ctx, p, g, o, out.table.width, stderr); err != nil {
+		return err
+	}
+	if err := p.finish(); err != nil {
+		return err
+	}
+	if p.malformed > 0 && o.format == "table" {
+		fmt.Fprintf(stderr, "hotkeys demo: the scenario includes %d deliberately malformed record(s), skipped and counted above\n", p.malformed)
+	}
+	return nil
+}
+
+// playDemo feeds the scenario's minutes to p in time order, telling each
+// minute on stderr (table output) after the windows before it are reported.
+// It stops early, without error, when ctx is done: the run's summary still
+// follows.
+func playDemo(ctx context.Context, p *pipeline, g *demoGen, o *options, width int, stderr io.Writer) error {
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC).Unix()
 	phaseLen := int64(o.cfg.Window / time.Second)
 	if phaseLen < 60 {
@@ -86,12 +103,12 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				name = "(names the keys: hidden by --key-redaction)"
 			}
 			var b strings.Builder
-			wrap(&b, fmt.Sprintf("hotkeys demo: minute %d: ", i+1), "    ", name, out.table.width)
+			wrap(&b, fmt.Sprintf("hotkeys demo: minute %d: ", i+1), "    ", name, width)
 			fmt.Fprint(stderr, b.String())
 		}
 		for s := int64(0); s < phaseLen; s++ {
 			if ctx.Err() != nil {
-				return p.finish()
+				return nil
 			}
 			sec := start + int64(i)*phaseLen + s
 			g.second(sec, ph.hot)
@@ -101,12 +118,6 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				}
 			}
 		}
-	}
-	if err := p.finish(); err != nil {
-		return err
-	}
-	if p.malformed > 0 && o.format == "table" {
-		fmt.Fprintf(stderr, "hotkeys demo: the scenario includes %d deliberately malformed record(s), skipped and counted above\n", p.malformed)
 	}
 	return nil
 }

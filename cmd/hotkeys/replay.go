@@ -88,16 +88,30 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			fmt.Fprintf(stderr, "hotkeys: %v\n", err)
 			failed = append(failed, name)
 		}
-		if n := p.read - read; n > 0 {
-			fmt.Fprintf(stderr, "hotkeys replay: %s: %s read as %s, %s\n", name, plural(n, "record"), shape, timeFormat(p.dec.ISOTimes()-iso, n))
-		}
-		if p.tables[""] && !unnamed {
-			fmt.Fprintf(stderr, "hotkeys replay: %s: records name no table (no eventSourceARN, no stream ARN in NextShardIterator): give it with --table NAME\n", name)
-		}
+		sayRead(stderr, p, name, shape, read, iso, unnamed)
 	}
 	if err := p.finish(); err != nil {
 		return err
 	}
+	return replayOutcome(p, files, failed, refused, stderr)
+}
+
+// sayRead tells on stderr what replay read of one input, given the
+// pipeline's counts before it: how many records in which format and times,
+// and that they name no table when this input is the first to.
+func sayRead(stderr io.Writer, p *pipeline, name string, shape record.Shape, read, iso int, unnamed bool) {
+	if n := p.read - read; n > 0 {
+		fmt.Fprintf(stderr, "hotkeys replay: %s: %s read as %s, %s\n", name, plural(n, "record"), shape, timeFormat(p.dec.ISOTimes()-iso, n))
+	}
+	if p.tables[""] && !unnamed {
+		fmt.Fprintf(stderr, "hotkeys replay: %s: records name no table (no eventSourceARN, no stream ARN in NextShardIterator): give it with --table NAME\n", name)
+	}
+}
+
+// replayOutcome is a replay's exit status, most serious first: inputs that
+// are not stream records, a doubtful partition key, inputs not read in full,
+// nothing read, malformed records skipped.
+func replayOutcome(p *pipeline, files, failed, refused []string, stderr io.Writer) error {
 	switch {
 	case len(refused) > 0:
 		return usageError{fmt.Errorf("%d of %d inputs are not DynamoDB stream records (said above): %s", len(refused), len(files), strings.Join(refused, ", "))}

@@ -60,45 +60,17 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := o.parse(fs, args); err != nil {
 		return err
 	}
-	if wf.record != "" {
-		if err := checkWritable(wf.record); err != nil {
-			return usageError{fmt.Errorf("--record %s: %w", wf.record, err)}
-		}
-	}
-	if (wf.table == "") == (wf.streamARN == "") {
-		return usageError{fmt.Errorf("watch: give exactly one of --table or --stream-arn")}
-	}
-	if wf.duration < 0 {
-		return usageError{fmt.Errorf("--duration %s: want ≥ 0", wf.duration)}
-	}
-	scfg := streams.DefaultConfig()
-	scfg.From = streams.StartPosition(wf.from)
-	if scfg.From != streams.Latest && scfg.From != streams.TrimHorizon {
-		return usageError{fmt.Errorf("--from %q: want latest (new writes only) or trim_horizon (the last 24 h)", wf.from)}
+	if err := wf.check(); err != nil {
+		return err
 	}
 	if wf.duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, wf.duration)
 		defer cancel()
 	}
-
-	awsCfg, err := wf.aws.load(ctx, "watch")
+	reader, err := wf.open(ctx, o)
 	if err != nil {
 		return err
-	}
-	ddb := dynamodb.NewFromConfig(awsCfg)
-	dds := dynamodbstreams.NewFromConfig(awsCfg)
-
-	if err := wf.resolve(ctx, ddb, o); err != nil {
-		return err
-	}
-	scfg.StreamARN = wf.streamARN
-	if err := scfg.Validate(); err != nil {
-		return usageError{err}
-	}
-	reader, err := streams.NewReader(dds, scfg)
-	if err != nil {
-		return usageError{err}
 	}
 	p, err := newPipeline("watch", o, o.output(stdout, true, false), stdout, stderr, watchClock, wf.described)
 	if err != nil {
@@ -119,6 +91,49 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	return err
+}
+
+// open loads the AWS configuration, finds the stream (and the key schema,
+// unless given) and opens a reader of its shards.
+func (wf *watchFlags) open(ctx context.Context, o *options) (*streams.Reader, error) {
+	awsCfg, err := wf.aws.load(ctx, "watch")
+	if err != nil {
+		return nil, err
+	}
+	if err := wf.resolve(ctx, dynamodb.NewFromConfig(awsCfg), o); err != nil {
+		return nil, err
+	}
+	scfg := streams.DefaultConfig()
+	scfg.From = streams.StartPosition(wf.from)
+	scfg.StreamARN = wf.streamARN
+	if err := scfg.Validate(); err != nil {
+		return nil, usageError{err}
+	}
+	reader, err := streams.NewReader(dynamodbstreams.NewFromConfig(awsCfg), scfg)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return reader, nil
+}
+
+// check refuses watch's own flags when they cannot work, before any call
+// to AWS.
+func (wf *watchFlags) check() error {
+	if wf.record != "" {
+		if err := checkWritable(wf.record); err != nil {
+			return usageError{fmt.Errorf("--record %s: %w", wf.record, err)}
+		}
+	}
+	if (wf.table == "") == (wf.streamARN == "") {
+		return usageError{fmt.Errorf("watch: give exactly one of --table or --stream-arn")}
+	}
+	if wf.duration < 0 {
+		return usageError{fmt.Errorf("--duration %s: want ≥ 0", wf.duration)}
+	}
+	if from := streams.StartPosition(wf.from); from != streams.Latest && from != streams.TrimHorizon {
+		return usageError{fmt.Errorf("--from %q: want latest (new writes only) or trim_horizon (the last 24 h)", wf.from)}
+	}
+	return nil
 }
 
 // recorder saves watch's batches for replay (--record): each a line, the
