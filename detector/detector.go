@@ -28,7 +28,7 @@ type Detector struct {
 	// pending holds, per table, what was counted outside any window (late,
 	// malformed and internal-error records) until a window of the table
 	// closes and takes it.
-	pending map[string]*counts
+	pending map[string]*report.Totals
 }
 
 type setKey struct {
@@ -44,7 +44,7 @@ func New(cfg Config) (*Detector, error) {
 	return &Detector{
 		cfg:     cfg,
 		open:    map[setKey]*WindowSet{},
-		pending: map[string]*counts{},
+		pending: map[string]*report.Totals{},
 	}, nil
 }
 
@@ -67,7 +67,7 @@ func (d *Detector) Add(r *record.Record) error {
 		s = d.open[k]
 		if s == nil && start+int64(d.cfg.Window/time.Second)+int64(d.cfg.Lateness/time.Second) <= d.watermark {
 			// Its window has closed (or would have, had Flush been called).
-			d.pendingOf(r.Table).late++
+			d.pendingOf(r.Table).Late++
 			return nil
 		}
 		if s == nil {
@@ -93,19 +93,19 @@ func (d *Detector) Add(r *record.Record) error {
 // window of the record before it, or failing that in the table's next
 // window to close.
 func (d *Detector) AddMalformed(table string) {
-	d.addUntimed(table, (*Window).AddMalformed, func(c *counts) { c.malformed++ })
+	d.addUntimed(table, (*Window).AddMalformed, func(c *report.Totals) { c.Malformed++ })
 }
 
 // AddInternal counts a record that could not be handled because of a bug
 // in hotkeys (an InternalError), where AddMalformed counts the input's
 // faults. table is as for AddMalformed.
 func (d *Detector) AddInternal(table string) {
-	d.addUntimed(table, (*Window).AddInternal, func(c *counts) { c.internal++ })
+	d.addUntimed(table, (*Window).AddInternal, func(c *report.Totals) { c.InternalErrors++ })
 }
 
 // addUntimed counts a record whose time is unknown in the window of the
 // record before it, or failing that in the table's pending counts.
-func (d *Detector) addUntimed(table string, inWindow func(*Window, uint64), pending func(*counts)) {
+func (d *Detector) addUntimed(table string, inWindow func(*Window, uint64), pending func(*report.Totals)) {
 	if table == "" {
 		table = d.lastTable
 	}
@@ -116,10 +116,10 @@ func (d *Detector) addUntimed(table string, inWindow func(*Window, uint64), pend
 	pending(d.pendingOf(table))
 }
 
-func (d *Detector) pendingOf(table string) *counts {
+func (d *Detector) pendingOf(table string) *report.Totals {
 	c := d.pending[table]
 	if c == nil {
-		c = &counts{}
+		c = &report.Totals{}
 		d.pending[table] = c
 	}
 	return c
@@ -181,7 +181,7 @@ func (d *Detector) close(done func(*WindowSet) bool) []report.Report {
 
 func (d *Detector) attachCounts(w *Window) {
 	if c := d.pending[w.table]; c != nil {
-		w.addCounts(*c)
+		w.totals.Add(*c)
 		delete(d.pending, w.table)
 	}
 }

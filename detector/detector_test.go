@@ -203,8 +203,8 @@ func TestWindowsAlignAndLateRecordsAreCounted(t *testing.T) {
 	// Records span [..603, ..627]: windows ..600 and ..610 are past; ..620 is open.
 	window := func(start int64, records, late, malformed uint64) report.Report {
 		return report.Report{
-			Window:  report.Window{Table: "T1", Start: time.Unix(start, 0), End: time.Unix(start+10, 0)},
-			Records: records, WCU: records, Late: late, Malformed: malformed, DistinctKeys: 1,
+			Window: report.Window{Table: "T1", Start: time.Unix(start, 0), End: time.Unix(start+10, 0)},
+			Totals: report.Totals{Records: records, WCU: records, Late: late, Malformed: malformed}, DistinctKeys: 1,
 			HotKeys: []report.KeyReport{}, Shards: []report.ShardReport{},
 		}
 	}

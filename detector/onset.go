@@ -185,7 +185,7 @@ func (ks watchedKeys) seconds(sum *sketch.Summary, sec, start int64, level uint6
 // explained against the window so far.
 func (w *Window) onset(e *sketch.TickEntry, soFar bool) report.Onset {
 	cfg := w.watch.cfg
-	j := judge{cfg: cfg, total: w.wcu, seconds: float64(w.end - w.start), index: w.index}
+	j := judge{cfg: cfg, total: w.totals.WCU, seconds: float64(w.end - w.start), index: w.index}
 	k := j.physical(e.Entry)
 	j.explain(&k, e.Entry)
 	w.judgeAsShard(j, &k, e.Entry)

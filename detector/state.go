@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
@@ -119,9 +120,9 @@ func (s *WindowSet) UnmarshalState(state map[string]string) error {
 	for _, w := range indexes {
 		w.Watch(s.cfg)
 	}
-	table.addCounts(s.early)
+	table.totals.Add(s.early)
 	s.table, s.start, s.end = table.table, table.Start(), table.End()
-	s.win, s.indexes, s.early = table, indexes, counts{}
+	s.win, s.indexes, s.early = table, indexes, report.Totals{}
 	return nil
 }
 

@@ -30,11 +30,8 @@ type WindowSet struct {
 	indexes []*Window
 	// early is what was counted before win opened: a batch may start with
 	// malformed records, or hold nothing else.
-	early counts
+	early report.Totals
 }
-
-// counts are the records of a table counted outside any window.
-type counts struct{ late, malformed, internal uint64 }
 
 // errNoTable: a set whose table no record, count or event has named cannot
 // open a window.
@@ -118,7 +115,7 @@ func (s *WindowSet) AddMalformed(table string) {
 		s.win.AddMalformed(1)
 		return
 	}
-	s.early.malformed++
+	s.early.Malformed++
 }
 
 // AddInternal counts a record lost to a bug of ours (see InternalError), as
@@ -128,7 +125,7 @@ func (s *WindowSet) AddInternal(table string) {
 		s.win.AddInternal(1)
 		return
 	}
-	s.early.internal++
+	s.early.InternalErrors++
 }
 
 // open opens the table's window for table, or for the set's table when
@@ -147,15 +144,15 @@ func (s *WindowSet) openAs(table string) error {
 		return err
 	}
 	w.Watch(s.cfg)
-	w.addCounts(s.early)
-	s.table, s.win, s.early = table, w, counts{}
+	w.totals.Add(s.early)
+	s.table, s.win, s.early = table, w, report.Totals{}
 	return nil
 }
 
 // Unplaced returns what the set counted while it knew no table, and so
 // holds in no window: a batch whose records all failed before naming one.
 func (s *WindowSet) Unplaced() (malformed, internal uint64) {
-	return s.early.malformed, s.early.internal
+	return s.early.Malformed, s.early.InternalErrors
 }
 
 // Windows returns the table's window, then its indexes', in the order they

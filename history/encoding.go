@@ -53,6 +53,15 @@ const (
 	version4 = 4
 )
 
+// Counters: each version holds the first versionCounters[version] of
+// report.Totals (in its encoding's order; version 1 the first five,
+// version 2 TTLWCU too, 3 and 4 InternalErrors too), the first five before
+// DistinctKeys and the ceiling, the rest after them. A counter Totals adds
+// needs a new version here, and Version to write it where it is not 0.
+const leadingCounters = 5
+
+var versionCounters = [...]int{version1: leadingCounters, version2: 6, version3: 7, version4: 7}
+
 // NewestVersion is the newest version this build writes; it reads every
 // version from 1 up to it.
 const NewestVersion = version4
@@ -227,15 +236,10 @@ func (s *Summary) encode(version int, keys []int, ceiling uint64, trimmed bool, 
 	b = frame.AppendString(b, s.Shard)
 	b = binary.AppendVarint(b, s.Start.Unix())
 	b = binary.AppendVarint(b, s.End.Unix())
-	for _, v := range []uint64{s.Records, s.TTLDeletes, s.Malformed, s.Late, s.WCU, s.DistinctKeys, ceiling} {
-		b = binary.AppendUvarint(b, v)
-	}
-	if v2 {
-		b = binary.AppendUvarint(b, s.TTLWCU)
-	}
-	if version >= version3 {
-		b = binary.AppendUvarint(b, s.InternalErrors)
-	}
+	b = s.AppendCounters(b, 0, leadingCounters)
+	b = binary.AppendUvarint(b, s.DistinctKeys)
+	b = binary.AppendUvarint(b, ceiling)
+	b = s.AppendCounters(b, leadingCounters, versionCounters[version])
 	if version >= version4 {
 		b = binary.AppendUvarint(b, s.Sources)
 	}
@@ -345,18 +349,13 @@ func readWindow(r *frame.Reader, version int, out *Summary) {
 	out.Shard = r.Text()
 	start, end := r.Varint(), r.Varint()
 	out.Start, out.End = time.Unix(start, 0).UTC(), time.Unix(end, 0).UTC()
-	for _, p := range []*uint64{&out.Records, &out.TTLDeletes, &out.Malformed, &out.Late, &out.WCU, &out.DistinctKeys, &out.OtherKeysWCUUpper} {
-		*p = r.Uvarint()
-	}
-	if v2 {
-		out.TTLWCU = r.Uvarint()
-	}
-	if version >= version3 {
-		// Without internal errors the window is written as version 1 or
-		// 2: one encoding per summary, whose version is Version().
-		if out.InternalErrors = r.Uvarint(); out.InternalErrors == 0 && version == version3 && r.Err() == nil {
-			r.Failf("version 3 without internal errors")
-		}
+	out.ReadCounters(r, 0, leadingCounters)
+	out.DistinctKeys, out.OtherKeysWCUUpper = r.Uvarint(), r.Uvarint()
+	out.ReadCounters(r, leadingCounters, versionCounters[version])
+	// Without internal errors the window is written as version 1 or 2:
+	// one encoding per summary, whose version is Version().
+	if version == version3 && out.InternalErrors == 0 && r.Err() == nil {
+		r.Failf("version 3 without internal errors")
 	}
 	if version >= version4 {
 		out.Sources = r.Uvarint()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -252,14 +253,38 @@ func TestRoundTrip(t *testing.T) {
 	// when merged.
 	rep := report.Report{
 		Window:  report.Window{Table: "T", Start: t0, End: t0.Add(time.Minute)},
-		WCU:     10,
+		Totals:  report.Totals{WCU: 10},
 		TopKeys: []report.KeyReport{{KeyFigures: report.KeyFigures{Key: "A", Type: "S", WCU: 5, WCULower: 4, WCUUpper: 5, Share: 0.5, AvgWCUPerSecond: 0.1, PeakWCUPerSecond: 3}}},
 	}
 	got, _ := roundTrip(t, FromReport(rep, "s", nil))
-	want := &Summary{Table: "T", Shard: "s", Start: t0, End: t0.Add(time.Minute), WCU: 10,
+	want := &Summary{Table: "T", Shard: "s", Start: t0, End: t0.Add(time.Minute), Totals: report.Totals{WCU: 10},
 		Keys: []report.KeyReport{{KeyFigures: report.KeyFigures{Key: "A", Type: "S", WCU: 5, WCULower: 4, WCUUpper: 5, PeakWCUPerSecond: 3}}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestEveryCounterStored: every counter of report.Totals, set to a value
+// of its own, comes back from the newest version (a rollup's) and from a
+// shard's window that needs it. A counter added to Totals without a
+// version of history that holds it fails here.
+func TestEveryCounterStored(t *testing.T) {
+	var tot report.Totals
+	v := reflect.ValueOf(&tot).Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.Uint64 {
+			f.SetUint(uint64(1000 + i))
+		}
+	}
+	tot.WCUIsLowerBound = true
+	window := &Summary{Table: "Orders", Index: "GSI1", Shard: "shardId-1", Start: t0, End: t0.Add(time.Minute), Totals: tot}
+	rollup := *window
+	rollup.Shard, rollup.Sources = "", 3
+	for _, s := range []*Summary{window, &rollup} {
+		got, b := roundTrip(t, s)
+		if diff := cmp.Diff(tot, got.Totals); diff != "" {
+			t.Errorf("version %d lost a counter: give report.Totals' new counter a version (encoding.go's versionCounters, Version) (-stored +read):\n%s", b[2], diff)
+		}
 	}
 }
 

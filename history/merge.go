@@ -44,17 +44,15 @@ type Merger struct {
 }
 
 type stepAcc struct {
-	records, ttl, malformed, late, wcu uint64
-	internal                           uint64 // records lost to a bug in hotkeys
-	ttlWCU                             uint64 // an index's: its entries removed by TTL deletes
-	lowerBound, terminatedEarly        bool
-	sources                            uint64 // shard windows merged in
-	ceilings                           uint64 // sum of the summaries' OtherKeysWCUUpper
-	keys                               map[keyID]*keyAcc
-	shards                             map[string]*report.ShardReport
-	distinct                           sketch.DistinctUnion // the summaries' distinct-key sketches united
-	missingHLL                         bool                 // some summary came without its sketch, or with part of one
-	distinctFloor                      uint64               // the largest single estimate: the union holds at least that
+	totals          report.Totals
+	terminatedEarly bool
+	sources         uint64 // shard windows merged in
+	ceilings        uint64 // sum of the summaries' OtherKeysWCUUpper
+	keys            map[keyID]*keyAcc
+	shards          map[string]*report.ShardReport
+	distinct        sketch.DistinctUnion // the summaries' distinct-key sketches united
+	missingHLL      bool                 // some summary came without its sketch, or with part of one
+	distinctFloor   uint64               // the largest single estimate: the union holds at least that
 	// pending is the step's one summary while it has one, its keys not yet
 	// in keys: a step of one summary (1-minute steps read from rollups)
 	// takes them as they are, sorted, instead of through the map. When it
@@ -170,14 +168,7 @@ func (m *Merger) Reports() []report.Report {
 // addTotals adds a summary's counts, flags and shards' load to the step's.
 func (st *stepAcc) addTotals(s *Summary) {
 	st.sources += max(1, s.Sources)
-	st.records += s.Records
-	st.ttl += s.TTLDeletes
-	st.malformed += s.Malformed
-	st.internal += s.InternalErrors
-	st.late += s.Late
-	st.wcu += s.WCU
-	st.ttlWCU += s.TTLWCU
-	st.lowerBound = st.lowerBound || s.WCUIsLowerBound
+	st.totals.Add(s.Totals)
 	st.terminatedEarly = st.terminatedEarly || s.TerminatedEarly
 	st.ceilings += s.OtherKeysWCUUpper
 	st.distinctFloor = max(st.distinctFloor, s.DistinctKeys)
@@ -227,8 +218,7 @@ func (st *stepAcc) addKey(k report.KeyReport, ceiling uint64) {
 func (m *Merger) summary(at int64, st *stepAcc) *Summary {
 	s := &Summary{
 		Table: m.table, Index: m.index, Start: time.Unix(at, 0).UTC(), End: time.Unix(at+m.step, 0).UTC(),
-		Records: st.records, TTLDeletes: st.ttl, TTLWCU: st.ttlWCU, Malformed: st.malformed, InternalErrors: st.internal, Late: st.late,
-		WCU: st.wcu, WCUIsLowerBound: st.lowerBound, TerminatedEarly: st.terminatedEarly,
+		Totals: st.totals, TerminatedEarly: st.terminatedEarly,
 		OtherKeysWCUUpper: st.ceilings, Sources: st.sources,
 	}
 	if p := st.pending; p != nil && p.Sources > 0 {

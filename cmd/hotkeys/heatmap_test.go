@@ -115,7 +115,7 @@ func TestDemoHeatmapNothingClipped(t *testing.T) {
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	b := heatmap.New(heatmap.Options{PartitionLimit: detector.DefaultPartitionLimit})
 	b.Add(report.Report{Window: report.Window{Table: strings.Repeat("CustomerOrderHistory", 3), Index: "byCustomerAndCreationDate", Start: start, End: start.Add(time.Minute)},
-		Records: 1, WCU: 1, DistinctKeys: 1, HotKeys: []report.KeyReport{}, Shards: []report.ShardReport{},
+		Totals: report.Totals{Records: 1, WCU: 1}, DistinctKeys: 1, HotKeys: []report.KeyReport{}, Shards: []report.ShardReport{},
 		TopKeys: []report.KeyReport{{KeyFigures: report.KeyFigures{Key: "CUSTOMER#0042", Type: "S", WCU: 1, WCULower: 1, WCUUpper: 1, Share: 1, PeakWCUPerSecond: 1}}}})
 	var narrow bytes.Buffer
 	if err := heatmap.WriteHTML(&narrow, b.Maps()); err != nil {

@@ -333,7 +333,7 @@ func TestHistoryUsage(t *testing.T) {
 // without says nothing of it.
 func TestTableShowsInternalErrors(t *testing.T) {
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	rep := report.Report{Window: report.Window{Table: "Orders", Start: start, End: start.Add(time.Minute)}, Records: 100, WCU: 120, Malformed: 2, Late: 1, InternalErrors: 1234}
+	rep := report.Report{Window: report.Window{Table: "Orders", Start: start, End: start.Add(time.Minute)}, Totals: report.Totals{Records: 100, WCU: 120, Malformed: 2, Late: 1, InternalErrors: 1234}}
 	clean := rep
 	clean.InternalErrors = 0
 	for _, c := range []struct {

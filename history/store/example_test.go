@@ -8,6 +8,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/history"
 	"github.com/hotkeys-dev/hotkeys/history/store"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // A Table names the history table and how its items are written; Item
@@ -21,7 +22,7 @@ func ExampleTable_Item() {
 		return
 	}
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	item, err := table.Item(&history.Summary{Table: "Orders", Shard: "shardId-1", Start: start, End: start.Add(time.Minute), Records: 3, WCU: 5})
+	item, err := table.Item(&history.Summary{Table: "Orders", Shard: "shardId-1", Start: start, End: start.Add(time.Minute), Totals: report.Totals{Records: 3, WCU: 5}})
 	if err != nil {
 		fmt.Println(err)
 		return

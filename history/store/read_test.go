@@ -20,7 +20,7 @@ import (
 
 // shardWindow is a small stored window of shard at start.
 func shardWindow(shard string, start time.Time, wcu uint64) *history.Summary {
-	return &history.Summary{Table: "Orders", Shard: shard, Start: start, End: start.Add(time.Minute), Records: wcu, WCU: wcu, DistinctKeys: 1,
+	return &history.Summary{Table: "Orders", Shard: shard, Start: start, End: start.Add(time.Minute), Totals: report.Totals{Records: wcu, WCU: wcu}, DistinctKeys: 1,
 		Keys:   []report.KeyReport{{KeyFigures: report.KeyFigures{Key: "K", Type: "S", WCU: wcu, WCULower: wcu, WCUUpper: wcu}}},
 		Shards: []report.ShardReport{{Shard: shard, Records: wcu, WCU: wcu}}}
 }

@@ -28,7 +28,7 @@ func streamShardIDs(n int) []string {
 // fullSummary is a shard's window as large as an item may be: keys of 100
 // bytes, a few trimmed to fit MaxEncodedSize.
 func fullSummary(t testing.TB, shard string) *history.Summary {
-	s := &history.Summary{Table: "Orders", Shard: shard, Start: t0, End: t0.Add(time.Minute), Records: 60000, WCU: 90000, DistinctKeys: 40000,
+	s := &history.Summary{Table: "Orders", Shard: shard, Start: t0, End: t0.Add(time.Minute), Totals: report.Totals{Records: 60000, WCU: 90000}, DistinctKeys: 40000,
 		Shards: []report.ShardReport{{Shard: shard, Records: 60000, WCU: 90000, PeakWCUPerSecond: 2000}}}
 	for i := range 140 {
 		s.Keys = append(s.Keys, report.KeyReport{KeyFigures: report.KeyFigures{Key: fmt.Sprintf("%03d%s", i, strings.Repeat("k", 97)), Type: "S",

@@ -56,7 +56,7 @@ func TestInvoke(t *testing.T) {
 	}
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	for _, shard := range []string{"shardId-1", "shardId-2"} {
-		s := &history.Summary{Table: "Orders", Shard: shard, Start: start, End: start.Add(time.Minute), Records: 5, WCU: 5, DistinctKeys: 1,
+		s := &history.Summary{Table: "Orders", Shard: shard, Start: start, End: start.Add(time.Minute), Totals: report.Totals{Records: 5, WCU: 5}, DistinctKeys: 1,
 			Keys: []report.KeyReport{{KeyFigures: report.KeyFigures{Key: "K", Type: "S", WCU: 5, WCULower: 5, WCUUpper: 5}}}}
 		if err := table.Put(context.Background(), s); err != nil {
 			t.Fatal(err)
