@@ -29,8 +29,23 @@ func newRecentIDs(n int) *recentIDs {
 
 // seen reports whether id was seen, and remembers it.
 func (r *recentIDs) seen(id uint64) bool {
-	if _, ok := r.set[id]; ok {
+	if r.has(id) {
 		return true
+	}
+	r.add(id)
+	return false
+}
+
+// has reports whether id is remembered.
+func (r *recentIDs) has(id uint64) bool {
+	_, ok := r.set[id]
+	return ok
+}
+
+// add remembers id, forgetting the oldest when full.
+func (r *recentIDs) add(id uint64) {
+	if r.has(id) {
+		return
 	}
 	if len(r.ring) < cap(r.ring) {
 		r.ring = append(r.ring, id)
@@ -40,5 +55,4 @@ func (r *recentIDs) seen(id uint64) bool {
 		r.next = (r.next + 1) % len(r.ring)
 	}
 	r.set[id] = struct{}{}
-	return false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"runtime/debug"
 	"time"
@@ -66,6 +67,14 @@ type handler struct {
 	// notify sends each onset to an SNS topic; nil when
 	// HOTKEYS_NOTIFY_TOPIC_ARN is empty.
 	notify *notifier
+
+	// done is what this container has published (once.go), so that a
+	// batch delivered again publishes nothing twice.
+	done *recentIDs
+
+	// coldStart is the time the container's start took (the secret's
+	// read included), charged to its first invocation's budget.
+	coldStart time.Duration
 }
 
 // newHandler returns the function.
@@ -83,7 +92,8 @@ func newHandler(cfg detector.Config, partitionKey string, mode indexMode, schema
 		return nil, err
 	}
 	return &handler{cfg: cfg, probe: probe, feed: detector.NewFeed(dec, now), schemas: schemas, pub: pub, log: log, now: now,
-		det: det, seen: newRecentIDs(1 << 16), indexes: &indexSource{mode: mode, schemas: schemas, dec: dec, log: log, now: now}}, nil
+		det: det, seen: newRecentIDs(1 << 16), done: newRecentIDs(doneMemory),
+		indexes: &indexSource{mode: mode, schemas: schemas, dec: dec, log: log, now: now, emf: io.Discard}}, nil
 }
 
 // Invoke handles one batch: probe, decode and count, then close and
@@ -97,11 +107,20 @@ func newHandler(cfg detector.Config, partitionKey string, mode indexMode, schema
 // HOTKEYS_INDEXES=on, the index lookup failed for a reason that may pass.
 // A bad record, a bad state, a bug of ours or a CloudWatch outage never
 // blocks the shard.
+//
+// Every call out (DescribeTable, PutMetricData, the history's PutItem, SNS)
+// takes its deadline from the invocation's budget (budget.go), so that the
+// invocation ends within a fifth of the function's timeout whatever its
+// dependencies do.
 func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	// The wall clock: deadlines are, whatever clock the detector is given.
+	b := newBudget(ctx, time.Now(), h.coldStart, time.Now)
+	h.coldStart = 0
+
 	// Probe: the batch's table, read without decoding a record, so that
 	// the decoder has the table's indexes before its first record.
 	table := h.firstTable(payload)
-	if err := h.indexes.prepare(ctx, table); err != nil {
+	if err := h.indexes.prepare(ctx, &b, table); err != nil {
 		return nil, err
 	}
 
@@ -115,7 +134,7 @@ func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 		// The table has a sort key and HOTKEYS_PARTITION_KEY is not set:
 		// ask DynamoDB once per container which attribute is the hash
 		// key, and count the batch afresh.
-		if err := h.lookUpPartitionKey(ctx, amb.Table); err != nil {
+		if err := h.lookUpPartitionKey(ctx, &b, amb.Table); err != nil {
 			return nil, err
 		}
 		inv = h.newInvocation(table)
@@ -126,14 +145,13 @@ func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 		inv.countUnread(payload, err)
 	}
 
-	// Announce: the keys that crossed the critical rate in what this
-	// batch counted, before the batch returns, whatever the window.
-	h.announce(ctx, inv.sink.Onsets(nil))
-
-	// Close and publish: a tumbling window goes back to Lambda in the
-	// state, or is published on its last batch; a plain batch closes the
-	// container's windows its records and the clock have passed.
-	return inv.sink.finish(ctx)
+	// Announce, close and publish: the keys that crossed the critical
+	// rate in what this batch counted are announced before the batch
+	// returns, whatever the window; a tumbling window goes back to Lambda
+	// in the state, or is stored and published on its last batch; a plain
+	// batch closes the container's windows its records and the clock have
+	// passed.
+	return inv.sink.finish(ctx, &b)
 }
 
 // firstTable returns the table the batch's first eventSourceARN names (""
@@ -154,7 +172,9 @@ func (h *handler) firstTable(payload []byte) (table string) {
 
 // lookUpPartitionKey asks DynamoDB which of table's key attributes is the
 // partition key, and decodes with it from now on.
-func (h *handler) lookUpPartitionKey(ctx context.Context, table string) error {
+func (h *handler) lookUpPartitionKey(ctx context.Context, b *budget, table string) error {
+	ctx, cancel := b.call(ctx, callDescribeTable)
+	defer cancel()
 	s, err := h.schemas.Lookup(ctx, table)
 	if err != nil {
 		return fmt.Errorf("hotkeys: %w (set HOTKEYS_PARTITION_KEY to avoid the lookup)", err)

@@ -8,9 +8,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history/store"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
+
+// refusing is a history table's client whose every call fails as its
+// context's end makes it fail.
+type refusing struct{ store.API }
+
+func (refusing) PutItem(ctx context.Context, _ *dynamodb.PutItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
 
 // TestHistoryWriteErrorsLine: a window whose summary is not stored is
 // counted in one whole EMF line, the shape alert writes every metric in:
@@ -23,15 +35,9 @@ func TestHistoryWriteErrorsLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	var emf bytes.Buffer
-	s := &historyStore{table: mustTable(t, nil, "hotkeys-history", store.Options{}), namespace: "HotKeys", emf: &emf,
-		log: slog.New(slog.NewJSONHandler(io.Discard, nil)), now: time.Now, attempts: 1}
-	// A context already done: no write is started, and none is needed to
-	// fail.
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if s.write(ctx, w, w.Report(detector.DefaultConfig()), "shardId-1") {
-		t.Fatal("a write with no time left was reported stored")
-	}
+	s := &historyStore{table: mustTable(t, refusing{}, "hotkeys-history", store.Options{}), namespace: "HotKeys", emf: &emf,
+		log: slog.New(slog.NewJSONHandler(io.Discard, nil))}
+	s.store(context.Background(), &budget{}, []*detector.Window{w}, []report.Report{w.Report(detector.DefaultConfig())}, "shardId-1", 1, newRecentIDs(8))
 	want := `{"_aws":{"Timestamp":1795341600000,"CloudWatchMetrics":[{"Namespace":"HotKeys","Dimensions":[["TableName"]],` +
 		`"Metrics":[{"Name":"HistoryWriteErrors","Unit":"Count"}]}]},"TableName":"Orders","HistoryWriteErrors":1}` + "\n"
 	if got := emf.String(); got != want {

@@ -40,11 +40,12 @@ func oneWriteWindow(t *testing.T) (*detector.Window, report.Report) {
 }
 
 // TestHistoryWriteSpread: a final invoke waits its shard's
-// store.WriteDelay once before its first write, however many
-// windows (the table's, the indexes') it stores; the wait is cut so that
-// twice the reserve of the deadline is left, and skipped when less is;
-// the items go to the shard's write shard. The clock and the wait are the
-// test's: nothing sleeps.
+// store.WriteDelay once before its first write, however many windows (the
+// table's, the indexes') it stores; the wait is cut so that a whole budget
+// (a fifth of the timeout) is left before the deadline, and skipped when
+// less is; the budget's end moves by the time waited; the items go to the
+// shard's write shard. The clock and the wait are the test's: nothing
+// sleeps.
 func TestHistoryWriteSpread(t *testing.T) {
 	client, _ := dynamodblocal.Clients(t)
 	table, _ := dynamodblocal.CreateTable(t, client, dynamodblocal.TableSpec{Prefix: "history", HashKey: store.AttrDay,
@@ -61,23 +62,31 @@ func TestHistoryWriteSpread(t *testing.T) {
 		want []time.Duration
 	}{
 		{time.Minute, []time.Duration{full}},
-		{full + 3*time.Second, []time.Duration{full - time.Second}}, // 2 × 2 s kept
-		{3 * time.Second, nil},
+		{full + 5*time.Second, []time.Duration{full - time.Second}}, // 6 s of a 30-s timeout kept
+		{5 * time.Second, nil},
 	} {
 		var slept []time.Duration
-		deadline := time.Now().Add(time.Hour)
+		clock := time.Now()
+		deadline := clock.Add(tc.left)
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		b := budget{end: clock.Add(time.Second), timeout: 30 * time.Second, now: func() time.Time { return clock },
+			sleep: func(_ context.Context, d time.Duration) { slept = append(slept, d); clock = clock.Add(d) }}
+		end := b.end
 		var logs bytes.Buffer
 		s := &historyStore{table: mustTable(t, client, table, store.Options{WriteShards: 16, Retention: time.Hour}), namespace: "NS", emf: &bytes.Buffer{},
-			log: slog.New(slog.NewJSONHandler(&logs, nil)), now: func() time.Time { return deadline.Add(-tc.left) },
-			attempts: 1, firstDelay: time.Millisecond, reserve: time.Second * 2, spread: spread,
-			sleep: func(_ context.Context, d time.Duration) { slept = append(slept, d) }}
-		for range 3 { // the table's window and two indexes'
-			s.write(ctx, w, rep, shard)
+			log: slog.New(slog.NewJSONHandler(&logs, nil)), spread: spread}
+		for range 3 { // the same final batch's windows, one at a time
+			s.delay(ctx, &b, shard, rep.Start)
+		}
+		if _, err := s.write(context.Background(), testBudget(), w, rep, shard, "b"); err != nil {
+			t.Fatal(err)
 		}
 		cancel()
 		if fmt.Sprint(slept) != fmt.Sprint(tc.want) {
 			t.Errorf("%s left: waited %v, want %v", tc.left, slept, tc.want)
+		}
+		if waited := clock.Sub(deadline.Add(-tc.left)); !b.end.Equal(end.Add(waited)) {
+			t.Errorf("%s left: the budget's end moved by %s, want the %s waited", tc.left, b.end.Sub(end), waited)
 		}
 	}
 	out, err := client.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(table)})
@@ -151,8 +160,8 @@ func TestHistoryWritesSpreadOnDynamoDBLocal(t *testing.T) {
 	}
 	ctx := context.Background()
 	for shard := range shards {
-		if !s.write(ctx, w, rep, shard) {
-			t.Fatalf("shard %s: window not stored: %s", shard, emf.String())
+		if stored, err := s.write(ctx, testBudget(), w, rep, shard, "b"); !stored || err != nil {
+			t.Fatalf("shard %s: window not stored: %v", shard, err)
 		}
 	}
 

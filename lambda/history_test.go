@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,12 +14,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
 	"github.com/hotkeys-dev/hotkeys/history/store"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
-	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // TestHistoryWrittenByTheBootstrap runs the built bootstrap over the sample
@@ -158,46 +158,62 @@ func TestHistoryFromEnv(t *testing.T) {
 	}
 }
 
-// TestHistoryWriteKeepsTheReserve: a write is not started within the
-// reserve of the invocation's deadline (a window with many indexes has as
-// many summaries to store), and is then logged and counted as failed;
-// with time left, the same write stores its item.
-func TestHistoryWriteKeepsTheReserve(t *testing.T) {
+// countingAPI counts a history table client's PutItem calls.
+type countingAPI struct {
+	store.API
+	puts atomic.Int64
+}
+
+func (c *countingAPI) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	c.puts.Add(1)
+	return c.API.PutItem(ctx, in, opts...)
+}
+
+// TestHistoryStoreOnce: a final batch's windows are stored once. Stored,
+// the container remembers it and does not write again; another container
+// (a ledger of its own) writes, finds the batch's own item and reports the
+// batch delivered again, counting no error; a write without time left is
+// logged and counted, and leaves the batch to be stored by its next
+// delivery.
+func TestHistoryStoreOnce(t *testing.T) {
 	client, _ := dynamodblocal.Clients(t)
-	table, _ := dynamodblocal.CreateTable(t, client, dynamodblocal.TableSpec{Prefix: "history", HashKey: store.AttrDay,
+	name, _ := dynamodblocal.CreateTable(t, client, dynamodblocal.TableSpec{Prefix: "history", HashKey: store.AttrDay,
 		RangeKey: store.AttrWindow, NoStream: true})
-	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	w, err := detector.NewWindow(detector.DefaultConfig().Sketch, "Orders", start, start.Add(time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Add(&record.Record{Table: "Orders", Time: start, WCU: 1, WCUExact: true,
-		PartitionKey: ddb.Key{Type: ddb.String, Value: []byte("A")}})
-	rep := w.Report(detector.DefaultConfig())
+	w, rep := oneWriteWindow(t)
+	api := &countingAPI{API: client}
+	var emf, logs bytes.Buffer
+	s := &historyStore{table: mustTable(t, api, name, store.Options{Retention: time.Hour}), namespace: "NS", emf: &emf,
+		log: slog.New(slog.NewJSONHandler(&logs, nil))}
+	ctx := context.Background()
+	wins, reps := []*detector.Window{w}, []report.Report{rep}
+	first, second := newRecentIDs(8), newRecentIDs(8)
 	for _, tc := range []struct {
-		left   time.Duration
-		stored bool
-	}{{time.Second, false}, {time.Minute, true}} {
-		var emf, logs bytes.Buffer
-		// The store's clock reads tc.left before the invocation's deadline.
-		deadline := time.Now().Add(time.Hour)
-		ctx, cancel := context.WithDeadline(context.Background(), deadline)
-		s := &historyStore{table: mustTable(t, client, table, store.Options{Retention: time.Hour}), namespace: "NS", emf: &emf,
-			log: slog.New(slog.NewJSONHandler(&logs, nil)), now: func() time.Time { return deadline.Add(-tc.left) },
-			attempts: 5, firstDelay: time.Millisecond, reserve: 2 * time.Second}
-		ok := s.write(ctx, w, rep, "shard-1")
-		cancel()
-		out, err := client.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(table)})
+		name        string
+		b           budget
+		batch       uint64
+		done        *recentIDs
+		again       bool
+		puts, items int
+		failed      bool
+	}{
+		{"first delivery", testBudget(), 1, first, false, 1, 1, false},
+		{"again, same container", testBudget(), 1, first, false, 1, 1, false},
+		{"again, another container", testBudget(), 1, second, true, 2, 1, false},
+		{"another batch, no time left", budget{}, 2, second, false, 3, 1, true},
+		{"that batch again, with time", testBudget(), 2, second, false, 4, 1, false},
+	} {
+		emf.Reset()
+		again := s.store(ctx, &tc.b, wins, reps, "shardId-1", tc.batch, tc.done)
+		out, err := client.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(name)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok != tc.stored || (len(out.Items) > 0) != tc.stored {
-			t.Errorf("%s left, reserve 2s: write %v, %d items stored; want %v", tc.left, ok, len(out.Items), tc.stored)
+		failed := strings.Contains(emf.String(), `"`+MetricHistoryWriteErrors+`":1`)
+		if again != tc.again || api.puts.Load() != int64(tc.puts) || len(out.Items) != tc.items || failed != tc.failed {
+			t.Errorf("%s: again %v, %d puts, %d items, counted failed %v; want %v, %d, %d, %v", tc.name, again, api.puts.Load(), len(out.Items), failed, tc.again, tc.puts, tc.items, tc.failed)
 		}
-		failed := strings.Contains(logs.String(), "too close to the invocation's deadline") &&
-			strings.Contains(emf.String(), `"`+MetricHistoryWriteErrors+`":1`)
-		if failed == tc.stored {
-			t.Errorf("%s left: logged and counted as failed %v, want %v; logs %s, EMF %s", tc.left, failed, !tc.stored, logs.String(), emf.String())
-		}
+	}
+	if !strings.Contains(logs.String(), `"error_code":"DeadlineExceeded"`) {
+		t.Errorf("the write without time is not logged with its code: %s", logs.String())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/aws/smithy-go"
 
+	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
@@ -42,6 +44,11 @@ const (
 	maxIndexes = detector.MaxIndexes
 )
 
+// MetricIndexLookupErrors counts the index lookups (DescribeTable) that
+// failed and that the batch went on without. It goes out as an EMF line,
+// only when it happens.
+const MetricIndexLookupErrors = "IndexLookupErrors"
+
 // indexesFromEnv reads HOTKEYS_INDEXES: auto (the default), on or off.
 func indexesFromEnv(getenv func(string) string) (indexMode, error) {
 	v := getenv("HOTKEYS_INDEXES")
@@ -64,6 +71,9 @@ type indexSource struct {
 	log     *slog.Logger
 	now     func() time.Time
 
+	emf       io.Writer // where the IndexLookupErrors EMF line goes (stdout)
+	namespace string
+
 	table      string      // the table whose indexes dec has
 	applied    []ddb.Index // what dec has
 	retryAfter time.Time   // no lookup before this, after a failure we went on without
@@ -79,12 +89,15 @@ type indexSource struct {
 // them. Otherwise a failed lookup never fails the batch: the table's own
 // windows do not need it, so the batch is counted without index windows
 // (or with the indexes known before), the failure is logged, and the
-// lookup is tried again a minute later.
-func (s *indexSource) prepare(ctx context.Context, table string) error {
+// lookup is tried again a minute later. The lookup runs under its call's
+// deadline of b.
+func (s *indexSource) prepare(ctx context.Context, b *budget, table string) error {
 	if s.mode == indexesOff || table == "" || (table == s.table && s.now().Before(s.retryAfter)) {
 		return nil
 	}
-	schema, err := s.schemas.Lookup(ctx, table)
+	cctx, cancel := b.call(ctx, callDescribeTable)
+	schema, err := s.schemas.Lookup(cctx, table)
+	cancel()
 	if err != nil {
 		if s.mode == indexesOn && retryable(err) {
 			return fmt.Errorf("hotkeys: HOTKEYS_INDEXES=on and the table's global secondary indexes could not be read; the batch is failed so that Lambda retries it: %w", err)
@@ -95,7 +108,8 @@ func (s *indexSource) prepare(ctx context.Context, table string) error {
 			level = slog.LevelError
 		}
 		s.log.Log(ctx, level, "global secondary indexes could not be read (DescribeTable); this batch is counted without index windows, the lookup is tried again in a minute",
-			"table", table, "error", err.Error(), "indexes_mode", string(s.mode), "indexes_analysed", indexNames(s.applied))
+			"table", table, "error", err.Error(), "error_code", alert.ErrorCode(err), "indexes_mode", string(s.mode), "indexes_analysed", indexNames(s.applied))
+		s.emf.Write(alert.AppendEMFCount(nil, s.namespace, s.now(), alert.DimensionTableName, table, MetricIndexLookupErrors, 1))
 		return nil
 	}
 	s.table, s.retryAfter = table, time.Time{}

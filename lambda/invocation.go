@@ -27,9 +27,10 @@ type sink interface {
 	// Onsets appends the onsets of what the batch counted (see
 	// detector.Window.Onsets).
 	Onsets(dst []report.Onset) []report.Onset
-	// finish closes and publishes what the batch has closed, and returns
-	// the answer to Lambda.
-	finish(ctx context.Context) ([]byte, error)
+	// finish announces the batch's onsets, closes and publishes what the
+	// batch has closed, its calls out under b's deadlines, and returns the
+	// answer to Lambda.
+	finish(ctx context.Context, b *budget) ([]byte, error)
 }
 
 // invocation is the work of one Invoke: the payload decoded into its sink.

@@ -56,6 +56,7 @@ var envVars = []string{
 }
 
 func main() {
+	started := time.Now()
 	log := slog.New(slog.NewJSONHandler(os.Stdout, nil))
 	h, err := setup(context.Background(), os.Getenv, log)
 	if err != nil {
@@ -65,6 +66,7 @@ func main() {
 		log.Error("configuration error", "error", err.Error())
 		os.Exit(1)
 	}
+	h.coldStart = time.Since(started)
 	lambda.Start(h)
 }
 
@@ -77,22 +79,24 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	if err != nil {
 		return nil, fmt.Errorf("loading AWS configuration: %w", err)
 	}
+	// Every client retries as retries.go says, and nothing else does.
 	if cfg.secretARN != "" {
 		// Once per container: the secret keys every stand-in this
 		// environment publishes.
-		if cfg.detector.Redactor, err = loadRedactor(ctx, secretsmanager.NewFromConfig(awsCfg), cfg.secretARN); err != nil {
+		sm := secretsmanager.NewFromConfig(awsCfg, func(o *secretsmanager.Options) { o.Retryer = retryer() })
+		if cfg.detector.Redactor, err = loadRedactor(ctx, sm, cfg.secretARN); err != nil {
 			return nil, err
 		}
 	}
 	var api alert.MetricPutter
 	if cfg.alert.Mode == alert.ModeAPI || cfg.alert.Mode == alert.ModeBoth {
-		api = cloudwatch.NewFromConfig(awsCfg)
+		api = cloudwatch.NewFromConfig(awsCfg, func(o *cloudwatch.Options) { o.Retryer = retryer() })
 	}
 	pub, err := alert.NewPublisher(cfg.alert, api, os.Stdout)
 	if err != nil {
 		return nil, err
 	}
-	ddb := dynamodb.NewFromConfig(awsCfg)
+	ddb := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.Retryer = retryer() })
 	// Asked again every indexRefresh, so that a GSI added while the
 	// container lives is analysed without a restart.
 	schemas := keyschema.NewRefreshingCache(ddb, indexRefresh, time.Now)
@@ -100,10 +104,13 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
+	h.indexes.emf, h.indexes.namespace = os.Stdout, cfg.alert.Namespace
 	if h.history, err = newHistoryStore(cfg.history, ddb, cfg.alert.Namespace, log); err != nil {
 		return nil, err
 	}
-	h.notify = newNotifier(cfg.notify, func() topicPublisher { return sns.NewFromConfig(awsCfg) }, cfg.detector.PartitionLimit, cfg.alert.Namespace, log)
+	h.notify = newNotifier(cfg.notify, func() topicPublisher {
+		return sns.NewFromConfig(awsCfg, func(o *sns.Options) { o.Retryer = retryer(publishRetryables...) })
+	}, cfg.detector.PartitionLimit, cfg.alert.Namespace, log)
 	return h, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -20,20 +21,18 @@ import (
 // message per onset, whose subject and body name the table, the index, the
 // key, its rate, its pattern and its fix, which a CloudWatch alarm's
 // e-mail cannot. An onset is announced once per key per window, so it is
-// notified once; an invocation sends at most maxPerInvocation, so that a
-// burst of onsets cannot hold the shard up. A failed publish never fails
-// the batch: it is counted (NotifyErrors) and logged.
+// notified once; an invocation sends at most maxPerInvocation, all at
+// once, each under its call's deadline (budget.go), so that neither a
+// burst of onsets nor a hanging SNS can hold the shard up. A failed
+// publish never fails the batch: it is counted (NotifyErrors) and logged.
 
 // MetricNotifyErrors counts onsets whose notification SNS did not take.
 const MetricNotifyErrors = "NotifyErrors"
 
 // DefaultNotifyMaxPerInvocation caps the messages of one invocation when
 // HOTKEYS_NOTIFY_MAX_PER_INVOCATION is not set: each is a call of about
-// 20–50 ms on the shard's path.
+// 20–50 ms, sent beside the others.
 const DefaultNotifyMaxPerInvocation = 5
-
-// notifyTimeout bounds one Publish, retries included.
-const notifyTimeout = 2 * time.Second
 
 // maxSubject is SNS's bound on a subject: fewer than 100 characters.
 const maxSubject = 99
@@ -65,34 +64,48 @@ func newNotifier(c notifyConfig, client func() topicPublisher, limit float64, na
 	return &notifier{api: client(), topic: c.topic, max: c.max, namespace: namespace, emf: os.Stdout, log: log, now: time.Now, partition: limit}
 }
 
-// notify sends one message per onset, up to n.max; what it could not send
-// is logged and counted, never returned.
-func (n *notifier) notify(ctx context.Context, onsets []report.Onset) {
+// notify sends one message per onset, up to n.max, all at once, each
+// under its call's deadline of b; what it could not send is logged and
+// counted, never returned.
+func (n *notifier) notify(ctx context.Context, b budget, onsets []report.Onset) {
 	if len(onsets) > n.max {
 		n.log.Warn("onset notifications capped for this invocation; the onsets are all in the log and the metrics",
 			"onsets", len(onsets), "notified", n.max, "cap_variable", "HOTKEYS_NOTIFY_MAX_PER_INVOCATION")
 		onsets = onsets[:n.max]
 	}
-	failed := map[string]int{}
+	errs := make([]error, len(onsets))
+	var wg sync.WaitGroup
 	for i := range onsets {
-		o := &onsets[i]
-		cctx, cancel := context.WithTimeout(ctx, notifyTimeout)
-		_, err := n.api.Publish(cctx, &sns.PublishInput{
-			TopicArn: aws.String(n.topic),
-			Subject:  aws.String(onsetSubject(o)),
-			Message:  aws.String(onsetMessage(o, n.partition)),
+		wg.Go(func() {
+			o := &onsets[i]
+			ctx, cancel := b.call(ctx, callPublish)
+			defer cancel()
+			_, errs[i] = n.api.Publish(ctx, &sns.PublishInput{
+				TopicArn: aws.String(n.topic),
+				Subject:  aws.String(onsetSubject(o)),
+				Message:  aws.String(onsetMessage(o, n.partition)),
+			})
 		})
-		cancel()
-		if err != nil {
-			failed[o.Table]++
-			// By code only: the message the service returns may quote
-			// what was sent, the key included.
-			n.log.Error("onset notification failed; the onset is in the log and the metrics", "error_code", alert.ErrorCode(err),
-				"table", o.Table, "topic", n.topic)
-		}
 	}
-	for table, k := range failed {
-		n.emf.Write(alert.AppendEMFCount(nil, n.namespace, n.now(), alert.DimensionTableName, table, MetricNotifyErrors, float64(k)))
+	wg.Wait()
+	failed := map[string]int{}
+	var tables []string
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		table := onsets[i].Table
+		if failed[table] == 0 {
+			tables = append(tables, table)
+		}
+		failed[table]++
+		// By code only: the message the service returns may quote what
+		// was sent, the key included.
+		n.log.Error("onset notification failed; the onset is in the log and the metrics", "error_code", alert.ErrorCode(err),
+			"table", table, "topic", n.topic)
+	}
+	for _, table := range tables {
+		n.emf.Write(alert.AppendEMFCount(nil, n.namespace, n.now(), alert.DimensionTableName, table, MetricNotifyErrors, float64(failed[table])))
 	}
 }
 

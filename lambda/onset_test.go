@@ -71,11 +71,17 @@ func design(n int, keys ...streamKey) []streamRecord {
 	return out
 }
 
-// streamBatch renders records [from, to) of a stream as one batch of a
-// tumbling window starting at start, sequence numbers following the
-// records' places in the stream.
-// With final < 0 it is a plain batch.
+// streamBatch renders records [from, to) of a stream of table Orders as
+// one batch of a tumbling window starting at start on stream shard
+// shardId-00000001, sequence numbers following the records' places in the
+// stream. With final < 0 it is a plain batch.
 func streamBatch(t testing.TB, start time.Time, recs []streamRecord, from, to int, final int) []byte {
+	t.Helper()
+	return shardBatch(t, "Orders", "shardId-00000001", start, recs, from, to, final)
+}
+
+// shardBatch is streamBatch for a table and a stream shard.
+func shardBatch(t testing.TB, table, shard string, start time.Time, recs []streamRecord, from, to int, final int) []byte {
 	t.Helper()
 	plainBatches := final < 0
 	var b strings.Builder
@@ -91,14 +97,14 @@ func streamBatch(t testing.TB, start time.Time, recs []streamRecord, from, to in
 		fmt.Fprintf(&b, `{"eventID":"%032x","eventName":"INSERT","eventVersion":"1.1","eventSource":"aws:dynamodb","awsRegion":"us-east-1",`+
 			`"dynamodb":{"ApproximateCreationDateTime":%.3f,"Keys":{"PK":{"S":%q}},"NewImage":{"PK":{"S":%q},"pad":{"S":%q}},`+
 			`"SequenceNumber":"%021d","SizeBytes":%d,"StreamViewType":"NEW_AND_OLD_IMAGES"},"eventSourceARN":%q}`,
-			i+1, ts, r.pk, r.pk, pad, 1_000_000+i, len(pad)+40, streamARN("Orders"))
+			i+1, ts, r.pk, r.pk, pad, 1_000_000+i, len(pad)+40, streamARN(table))
 	}
 	if plainBatches {
 		b.WriteString("]}")
 		return []byte(b.String())
 	}
-	fmt.Fprintf(&b, `],"window":{"start":%q,"end":%q},"state":{},"shardId":"shardId-00000001","eventSourceARN":%q,"isFinalInvokeForWindow":%t,"isWindowTerminatedEarly":false}`,
-		start.Format(time.RFC3339), start.Add(windowLength).Format(time.RFC3339), streamARN("Orders"), final == 1)
+	fmt.Fprintf(&b, `],"window":{"start":%q,"end":%q},"state":{},"shardId":%q,"eventSourceARN":%q,"isFinalInvokeForWindow":%t,"isWindowTerminatedEarly":false}`,
+		start.Format(time.RFC3339), start.Add(windowLength).Format(time.RFC3339), shard, streamARN(table), final == 1)
 	return []byte(b.String())
 }
 
@@ -137,10 +143,10 @@ func announcedIn(t testing.TB, state map[string]string, key string) bool {
 	return set.Windows()[0].Announced(ddb.Key{Type: ddb.String, Value: []byte(key)})
 }
 
-// onsetLines returns the onset log lines of the function's output, once
-// it holds every line of the invocations so far: drain makes one more
-// invocation, whose log line comes after all of theirs.
-func (f *function) onsetLines(t testing.TB, drains *int) []logLine {
+// drained returns the function's output lines once they hold every line
+// of the invocations so far: drain makes one more invocation, whose log
+// line comes after all of theirs.
+func (f *function) drained(t testing.TB, drains *int) []logLine {
 	t.Helper()
 	f.invoke(t, []byte(`{"Records":[{"eventID":"drain","eventName":"INSERT"`)) // logs an ERROR: not JSON in full
 	*drains++
@@ -152,8 +158,15 @@ func (f *function) onsetLines(t testing.TB, drains *int) []logLine {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	return f.lines(t)
+}
+
+// onsetLines returns the onset log lines of the function's output, once
+// it holds every line of the invocations so far (drained).
+func (f *function) onsetLines(t testing.TB, drains *int) []logLine {
+	t.Helper()
 	var out []logLine
-	for _, l := range f.lines(t) {
+	for _, l := range f.drained(t, drains) {
 		if l.str("msg") == "hot partition key onset" {
 			out = append(out, l)
 		}

@@ -57,16 +57,18 @@ func (p *plainSink) countHeld() {
 	p.held = nil
 }
 
-// finish ends a plain batch: the container's windows that the records and
-// the clock have passed are closed and published.
-func (p *plainSink) finish(ctx context.Context) ([]byte, error) {
+// finish ends a plain batch: its onsets are announced, and the
+// container's windows that the records and the clock have passed are
+// closed and published.
+func (p *plainSink) finish(ctx context.Context, b *budget) ([]byte, error) {
 	p.countHeld() // a batch of nothing but malformed records
+	p.h.announce(ctx, b, "", p.Onsets(nil))
 	// Close windows by record time, and by the clock too, so a quiet table
 	// still gets its last window published: a window closes once the clock
 	// is a window plus the lateness past its end.
 	p.Advance(p.h.now().Add(-p.h.cfg.Window)) // Flush adds the lateness
 	if reps := p.Flush(); len(reps) > 0 {
-		p.h.publish(ctx, reps)
+		p.h.publish(ctx, b, reps)
 	}
 	return json.Marshal(batchResponse{BatchItemFailures: []itemFailure{}})
 }

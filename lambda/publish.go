@@ -6,15 +6,22 @@ import (
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
-// announce publishes the onsets of what the batch counted (see
-// detector.Window.Onsets): a key that crossed the critical rate is named
-// before the batch returns, not when its window closes. It never fails the
-// batch.
-func (h *handler) announce(ctx context.Context, onsets []report.Onset) {
-	if len(onsets) == 0 {
+// announce publishes the onsets of what the batch counted on a stream
+// shard ("" for a plain batch; see detector.Window.Onsets): a key that
+// crossed the critical rate is named before the batch returns, not when
+// its window closes. An onset the container announced before (the batch
+// is delivered again) is not announced again. It never fails the batch.
+func (h *handler) announce(ctx context.Context, b *budget, shard string, onsets []report.Onset) {
+	fresh := onsets[:0:0]
+	for i := range onsets {
+		if !h.done.has(announcedID(shard, &onsets[i])) {
+			fresh = append(fresh, onsets[i])
+		}
+	}
+	if len(fresh) == 0 {
 		return
 	}
-	res, err := h.pub.PublishOnsets(ctx, onsets)
+	res, err := h.pub.PublishOnsets(ctx, fresh)
 	if err != nil {
 		h.log.Error("publishing onsets failed", "error", err)
 	}
@@ -22,13 +29,19 @@ func (h *handler) announce(ctx context.Context, onsets []report.Onset) {
 		h.log.Error("onsets could not be written to stdout", "error", res.WriteError)
 	}
 	if h.notify != nil {
-		h.notify.notify(ctx, onsets)
+		h.notify.notify(ctx, *b, fresh)
+	}
+	for i := range fresh {
+		h.done.add(announcedID(shard, &fresh[i]))
 	}
 }
 
-// publish sends the closed windows' reports to CloudWatch. It never fails
-// the batch: what went wrong is logged.
-func (h *handler) publish(ctx context.Context, reps []report.Report) {
+// publish sends the closed windows' reports to CloudWatch, under the
+// PutMetricData call's deadline. It never fails the batch: what went wrong
+// is logged, and what PutMetricData did not take goes out as EMF.
+func (h *handler) publish(ctx context.Context, b *budget, reps []report.Report) {
+	ctx, cancel := b.call(ctx, callPutMetricData)
+	defer cancel()
 	res, err := h.pub.Publish(ctx, reps)
 	if err != nil {
 		h.log.Error("publishing failed", "error", err)

@@ -124,9 +124,10 @@ func TestRIEInvokeTimeout(t *testing.T) {
 	raw := readSample(t, s.File)
 	payload := shiftEvent(raw, shift)
 	t.Run("CloudWatch never answers", func(t *testing.T) {
-		// A listener that accepts and never answers: PutMetricData waits
-		// until alert's reserve before the deadline (a fifth of the
-		// time left, at most 500 ms), then the metrics go out as EMF.
+		// A listener that accepts and never answers: at a 3-s timeout
+		// the budget gives the calls 0.45 s (budget.go); PutMetricData
+		// waits until alert's reserve before that (a fifth of the time
+		// left), then the metrics go out as EMF.
 		hole, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)

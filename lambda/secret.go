@@ -17,9 +17,12 @@ type secretGetter interface {
 	GetSecretValue(ctx context.Context, in *secretsmanager.GetSecretValueInput, optFns ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error)
 }
 
-// secretTimeout bounds the cold start's one read, retries included, well
-// within Lambda's 10 s for initialisation.
-const secretTimeout = 5 * time.Second
+// secretTimeout bounds the cold start's one read, retries included (the
+// client's retryer, retries.go): a Secrets Manager that hangs makes the
+// cold start fail within it, and one that answers slowly leaves the first
+// invocation what its budget has left (budget.go: the cold start's time
+// is charged to it).
+const secretTimeout = 2 * time.Second
 
 // errSecret is wrapped by every failure to get a usable key-redaction
 // secret. The function never falls back to an unkeyed hash: it does not

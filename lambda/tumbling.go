@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+	"time"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // stateLastSeq is the state key of the highest sequence number a tumbling
@@ -23,6 +26,7 @@ type tumblingSink struct {
 	h                   *handler
 	ev                  record.Event
 	lastSeq             []byte
+	fresh               int // records this batch counted
 }
 
 // tumblingSink restores the window of ev from its state. A state it cannot
@@ -43,24 +47,36 @@ func (h *handler) tumblingSink(ev *record.Event) *tumblingSink {
 // number, and remembers the last one: detector.Deduper. A record without
 // one cannot be told apart from another: it is counted.
 func (t *tumblingSink) Seen(r *record.Record) bool {
-	if len(r.SequenceNumber) == 0 {
-		return false
+	if len(r.SequenceNumber) > 0 {
+		if len(t.lastSeq) > 0 && !seqAfter(r.SequenceNumber, t.lastSeq) {
+			return true
+		}
+		t.lastSeq = append(t.lastSeq[:0], r.SequenceNumber...)
 	}
-	if len(t.lastSeq) > 0 && !seqAfter(r.SequenceNumber, t.lastSeq) {
-		return true
-	}
-	t.lastSeq = append(t.lastSeq[:0], r.SequenceNumber...)
+	t.fresh++
 	return false
+}
+
+// batch is the identity of the batch: its stream shard and window, the
+// last sequence number its state had counted and the last it counted,
+// and how many records it counted. The same batch delivered again, with
+// the same state, has the same; no other batch of the stream has.
+func (t *tumblingSink) batch() uint64 {
+	ev := &t.ev
+	return idOf("batch", ev.EventSourceARN, ev.ShardID, strconv.FormatInt(ev.WindowStart.UnixNano(), 10), strconv.FormatInt(ev.WindowEnd.UnixNano(), 10),
+		ev.State[stateLastSeq], string(t.lastSeq), strconv.Itoa(t.fresh))
 }
 
 // finish ends a tumbling window's batch: on the window's last batch (or
 // when Lambda ends it early) the window and its index windows are closed,
-// published and stored in history; otherwise they go back to Lambda in the
-// state, for the window's next batch.
-func (t *tumblingSink) finish(ctx context.Context) ([]byte, error) {
+// stored in history and published; otherwise they go back to Lambda in
+// the state, for the window's next batch. The batch's onsets are announced
+// either way.
+func (t *tumblingSink) finish(ctx context.Context, b *budget) ([]byte, error) {
 	h, ev := t.h, &t.ev
 	state := map[string]string{}
 	wins := t.Windows()
+	onsets := t.Onsets(nil)
 	switch {
 	case wins == nil:
 		if malformed, internal := t.Unplaced(); malformed+internal > 0 {
@@ -72,16 +88,8 @@ func (t *tumblingSink) finish(ctx context.Context) ([]byte, error) {
 			t.MarkTerminatedEarly()
 			h.log.Warn("Lambda terminated the window early; publishing what there is", "shard", ev.ShardID)
 		}
-		reps := t.Reports()
-		// Metrics first: the alarms read them, and history may take what is
-		// left of the deadline for its retries. The table's window is
-		// stored first, then each index's.
-		h.publish(ctx, reps)
-		if h.history != nil {
-			for i, w := range wins {
-				h.history.write(ctx, w, reps[i], ev.ShardID)
-			}
-		}
+		t.close(ctx, b, onsets)
+		return json.Marshal(timeWindowResponse{State: state, BatchItemFailures: []itemFailure{}})
 	default:
 		state[stateLastSeq] = string(t.lastSeq)
 		if err := t.MarshalState(state); err != nil {
@@ -92,5 +100,27 @@ func (t *tumblingSink) finish(ctx context.Context) ([]byte, error) {
 			clear(state)
 		}
 	}
+	h.announce(ctx, b, ev.ShardID, onsets)
 	return json.Marshal(timeWindowResponse{State: state, BatchItemFailures: []itemFailure{}})
+}
+
+// close stores, announces and publishes a closed window, in the order that
+// publishes nothing twice (once.go): the history items first, which mark
+// the batch done where every container sees it; then what cannot be
+// marked, the onsets and the metrics, unless the history table or the
+// container says this batch was published before.
+func (t *tumblingSink) close(ctx context.Context, b *budget, onsets []report.Onset) {
+	h, ev := t.h, &t.ev
+	batch := t.batch()
+	reps := t.Reports()
+	again := h.history != nil && h.history.store(ctx, b, t.Windows(), reps, ev.ShardID, batch, h.done)
+	if again || h.done.has(publishedID(batch)) {
+		h.done.add(publishedID(batch))
+		h.log.Info("final batch delivered again: its window was published before, and is not published again",
+			"shard", ev.ShardID, "window_start", ev.WindowStart.UTC().Format(time.RFC3339), "known_from", map[bool]string{true: "history table", false: "this container"}[again])
+		return
+	}
+	h.announce(ctx, b, ev.ShardID, onsets)
+	h.publish(ctx, b, reps)
+	h.done.add(publishedID(batch))
 }

@@ -45,27 +45,29 @@ func (t *Table) RollupItem(level Level, s *history.Summary, rolledAt time.Time, 
 }
 
 // PutRollup stores rollup s of level, replacing the one stored for the
-// same window, table and index unless that one merged more shard windows,
-// or is settled while s is not: a run that read fewer windows, or a first
-// run retried after the settling one, never undoes a better rollup. It
-// returns whether it stored s. Storing the same rollup again changes
-// nothing: reruns are idempotent.
+// same window, table and index only when s merged more shard windows, or
+// as many and settles it: a run that read fewer windows, or a first run
+// retried after the settling one, never undoes a better rollup, and a run
+// done again (Lambda retries a failed one; Scheduler may deliver twice)
+// changes nothing it already wrote, not even the rollup's rolled_at. It
+// returns whether it stored s.
 func (t *Table) PutRollup(ctx context.Context, level Level, s *history.Summary, rolledAt time.Time, settled bool) (bool, error) {
 	item, err := t.RollupItem(level, s, rolledAt, settled)
 	if err != nil {
 		return false, err
 	}
 	in := &dynamodb.PutItemInput{
-		TableName:                 aws.String(t.name),
-		Item:                      item,
-		ConditionExpression:       aws.String("attribute_not_exists(#w) OR #src <= :src"),
-		ExpressionAttributeNames:  map[string]string{"#w": AttrWindow, "#src": AttrSources},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":src": item[AttrSources]},
+		TableName:                aws.String(t.name),
+		Item:                     item,
+		ConditionExpression:      aws.String("attribute_not_exists(#w) OR #src < :src OR (#src = :src AND #settled = :false)"),
+		ExpressionAttributeNames: map[string]string{"#w": AttrWindow, "#src": AttrSources, "#settled": AttrSettled},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":src":   item[AttrSources],
+			":false": &types.AttributeValueMemberBOOL{Value: false},
+		},
 	}
 	if !settled {
-		in.ConditionExpression = aws.String("attribute_not_exists(#w) OR (#src <= :src AND #settled = :false)")
-		in.ExpressionAttributeNames["#settled"] = AttrSettled
-		in.ExpressionAttributeValues[":false"] = &types.AttributeValueMemberBOOL{Value: false}
+		in.ConditionExpression = aws.String("attribute_not_exists(#w) OR (#src < :src AND #settled = :false)")
 	}
 	_, err = t.api.PutItem(ctx, in)
 	var cond *types.ConditionalCheckFailedException

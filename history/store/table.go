@@ -27,8 +27,10 @@
 // Items stored before stay where they are and are read as before: Read
 // queries the old partition key value too.
 //
-// The key is fixed by the window, so a redelivered final invoke overwrites
-// its own item: a window is never stored twice.
+// The key is fixed by the window, so a window is never stored twice; the
+// Lambda stores it with PutOnce, which leaves an item the same final
+// invocation batch stored as it is and says so: a batch Lambda delivers
+// again changes nothing, and its invocation knows the window was published.
 package store
 
 import (
@@ -54,6 +56,10 @@ const (
 	AttrFormat      = "format"
 	AttrExpires     = "expires"
 	AttrWriteShards = "write_shards"
+	// AttrBatch is the final invocation that stored a shard's window
+	// (PutOnce): the batch's identity, which the same batch delivered
+	// again has too.
+	AttrBatch = "batch"
 	// A rollup's: the shard windows merged into it, when it was made
 	// (Unix seconds), and whether it was made after every window it covers
 	// could have been stored (Roller.Settle).
@@ -160,6 +166,35 @@ func (t *Table) Put(ctx context.Context, s *history.Summary) error {
 		return fmt.Errorf("store: put %s %s: %w", history.Source(s.Table, s.Index), s.Start.Format(time.RFC3339), err)
 	}
 	return nil
+}
+
+// PutOnce stores s, a stream shard's window, as the final invocation
+// batch stores it, and reports whether it did: an item the same batch
+// stored is left as it is, so that a batch Lambda delivers again stores
+// nothing twice (and tells its invocation so: false, nil); an item any
+// other invocation stored is replaced, as Put replaces it. The write is
+// conditional: attribute_not_exists(batch) OR batch <> :batch.
+func (t *Table) PutOnce(ctx context.Context, s *history.Summary, batch string) (bool, error) {
+	item, err := t.Item(s)
+	if err != nil {
+		return false, err
+	}
+	item[AttrBatch] = &types.AttributeValueMemberS{Value: batch}
+	_, err = t.api.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                 aws.String(t.name),
+		Item:                      item,
+		ConditionExpression:       aws.String("attribute_not_exists(#b) OR #b <> :b"),
+		ExpressionAttributeNames:  map[string]string{"#b": AttrBatch},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":b": item[AttrBatch]},
+	})
+	var cond *types.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &cond):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("store: put %s %s: %w", history.Source(s.Table, s.Index), s.Start.Format(time.RFC3339), err)
+	}
+	return true, nil
 }
 
 // decodeShard decodes a shard's window item, in either layout.

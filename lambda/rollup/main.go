@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
@@ -62,7 +64,8 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	if err != nil {
 		return nil, fmt.Errorf("loading AWS configuration: %w", err)
 	}
-	table, err := cfg.history.Open(dynamodb.NewFromConfig(awsCfg, store.ClientOptions))
+	client := dynamodb.NewFromConfig(awsCfg, store.ClientOptions, func(o *dynamodb.Options) { o.Retryer = retryer() })
+	table, err := cfg.history.Open(bounded{client, callCap})
 	if err != nil {
 		return nil, err
 	}
@@ -71,6 +74,52 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 		return nil, err
 	}
 	return &handler{job: job, now: time.Now}, nil
+}
+
+// Bounds of a run, so that it ends, with its error, before Lambda's
+// timeout (the template's 300 s) stops it whatever DynamoDB does: each call
+// to the history table (a Query page, a PutItem, an UpdateItem) ends within
+// callCap, the client's retries included (retryAttempts, at most
+// retryMaxBackoff apart), and the run within runShare of the time the
+// invocation has. A run that fails is retried by Lambda and redoes the same
+// work, which changes nothing it already wrote (store.Table.PutRollup).
+const (
+	callCap         = 20 * time.Second
+	runShare        = 0.9
+	retryAttempts   = 5
+	retryMaxBackoff = 2 * time.Second
+)
+
+// retryer is the history table client's: the SDK's standard retries,
+// bounded.
+func retryer() aws.Retryer {
+	return retry.NewStandard(func(o *retry.StandardOptions) {
+		o.MaxAttempts, o.MaxBackoff = retryAttempts, retryMaxBackoff
+	})
+}
+
+// bounded gives each call to the history table a deadline of its own.
+type bounded struct {
+	api store.API
+	cap time.Duration
+}
+
+func (b bounded) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	ctx, cancel := context.WithTimeout(ctx, b.cap)
+	defer cancel()
+	return b.api.PutItem(ctx, in, opts...)
+}
+
+func (b bounded) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	ctx, cancel := context.WithTimeout(ctx, b.cap)
+	defer cancel()
+	return b.api.Query(ctx, in, opts...)
+}
+
+func (b bounded) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	ctx, cancel := context.WithTimeout(ctx, b.cap)
+	defer cancel()
+	return b.api.UpdateItem(ctx, in, opts...)
 }
 
 // config is the function's configuration: every variable of envVars, read
@@ -111,9 +160,10 @@ type event struct {
 	ScheduledTime string `json:"scheduled_time"`
 }
 
-// Invoke runs the job for the event's scheduled time. An error fails the
-// invocation, and Lambda retries it (EventBridge Scheduler invokes
-// asynchronously); the run redoes the same work.
+// Invoke runs the job for the event's scheduled time, within runShare of
+// the time the invocation has. An error fails the invocation, and Lambda
+// retries it (EventBridge Scheduler invokes asynchronously); the run redoes
+// the same work, and changes nothing it already wrote.
 func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	var ev event
 	if err := json.Unmarshal(payload, &ev); err != nil {
@@ -126,6 +176,11 @@ func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 			return nil, fmt.Errorf("rollup: scheduled_time %q: want RFC 3339, such as 2026-11-22T10:05:00Z", ev.ScheduledTime)
 		}
 		at = t
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Duration(runShare*float64(time.Until(deadline)))))
+		defer cancel()
 	}
 	res, err := h.job.Run(ctx, at)
 	if err != nil {

@@ -29,6 +29,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	"github.com/aws/smithy-go/encoding/cbor"
+
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/fault"
 )
 
 // Path is where the client posts PutMetricData.
@@ -51,6 +53,16 @@ type Failure struct {
 // client's retryer retries it.
 var InternalError = Failure{Status: http.StatusInternalServerError, Code: "InternalServiceFault", Message: "internal service fault (injected)"}
 
+// Throttled is CloudWatch's answer to a caller over its request rate: code
+// Throttling (the X-Amzn-Query-Error header's, as the service is
+// awsQuery-compatible), HTTP 400. The client's retryer retries it.
+var Throttled = Failure{Status: http.StatusBadRequest, Code: "ThrottlingException", Message: "Rate exceeded"}
+
+// Denied is CloudWatch's answer to a role without cloudwatch:PutMetricData:
+// code AccessDenied, HTTP 403. The client does not retry it.
+var Denied = Failure{Status: http.StatusForbidden, Code: "AccessDeniedException",
+	Message: "User: arn:aws:sts::123456789012:assumed-role/hotkeys-HotKeysFunctionRole/hotkeys is not authorized to perform: cloudwatch:PutMetricData because no identity-based policy allows the cloudwatch:PutMetricData action"}
+
 // Server is a fake CloudWatch endpoint. Its methods are safe for concurrent
 // use.
 type Server struct {
@@ -69,6 +81,7 @@ type Server struct {
 	failAll  *Failure
 	// failAll applies once passAll more requests have been served.
 	passAll int
+	fault   fault.Injector
 }
 
 // New starts a server. Close it when done.
@@ -177,7 +190,16 @@ func (s *Server) FailAfter(n int, f Failure) {
 	s.failAll, s.passAll = &f, n
 }
 
-// Reset forgets the requests and the injected failures.
+// SetFault makes every later request misbehave as m (Slow: served after
+// delay), in CloudWatch's own answers: InternalError, Throttled, Denied.
+// fault.None ends it.
+func (s *Server) SetFault(m fault.Mode, delay time.Duration) { s.fault.Set(m, delay) }
+
+// Faulted counts the requests SetFault's fault was injected into.
+func (s *Server) Faulted() int { return s.fault.Faulted() }
+
+// Reset forgets the requests and the injected failures (SetFault's
+// aside).
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -187,8 +209,21 @@ func (s *Server) Reset() {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.attempts++
+	s.mu.Unlock()
 	var fail *Failure
+	switch s.fault.Apply(r) {
+	case fault.Hang:
+		return
+	case fault.ServerError:
+		fail = &InternalError
+	case fault.Throttle:
+		fail = &Throttled
+	case fault.Denied:
+		fail = &Denied
+	}
+	s.mu.Lock()
 	switch {
+	case fail != nil:
 	case len(s.failNext) > 0:
 		f := s.failNext[0]
 		s.failNext = s.failNext[1:]

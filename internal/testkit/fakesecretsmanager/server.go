@@ -19,10 +19,13 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/fault"
 )
 
 // Target is the X-Amz-Target of GetSecretValue, the one operation served.
@@ -45,6 +48,7 @@ type Server struct {
 	denied   map[string]bool   // ARNs the caller may not read
 	requests []string          // SecretId of every well-formed request
 	rejected []string
+	fault    fault.Injector
 }
 
 type secret struct {
@@ -64,13 +68,14 @@ func New() *Server {
 // Close stops the server.
 func (s *Server) Close() { s.srv.Close() }
 
-// Client returns a real Secrets Manager client pointed at the server.
-func (s *Server) Client() *secretsmanager.Client {
+// Client returns a real Secrets Manager client pointed at the server;
+// optFns can adjust it, e.g. set a Retryer.
+func (s *Server) Client(optFns ...func(*secretsmanager.Options)) *secretsmanager.Client {
 	return secretsmanager.New(secretsmanager.Options{
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String(s.URL),
 		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-	})
+	}, optFns...)
 }
 
 // PutString stores a secret whose SecretString is value, under its full
@@ -103,6 +108,15 @@ func (s *Server) Deny(arn string) {
 	s.denied[arn] = true
 }
 
+// SetFault makes every later request misbehave as m (Slow: served after
+// delay), in Secrets Manager's own answers: InternalServiceError (500),
+// ThrottlingException (400), AccessDeniedException (400, as for a role
+// without secretsmanager:GetSecretValue). fault.None ends it.
+func (s *Server) SetFault(m fault.Mode, delay time.Duration) { s.fault.Set(m, delay) }
+
+// Faulted counts the requests SetFault's fault was injected into.
+func (s *Server) Faulted() int { return s.fault.Faulted() }
+
 // Requests returns the SecretId of every well-formed GetSecretValue, in
 // order.
 func (s *Server) Requests() []string {
@@ -121,6 +135,9 @@ func (s *Server) Rejected() []string {
 // serve answers GetSecretValue as the service does: the secret, or the
 // error the service gives for a missing or refused one.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if s.faulted(w, r) {
+		return
+	}
 	body, ok := s.readRequest(w, r)
 	if !ok {
 		return
@@ -146,9 +163,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case denied:
 		// IAM answers before the service looks the secret up.
-		writeError(w, http.StatusBadRequest, "AccessDeniedException",
-			"User: arn:aws:sts::123456789012:assumed-role/hotkeys-HotKeysFunctionRole/hotkeys is not authorized to perform: secretsmanager:GetSecretValue on resource: "+id+
-				" because no identity-based policy allows the secretsmanager:GetSecretValue action")
+		writeError(w, http.StatusBadRequest, "AccessDeniedException", deniedMessage(id))
 		return
 	case !found:
 		writeError(w, http.StatusBadRequest, "ResourceNotFoundException", "Secrets Manager can't find the specified secret.")
@@ -169,6 +184,29 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", ContentType)
 	w.Header().Set("X-Amzn-Requestid", "fake-request-id")
 	json.NewEncoder(w).Encode(out)
+}
+
+// faulted answers r as SetFault's fault asks, if it asks for one, and
+// says whether it did (a hung request is answered by nothing at all).
+func (s *Server) faulted(w http.ResponseWriter, r *http.Request) bool {
+	switch s.fault.Apply(r) {
+	case fault.Hang:
+	case fault.ServerError:
+		writeError(w, http.StatusInternalServerError, "InternalServiceError", "An error occurred on the server side.")
+	case fault.Throttle:
+		writeError(w, http.StatusBadRequest, "ThrottlingException", "Rate exceeded")
+	case fault.Denied:
+		writeError(w, http.StatusBadRequest, "AccessDeniedException", deniedMessage("the secret"))
+	default:
+		return false
+	}
+	return true
+}
+
+// deniedMessage is IAM's refusal of GetSecretValue on resource.
+func deniedMessage(resource string) string {
+	return "User: arn:aws:sts::123456789012:assumed-role/hotkeys-HotKeysFunctionRole/hotkeys is not authorized to perform: secretsmanager:GetSecretValue on resource: " + resource +
+		" because no identity-based policy allows the secretsmanager:GetSecretValue action"
 }
 
 // readRequest reads r's body, once r is a GetSecretValue request as the

@@ -19,12 +19,15 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
+
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/fault"
 )
 
 // MaxMessageBytes is SNS's limit on a message: 256 KB.
@@ -49,6 +52,14 @@ type Server struct {
 	failNext  int      // requests still to fail with failCode
 	failCode  string
 	attempts  int
+	fault     fault.Injector
+}
+
+// statusOf is the HTTP status SNS answers each error code with.
+var statusOf = map[string]int{
+	"AuthorizationError": http.StatusForbidden,
+	"InternalError":      http.StatusInternalServerError,
+	"Throttled":          http.StatusTooManyRequests,
 }
 
 // New starts a server. Close it when done.
@@ -74,13 +85,21 @@ func (s *Server) Client() *sns.Client {
 }
 
 // FailNext makes the next n Publish requests fail with an error of code:
-// "AuthorizationError" (403), "Throttled" (400), "InternalError" (500),
+// "AuthorizationError" (403), "Throttled" (429), "InternalError" (500),
 // as SNS answers them.
 func (s *Server) FailNext(n int, code string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failNext, s.failCode = n, code
 }
+
+// SetFault makes every later request misbehave as m (Slow: served after
+// delay), in SNS's own answers: InternalError (500), Throttled (429),
+// AuthorizationError (403). fault.None ends it.
+func (s *Server) SetFault(m fault.Mode, delay time.Duration) { s.fault.Set(m, delay) }
+
+// Faulted counts the requests SetFault's fault was injected into.
+func (s *Server) Faulted() int { return s.fault.Faulted() }
 
 // Published returns the accepted messages, in order.
 func (s *Server) Published() []Message {
@@ -106,8 +125,19 @@ func (s *Server) Attempts() int {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.attempts++
+	s.mu.Unlock()
+	code := map[fault.Mode]string{fault.ServerError: "InternalError", fault.Throttle: "Throttled", fault.Denied: "AuthorizationError"}
+	mode := s.fault.Apply(r)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch mode {
+	case fault.Hang:
+		return
+	case fault.ServerError, fault.Throttle, fault.Denied:
+		s.fail(w, statusOf[code[mode]], code[mode], "injected by the test")
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
 		s.fail(w, http.StatusBadRequest, "InvalidAction", "want a form POST")
 		return
@@ -128,8 +158,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	m := Message{TopicArn: f.Get("TopicArn"), Subject: f.Get("Subject"), Message: f.Get("Message")}
 	if s.failNext > 0 {
 		s.failNext--
-		status := map[string]int{"AuthorizationError": http.StatusForbidden, "InternalError": http.StatusInternalServerError}[s.failCode]
-		s.fail(w, max(status, http.StatusBadRequest), s.failCode, "injected by the test")
+		s.fail(w, max(statusOf[s.failCode], http.StatusBadRequest), s.failCode, "injected by the test")
 		return
 	}
 	if msg := check(m); msg != "" {

@@ -277,12 +277,18 @@ func (p *Proxy) cancelTransaction(w http.ResponseWriter, throttled []int, n int)
 }
 
 func (p *Proxy) writeError(w http.ResponseWriter, errType string, members map[string]any) {
+	writeError(w, http.StatusBadRequest, errType, fmt.Sprintf("THROTTLED%08d", p.Throttled()), members)
+}
+
+// writeError answers as DynamoDB does (JSON 1.0): the error's type in the
+// x-amzn-ErrorType header and, with its namespace, in the body's __type.
+func writeError(w http.ResponseWriter, status int, errType, requestID string, members map[string]any) {
 	members["__type"] = "com.amazonaws.dynamodb.v20120810#" + errType
 	body, _ := json.Marshal(members)
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 	w.Header().Set("x-amzn-ErrorType", errType)
-	w.Header().Set("x-amzn-RequestId", fmt.Sprintf("THROTTLED%08d", p.Throttled()))
-	w.WriteHeader(http.StatusBadRequest)
+	w.Header().Set("x-amzn-RequestId", requestID)
+	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
 
