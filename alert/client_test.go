@@ -12,6 +12,8 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hotkeys-dev/hotkeys/clientwatch"
+	"github.com/hotkeys-dev/hotkeys/clientwatch/clientwindow"
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/fakecloudwatch"
@@ -19,11 +21,15 @@ import (
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
+// ClientPublisher is clientwatch's Publisher for CloudWatch. The assertion
+// lives in a test: clientwatch does not import alert, nor alert clientwatch.
+var _ clientwatch.Publisher = ClientPublisher{}
+
 // clientReport is a client-side window's report: a read-hot, throttled key
 // among quiet ones, its key hashed.
 func clientReport(t testing.TB, start time.Time) report.ClientReport {
 	t.Helper()
-	w, err := detector.NewClientWindow(detector.DefaultConfig().Sketch, "Users", start, start.Add(time.Minute))
+	w, err := clientwindow.New(detector.DefaultConfig().Sketch, "Users", start, start.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +152,7 @@ func TestSaturatedClientFindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := recentStart()
-	w, err := detector.NewClientWindow(detector.DefaultConfig().Sketch, "Users", start, start.Add(time.Minute))
+	w, err := clientwindow.New(detector.DefaultConfig().Sketch, "Users", start, start.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/alert"
+	"github.com/hotkeys-dev/hotkeys/clientwatch/clientwindow"
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/cfn"
@@ -47,11 +48,8 @@ func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) 
 	}
 	rep := report.Report{
 		Window:       report.Window{Table: testTable, Start: start, End: start.Add(time.Minute)},
-		Records:      60000,
-		WCU:          100000,
+		Totals:       report.Totals{Records: 60000, WCU: 100000, Malformed: 1, TTLDeletes: 2},
 		DistinctKeys: 1000,
-		Malformed:    1,
-		TTLDeletes:   2,
 		HotKeys:      []report.KeyReport{key},
 		TopKeys:      []report.KeyReport{key},
 		Shards:       []report.ShardReport{{Shard: "shardId-1", Records: 60000, WCU: 100000, PeakWCUPerSecond: 2000}},
@@ -62,7 +60,7 @@ func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) 
 	index.Malformed, index.Shards = 0, []report.ShardReport{}
 	// And a client-side window (package clientwatch): a read-hot key that
 	// was throttled, for the optional client alarms.
-	cw, err := detector.NewClientWindow(detector.DefaultConfig().Sketch, testTable, start, start.Add(time.Minute))
+	cw, err := clientwindow.New(detector.DefaultConfig().Sketch, testTable, start, start.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
