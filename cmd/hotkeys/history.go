@@ -104,7 +104,7 @@ func (f *historyFlags) parse(args []string, stderr io.Writer, now time.Time) (fr
 	intFlag(fs, &f.writeShards, "write-shards", 0, "query `n` write shards of the shards' windows: the stack's HistoryWriteShards (default: what the rollups record, else 64)")
 	fs.StringVar(&f.format, "format", "table", "output `format`: table or json")
 	fs.StringVar(&f.heatmap, "heatmap", "", "also draw the steps as a heatmap into `file`: one self-contained HTML page")
-	floatFlag(fs, &f.limit, "partition-limit", detector.DefaultPartitionLimit, "per-partition write `rate` limit in WCU/s, the heatmap's scale")
+	floatFlag(fs, &f.limit, "partition-limit", detector.DefaultPartitionLimit, "per-partition write `rate` limit in WCU/s: the heatmap's scale, the keys' headroom")
 	f.aws.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -36,7 +36,7 @@ func TestDemoPrintsOnsets(t *testing.T) {
 	// The throttled minute as a table: the key critical and saturated, its
 	// shard count a lower bound, and its stream shard saturated too.
 	for _, line := range []string{
-		"  critical (saturated)  CART#checkout  single_key  60,000 [exact]  ███████████░░░░░░░░░   55.7%  1,000       ≥ 2",
+		"  critical (saturated)  CART#checkout  single_key  60,000 [exact]  ███████████░░░░░░░░░   55.7%  1,000       ≤ 1.0×    ≥ 2",
 		"! shardId-00000001763769600000-a1b2c3d4 saturated for 60 s: its partition's successful writes were pinned at the limit, so its writes were most likely throttled, whichever keys share it.",
 	} {
 		if !slices.ContainsFunc(strings.Split(out, "\n"), func(l string) bool { return strings.TrimRight(l, " ") == line }) {

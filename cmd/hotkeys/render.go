@@ -136,23 +136,23 @@ func streamTable(b *strings.Builder, r *report.Report) {
 	} else {
 		b.WriteString("\nHOT KEYS\n")
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  SEVERITY\tKEY\tPATTERN\tWCU [bounds]\tSHARE\t\tPEAK WCU/s\tSHARDS\t")
+		fmt.Fprintln(tw, "  SEVERITY\tKEY\tPATTERN\tWCU [bounds]\tSHARE\t\tPEAK WCU/s\tHEADROOM\tSHARDS\t")
 		for _, k := range r.HotKeys {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%5.1f%%\t%s\t%s\t\n", severityCell(&k.KeyFigures), cut.cell(k.Key), k.Pattern,
-				bounds(&k.KeyFigures), bar(k.Share, 20), k.Share*100, count(uint64(k.PeakWCUPerSecond+0.5)), shardsCell(&k.KeyFigures))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%5.1f%%\t%s\t%s\t%s\t\n", severityCell(&k.KeyFigures), cut.cell(k.Key), k.Pattern,
+				bounds(&k.KeyFigures), bar(k.Share, 20), k.Share*100, count(uint64(k.PeakWCUPerSecond+0.5)), headroomCell(&k.KeyFigures), shardsCell(&k.KeyFigures))
 		}
 		tw.Flush()
 		for _, k := range r.HotKeys {
-			fmt.Fprintf(b, "  ▸ %s: %s\n", cut.cell(k.Key), k.Diagnosis)
+			fmt.Fprintf(b, "  ▸ %s: %s%s\n", cut.cell(k.Key), headroomText(&k.KeyFigures, ""), k.Diagnosis)
 		}
 	}
 	if len(r.TopKeys) > 0 {
 		b.WriteString("\nTOP KEYS\n")
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  KEY\tTYPE\tWCU [bounds]\tSHARE\t\tAVG WCU/s\tPEAK WCU/s\t")
+		fmt.Fprintln(tw, "  KEY\tTYPE\tWCU [bounds]\tSHARE\t\tAVG WCU/s\tPEAK WCU/s\tHEADROOM\t")
 		for _, k := range r.TopKeys {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%5.1f%%\t%.1f\t%s\t\n", cut.cell(k.Key), k.Type, bounds(&k.KeyFigures),
-				bar(k.Share, 20), k.Share*100, k.AvgWCUPerSecond, count(uint64(k.PeakWCUPerSecond+0.5)))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%5.1f%%\t%.1f\t%s\t%s\t\n", cut.cell(k.Key), k.Type, bounds(&k.KeyFigures),
+				bar(k.Share, 20), k.Share*100, k.AvgWCUPerSecond, count(uint64(k.PeakWCUPerSecond+0.5)), headroomCell(&k.KeyFigures))
 		}
 		tw.Flush()
 	}
@@ -223,6 +223,48 @@ func severityCell(k *report.KeyFigures) string {
 		return string(k.Severity) + " (saturated)"
 	}
 	return string(k.Severity)
+}
+
+// headroomCell is a key's headroom (the partition limit over its peak
+// second, ddb.Headroom) as the tables print it: "1.6×"; "≤ 1.0×" when it
+// is an upper bound (the key is saturated, its demand hidden).
+func headroomCell(k *report.KeyFigures) string {
+	h := k.Headroom
+	var s string
+	switch {
+	case h >= 1000:
+		s = "≥ 1000×"
+	case h >= 10:
+		s = fmt.Sprintf("%.0f×", h)
+	case h >= 0.1:
+		s = fmt.Sprintf("%.1f×", h)
+	default:
+		s = fmt.Sprintf("%.2g×", h)
+	}
+	if k.HeadroomIsUpperBound && h < 1000 {
+		s = "≤ " + s
+	}
+	return s
+}
+
+// headroomText says a flagged key's headroom in words, before its
+// diagnosis: how far the limit is, or that the key is at or past it. side
+// is the client's HeadroomSide ("reads", or "" for writes).
+func headroomText(k *report.KeyFigures, side string) string {
+	peak := "peak"
+	if side == "reads" {
+		peak = "read peak"
+	}
+	cell := strings.TrimPrefix(strings.TrimPrefix(headroomCell(k), "≤ "), "≥ ")
+	switch {
+	case k.HeadroomIsUpperBound:
+		return fmt.Sprintf("Limit at most %s this window's %s (its demand is hidden). ", cell, peak)
+	case k.Headroom <= 1:
+		return fmt.Sprintf("At or past the partition limit (limit at %s this window's %s). ", cell, peak)
+	case k.Headroom >= 1000:
+		return fmt.Sprintf("Limit over %s this window's %s. ", cell, peak)
+	}
+	return fmt.Sprintf("Limit at %s this window's %s. ", cell, peak)
 }
 
 // shardsCell is a key's recommended shard count, "≥ n" when only a lower

@@ -47,7 +47,7 @@ func clientTable(b *strings.Builder, r *report.ClientReport) {
 func clientKeys(b *strings.Builder, title string, ks []report.ClientKeyReport, withDiagnosis, estimated bool) {
 	b.WriteString("\n" + title + "\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  SEVERITY\tKEY\tHOT FOR\tCALLS\tRCU [bounds]\tPEAK RCU/s\tWCU [bounds]\tPEAK WCU/s\tTHROTTLED\tP99 ms\t")
+	fmt.Fprintln(tw, "  SEVERITY\tKEY\tHOT FOR\tCALLS\tRCU [bounds]\tPEAK RCU/s\tWCU [bounds]\tPEAK WCU/s\tHEADROOM\tTHROTTLED\tP99 ms\t")
 	for _, k := range ks {
 		sev := severityCell(&k.KeyFigures)
 		if sev == "" {
@@ -69,13 +69,17 @@ func clientKeys(b *strings.Builder, title string, ks []report.ClientKeyReport, w
 		if estimated {
 			rcu, wcu = units(k.RCU)+" [estimated]", count(k.WCU)+" [estimated]"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\t%s\t%s\t\n", sev, printable(k.Key, 40), strings.Join(hotFor, ","), count(k.Requests),
-			rcu, apportioned, units(k.PeakRCUPerSecond), wcu, count(uint64(k.PeakWCUPerSecond+0.5)), count(k.ThrottledAttempts), p99)
+		headroom := headroomCell(&k.KeyFigures)
+		if k.HeadroomSide != "" {
+			headroom += " " + k.HeadroomSide
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", sev, printable(k.Key, 40), strings.Join(hotFor, ","), count(k.Requests),
+			rcu, apportioned, units(k.PeakRCUPerSecond), wcu, count(uint64(k.PeakWCUPerSecond+0.5)), headroom, count(k.ThrottledAttempts), p99)
 	}
 	tw.Flush()
 	if withDiagnosis {
 		for _, k := range ks {
-			fmt.Fprintf(b, "  ▸ %s: %s\n", printable(k.Key, 40), k.Diagnosis)
+			fmt.Fprintf(b, "  ▸ %s: %s%s\n", printable(k.Key, 40), headroomText(&k.KeyFigures, k.HeadroomSide), k.Diagnosis)
 		}
 	}
 }

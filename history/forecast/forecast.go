@@ -187,7 +187,7 @@ func forecast(s Series, opt Options, how method) (Result, error) {
 	}
 	last := days[len(days)-1]
 	r := Result{Table: s.Table, Index: s.Index, Key: s.Key, Type: s.Type, DaysObserved: len(days), LastDay: last.Date,
-		PeakWCUPerSecond: last.Peak, Headroom: opt.PartitionLimit / max(last.Peak, minPeak), Trend: TrendUnknown}
+		PeakWCUPerSecond: last.Peak, Headroom: ddb.Headroom(last.Peak, opt.PartitionLimit), Trend: TrendUnknown}
 	if len(days) >= opt.MinDays {
 		r.describe(newFit(days, how))
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
 )
 
 // TestForecast holds each kind of key to its guarantee, on series with a
@@ -124,7 +126,7 @@ func TestTooFewDays(t *testing.T) {
 		r.DaysToLimitLow != nil || r.DaysToLimitHigh != nil || r.LimitDate != nil || r.Reason != "6 days of data, fewer than the 7 a forecast needs" {
 		t.Errorf("%s", show(r))
 	}
-	if want := limit / s.Days[5].Peak; r.Headroom != want || r.PeakWCUPerSecond != s.Days[5].Peak {
+	if want := ddb.Headroom(s.Days[5].Peak, limit); r.Headroom != want || r.PeakWCUPerSecond != s.Days[5].Peak {
 		t.Errorf("headroom %v of peak %v, want %v", r.Headroom, r.PeakWCUPerSecond, want)
 	}
 	if _, _, _, ok := r.Projected(30); ok {
