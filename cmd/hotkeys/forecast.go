@@ -58,7 +58,8 @@ func runForecast(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	o.registerStreamFlags(fs)
 	var f forecastFlags
 	fs.StringVar(&f.hist.table, "table", "", "`name` of the history table to read (the stack's HistoryTable output), instead of FILEs")
-	durationFlag(fs, &f.hist.since, "since", 720*time.Hour, "with --table: the last `span` of history to read, up to now")
+	durationFlag(fs, &f.hist.since, "since", 720*time.Hour, "with --table: the `span` of history to read, up to --to")
+	fs.StringVar(&f.hist.to, "to", "", "with --table: the end `time` of the span, RFC 3339 (default: now)")
 	intFlag(fs, &f.hist.writeShards, "write-shards", 0, "with --table: query `n` write shards of the shards' windows (default: what the rollups record, else 64)")
 	intFlag(fs, &f.horizon, "horizon", forecast.DefaultHorizon, "look this many `days` ahead for the crossing")
 	floatFlag(fs, &f.minShare, "min-share", 0.10, "forecast every key whose last daily peak is at least this `fraction` of the partition limit")
@@ -108,11 +109,17 @@ func (f *forecastFlags) readHistory(ctx context.Context, limit float64, peaks *d
 	case h.writeShards < 0 || h.writeShards > store.MaxWriteShards:
 		return usageError{fmt.Errorf("--write-shards %d: want 1 to %d", h.writeShards, store.MaxWriteShards)}
 	}
+	to := now.UTC()
+	if h.to != "" {
+		var err error
+		if to, err = time.Parse(time.RFC3339, h.to); err != nil {
+			return usageError{fmt.Errorf("--to %q: want RFC 3339, e.g. 2026-11-22T10:00:00Z", h.to)}
+		}
+	}
 	awsCfg, err := h.aws.load(ctx, "forecast")
 	if err != nil {
 		return err
 	}
-	to := now.UTC()
 	n, skipped, err := h.read(ctx, dynamodb.NewFromConfig(awsCfg, store.ClientOptions), to.Add(-h.since), to, peaks, stderr)
 	switch {
 	case err != nil:

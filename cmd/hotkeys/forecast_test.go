@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,8 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/history"
 	"github.com/hotkeys-dev/hotkeys/history/forecast"
+	"github.com/hotkeys-dev/hotkeys/history/store"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/golden"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // synthLimit is the partition limit the synthetic history is scaled to
@@ -168,5 +175,64 @@ func TestForecastCommand(t *testing.T) {
 		if shift > width/3 {
 			t.Errorf("the outlier day moved the forecast %v days, more than a third of the range's width %v", shift, width)
 		}
+	}
+}
+
+// windowCollector keeps the windows a pipeline writes.
+type windowCollector struct{ reps []report.Report }
+
+func (c *windowCollector) Write(reps []report.Report) error {
+	c.reps = append(c.reps, reps...)
+	return nil
+}
+func (c *windowCollector) Close() error { return nil }
+
+// TestForecastFromHistoryTable: the synthetic history's windows, stored in
+// a history table on DynamoDB Local as the Lambda stores them, give
+// `hotkeys forecast --table` the very forecasts the stream files give.
+func TestForecastFromHistoryTable(t *testing.T) {
+	api, _ := dynamodblocal.Clients(t)
+	table, _ := dynamodblocal.CreateTable(t, api, dynamodblocal.TableSpec{Prefix: "forecast", HashKey: store.AttrDay,
+		RangeKey: store.AttrWindow, NoStream: true})
+	path := writeSynthHistory(t)
+	payload, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &options{cfg: detector.DefaultConfig(), partitionKey: "id"}
+	o.cfg.PartitionLimit = synthLimit
+	var got windowCollector
+	p, err := newPipeline(o, &got, io.Discard, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.feed(path, payload, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.finish(); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := store.New(api, table, store.Options{WriteShards: 1, Retention: 365 * 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rep := range got.reps {
+		if err := stored.Put(context.Background(), history.FromReport(rep, "shardId-0", nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got.reps) != synthDays {
+		t.Fatalf("%d windows, want one a day, %d", len(got.reps), synthDays)
+	}
+	historyEnv(t)
+	to := synthStart.AddDate(0, 0, synthDays).Format(time.RFC3339)
+	code, fromTable, errs := hotkeys(t, "", "forecast", "--format", "json", "--partition-limit", fmt.Sprint(synthLimit),
+		"--table", table, "--write-shards", "1", "--since", fmt.Sprint(24*synthDays, "h"), "--to", to)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	_, fromFiles, _ := hotkeys(t, "", "forecast", "--format", "json", "--partition-key", "id", "--partition-limit", fmt.Sprint(synthLimit), path)
+	if fromTable != fromFiles {
+		t.Errorf("the history table's forecast\n%s\ndiffers from the stream files'\n%s", fromTable, fromFiles)
 	}
 }
