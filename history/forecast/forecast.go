@@ -197,7 +197,7 @@ func forecast(s Series, opt Options, how method) (Result, error) {
 	case last.Saturated:
 		r.reached("saturated on the last day: its writes pinned at the limit, its demand hidden")
 	case r.fit == nil:
-		r.Reason = fmt.Sprintf("%d days of data, fewer than the %d a forecast needs", len(days), opt.MinDays)
+		r.Reason = fmt.Sprintf("%d day%s of data, fewer than the %d a forecast needs", len(days), plural(len(days)), opt.MinDays)
 	case r.Trend == TrendFlat:
 		r.Reason = fmt.Sprintf("no significant growth (Mann–Kendall score %.2f, under %.2f)", r.fit.score, zGrowth)
 	case r.Trend == TrendShrinking:
@@ -269,4 +269,12 @@ func (r *Result) Projected(days int) (low, est, high float64, ok bool) {
 		high = max(high, f.curve(m, fast).highest(days, f.last))
 	}
 	return min(low, est), est, max(high, est), true
+}
+
+// plural is the s of "days" but for one.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
