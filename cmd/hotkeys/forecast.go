@@ -137,10 +137,11 @@ func readStreamFiles(ctx context.Context, o *options, files []string, stdin io.R
 	if err := o.requireIndexSource("forecast"); err != nil {
 		return err
 	}
-	p, err := newPipeline(o, peaks, stderr, time.Now)
+	p, err := newPipeline("forecast", o, outputOptions{format: "json"}, io.Discard, stderr, time.Now, false)
 	if err != nil {
 		return err
 	}
+	p.writeTo(peaks, o, time.Now)
 	for _, name := range files {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -164,7 +165,7 @@ func readStreamFiles(ctx context.Context, o *options, files []string, stdin io.R
 
 type seriesID struct{ table, index, key, typ string }
 
-// dailyPeaks gathers every window's keys into daily peaks: a reportWriter,
+// dailyPeaks gathers every window's keys into daily peaks: a streamWriter,
 // so that history's reader and replay's pipeline feed it as they feed a
 // table.
 type dailyPeaks struct {
@@ -211,7 +212,10 @@ func (d *dailyPeaks) add(id seriesID, date forecast.Date, k *report.KeyFigures) 
 	day.Saturated = day.Saturated || k.Saturated
 }
 
-func (d *dailyPeaks) Close() error { return nil }
+// WriteOnsets and Close make dailyPeaks a streamWriter: a forecast reads
+// windows, not onsets, and the pipeline says its warnings on stderr.
+func (d *dailyPeaks) WriteOnsets([]report.Onset) error { return nil }
+func (d *dailyPeaks) Close([]string) error             { return nil }
 
 // forecasts forecasts the keys worth it: every key whose last daily peak
 // is at least minShare of the limit, or among the top heaviest of its

@@ -185,7 +185,8 @@ func (c *windowCollector) Write(reps []report.Report) error {
 	c.reps = append(c.reps, reps...)
 	return nil
 }
-func (c *windowCollector) Close() error { return nil }
+func (c *windowCollector) WriteOnsets([]report.Onset) error { return nil }
+func (c *windowCollector) Close([]string) error             { return nil }
 
 // TestForecastFromHistoryTable: the synthetic history's windows, stored in
 // a history table on DynamoDB Local as the Lambda stores them, give
@@ -202,10 +203,11 @@ func TestForecastFromHistoryTable(t *testing.T) {
 	o := &options{cfg: detector.DefaultConfig(), partitionKey: "id"}
 	o.cfg.PartitionLimit = synthLimit
 	var got windowCollector
-	p, err := newPipeline(o, &got, io.Discard, time.Now)
+	p, err := newPipeline("forecast", o, outputOptions{format: "json"}, io.Discard, io.Discard, time.Now, false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	p.writeTo(&got, o, time.Now)
 	if err := p.feed(path, payload, ""); err != nil {
 		t.Fatal(err)
 	}
