@@ -1,5 +1,7 @@
 package ddb
 
+import "math"
+
 // Capacity units (the Developer Guide's "DynamoDB read and write
 // operations"): a write costs one write unit per 1 KB of the item, a
 // strongly consistent read one read unit per 4 KB, each rounded up and at
@@ -17,6 +19,25 @@ const (
 	PartitionWriteUnits = 1000 // WCU per second
 	PartitionReadUnits  = 3000 // RCU per second (strongly consistent)
 )
+
+// HeadroomFloor is the least peak Headroom divides by, per second: a key
+// that shows no peak (0) gets a large, finite headroom, never infinity.
+const HeadroomFloor = 1e-3
+
+// Headroom is the one rule every report's headroom follows: how many times
+// a key's peak per-second rate fits under its partition's limit, limit ÷
+// peak, to four significant digits (1.6: the limit is 1.6× the peak; 1 or
+// less: at or past the limit). The peak is a lower bound of the key's true peak
+// second, so the headroom is an upper bound of what is left; a key pinned
+// at the limit hides its demand, and its headroom only says it is there.
+func Headroom(peak, limit float64) float64 {
+	h := limit / max(peak, HeadroomFloor)
+	if !(h > 0) || math.IsInf(h, 0) {
+		return h
+	}
+	scale := math.Pow(10, 3-math.Floor(math.Log10(h)))
+	return math.Round(h*scale) / scale
+}
 
 // WriteUnits is the write capacity units a write of size bytes costs:
 // ceil(size / 1 KB), at least 1.

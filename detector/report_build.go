@@ -154,6 +154,7 @@ func (j judge) saturate(k *report.KeyFigures) {
 	k.Saturated = true
 	k.Severity = report.Critical
 	k.RecommendedShardsIsLowerBound = true
+	k.HeadroomIsUpperBound = true
 }
 
 // Severity judges a key's share of a window's WCU and its peak WCU within
@@ -185,6 +186,7 @@ func (j judge) figures(key []byte, e sketch.Entry) report.KeyFigures {
 		Share:            j.share(e.Upper),
 		AvgWCUPerSecond:  float64(e.Upper) / j.seconds,
 		PeakWCUPerSecond: float64(e.Peak),
+		Headroom:         ddb.Headroom(float64(e.Peak), j.cfg.PartitionLimit),
 	}
 }
 
@@ -387,6 +389,7 @@ func (j judge) combine(g *shardGroup, entries []sketch.Entry, keys []report.KeyR
 			// from the shards' peaks added up (an upper bound on the key's
 			// peak second).
 			PeakWCUPerSecond: hottest,
+			Headroom:         ddb.Headroom(hottest, j.cfg.PartitionLimit),
 		},
 		Shards: parts,
 	}

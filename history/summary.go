@@ -15,6 +15,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
@@ -161,5 +162,9 @@ func (s *Summary) Report(top int) report.Report {
 		}
 		physical++
 	}
+	// A summary does not hold the limit its windows were judged by: the
+	// keys' headroom is against DynamoDB's; a reader configured with
+	// another limit sets it again (report.Report.SetHeadroom).
+	rep.SetHeadroom(ddb.PartitionWriteUnits)
 	return rep
 }

@@ -60,6 +60,9 @@ type ClientKeyReport struct {
 	ReadShare        float64 `json:"read_share,omitempty"` // RCU / window RCU
 	AvgRCUPerSecond  float64 `json:"avg_rcu_per_second,omitempty"`
 	PeakRCUPerSecond float64 `json:"peak_rcu_per_second,omitempty"` // highest RCU within one second (a lower bound)
+	// HeadroomSide is "reads" when the key's reads leave it less headroom
+	// (KeyFigures.Headroom) than its writes, and empty for writes.
+	HeadroomSide string `json:"headroom_side,omitempty"`
 	// ReadSaturatedSeconds counts the seconds of the window in which the
 	// key's RCU was at the saturation level (by default 90 % of the
 	// 3,000 RCU/s read limit) or more: the read side of KeyFigures'

@@ -1,6 +1,10 @@
 package report
 
-import "time"
+import (
+	"time"
+
+	"github.com/hotkeys-dev/hotkeys/ddb"
+)
 
 // Window names what a report covers: one table, or one of its global
 // secondary indexes, over one window of time.
@@ -59,6 +63,19 @@ type Report struct {
 	Shards            []ShardReport `json:"shards"`
 }
 
+// SetHeadroom sets every key's headroom against limit, the partition's
+// write limit in WCU/s, by the one rule (ddb.Headroom): what a report
+// rebuilt from stored windows (history) carries, with the limit its reader
+// is configured with. A saturated key's headroom is an upper bound.
+func (r *Report) SetHeadroom(limit float64) {
+	for _, keys := range [][]KeyReport{r.HotKeys, r.TopKeys} {
+		for i := range keys {
+			k := &keys[i].KeyFigures
+			k.Headroom, k.HeadroomIsUpperBound = ddb.Headroom(k.PeakWCUPerSecond, limit), k.Saturated
+		}
+	}
+}
+
 // KeyFigures is what every report says of one partition key: its writes,
 // with bounds, and the verdict on them.
 type KeyFigures struct {
@@ -72,6 +89,16 @@ type KeyFigures struct {
 	Share            float64 `json:"share"`               // WCU / window WCU
 	AvgWCUPerSecond  float64 `json:"avg_wcu_per_second"`  // WCU / window length
 	PeakWCUPerSecond float64 `json:"peak_wcu_per_second"` // highest WCU within one second (a lower bound)
+	// Headroom is the partition limit over the key's peak per second
+	// (ddb.Headroom): 1.6 means the limit is 1.6× the peak, 1 or less that
+	// the key is at or past it. A client's key takes the smaller of its
+	// writes' (against the write limit) and its reads' (against the read
+	// limit); ClientKeyReport.HeadroomSide says which. It is an upper bound
+	// (HeadroomIsUpperBound) when the key's demand is hidden: saturated on
+	// that side (its successful requests pinned at the limit) or, a
+	// client's key, throttled at all.
+	Headroom             float64 `json:"headroom"`
+	HeadroomIsUpperBound bool    `json:"headroom_is_upper_bound,omitempty"`
 
 	Severity          Severity `json:"severity"`
 	Pattern           Pattern  `json:"pattern"`

@@ -226,6 +226,13 @@ func (w *Window) judgeKey(j judge, k *report.ClientKeyReport, key []byte) {
 		k.Saturated = true
 		k.RecommendedShardsIsLowerBound = writeSat // write throttling hides write demand; read throttling does not
 	}
+	if h := ddb.Headroom(k.PeakRCUPerSecond, cfg.ReadPartitionLimit); h < k.Headroom {
+		k.Headroom, k.HeadroomSide = h, "reads"
+	}
+	// Pinned at the limit on the side reported, or throttled at all: the
+	// key's demand is hidden, and its headroom only an upper bound.
+	k.HeadroomIsUpperBound = writeSat && k.HeadroomSide == "" || readSat && k.HeadroomSide == "reads" ||
+		k.ThrottledAttempts > 0 || k.UnprocessedItems > 0
 	if readSev != report.None {
 		k.HotFor = append(k.HotFor, report.CauseReads)
 	}

@@ -102,7 +102,8 @@ func TestClientTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"from the client", "calls 101   RCU 4,001.5   WCU 0   throttled attempts 100",
-		"unattributed calls 1 (RCU 1.5", "critical  PROFILE#celebrity  reads,throttling  4,000  4,000", "DAX", "The reads are throttled"} {
+		"unattributed calls 1 (RCU 1.5", "critical  PROFILE#celebrity  4,000  4,000  0  0  ≤ 0.8× reads  100",
+		"Limit at most 0.8× this window's read peak (its demand is hidden). Read-hot", "DAX", "The reads are throttled"} {
 		if !strings.Contains(flat(out.String()), flat(want)) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}

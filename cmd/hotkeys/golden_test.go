@@ -33,6 +33,9 @@ func TestCommandsGolden(t *testing.T) {
 		{"replay-json.golden", []string{"replay", "--format", "json", "testdata/hot.json"}},
 		{"replay-table.golden", []string{"replay", "testdata/hot.json"}},
 		{"replay-malformed.golden", []string{"replay", "--format", "json", "testdata/one-malformed.json"}},
+		{"forecast-help.golden", []string{"forecast", "-h"}},
+		{"forecast-errors.golden", []string{"forecast", "--horizon", "0", "x"}},
+		{"forecast-too-few.golden", []string{"forecast", "testdata/hot.json"}},
 	} {
 		t.Run(c.name, func(t *testing.T) { runGolden(t, c.name, c.args...) })
 	}

@@ -110,7 +110,7 @@ func (f *historyFlags) parse(args []string, stderr io.Writer, now time.Time) (fr
 	fs.StringVar(&f.format, "format", "table", "output `format`: table or json")
 	intFlag(fs, &f.width, "width", 0, "table output's width in `columns` (default: the terminal's, or 100 when not a terminal)")
 	fs.StringVar(&f.heatmap, "heatmap", "", "also draw the steps as a heatmap into `file`: one self-contained HTML page")
-	floatFlag(fs, &f.limit, "partition-limit", detector.DefaultPartitionLimit, "per-partition write `rate` limit in WCU/s, the heatmap's scale")
+	floatFlag(fs, &f.limit, "partition-limit", detector.DefaultPartitionLimit, "per-partition write `rate` limit in WCU/s: the heatmap's scale, the keys' headroom")
 	f.aws.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

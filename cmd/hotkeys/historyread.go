@@ -100,7 +100,7 @@ func (f *historyFlags) read(ctx context.Context, api store.API, from, to time.Ti
 		}
 	}
 	segs := plan(cov, f.step, from, to, f.source != "rollups", f.source == "settled")
-	m := &stepMerger{step: f.step, top: f.top, byID: map[mergerID]*history.Merger{}, out: out, stderr: stderr}
+	m := &stepMerger{step: f.step, top: f.top, limit: f.limit, byID: map[mergerID]*history.Merger{}, out: out, stderr: stderr}
 	for _, sg := range segs {
 		if sg.level == 0 {
 			err = r.Shards(ctx, sg.from, sg.to, m.add, m.skip)
@@ -202,6 +202,7 @@ type mergerID struct{ table, index string }
 type stepMerger struct {
 	step             time.Duration
 	top              int
+	limit            float64 // the partition limit, WCU/s: the keys' headroom
 	byID             map[mergerID]*history.Merger
 	out              streamWriter
 	stderr           io.Writer
@@ -246,7 +247,9 @@ func (m *stepMerger) flush(t time.Time) error {
 	var reps []report.Report
 	for _, mg := range m.byID {
 		for _, s := range mg.Flush(t) {
-			reps = append(reps, s.Report(m.top))
+			rep := s.Report(m.top)
+			rep.SetHeadroom(m.limit)
+			reps = append(reps, rep)
 		}
 	}
 	if len(reps) == 0 {

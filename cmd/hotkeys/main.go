@@ -46,6 +46,8 @@ Usage:
   hotkeys watch  [flags] --table NAME    analyse a table's stream live (Ctrl-C to stop)
   hotkeys hash-key [flags] KEY...        print each KEY as --key-redaction hash shows it
   hotkeys history [flags] --table NAME   merge the windows the Lambda stored in its history table
+  hotkeys forecast [flags] --table NAME | FILE...
+                                         when each heavy key reaches the partition limit, with a range
   hotkeys client-demo --endpoint URL     the client-side detector (reads, throttles, latency per key)
                                          on a skewed workload against DynamoDB Local
 
@@ -91,6 +93,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = runHashKey(args[1:], stdout, stderr)
 	case "history":
 		err = runHistory(ctx, args[1:], stdout, stderr, time.Now)
+	case "forecast":
+		err = runForecast(ctx, args[1:], stdin, stdout, stderr, time.Now)
 	case "client-demo":
 		err = runClientDemo(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":

@@ -62,7 +62,7 @@ func TestReplayFindsTheHotKey(t *testing.T) {
 		Window: report.Window{Table: "Orders", Start: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), End: time.Date(2026, 11, 22, 10, 1, 0, 0, time.UTC)},
 		Totals: report.Totals{Records: 420, WCU: 420}, DistinctKeys: 61,
 		HotKeys: []report.KeyReport{{
-			KeyFigures: report.KeyFigures{Key: "OPS_LOG", Type: "S", WCU: 360, WCULower: 360, WCUUpper: 360, Share: 360.0 / 420, AvgWCUPerSecond: 6, PeakWCUPerSecond: 120, Severity: report.Warning, Pattern: report.PatternSingleItem, RecommendedShards: 2},
+			KeyFigures: report.KeyFigures{Key: "OPS_LOG", Type: "S", WCU: 360, WCULower: 360, WCUUpper: 360, Share: 360.0 / 420, AvgWCUPerSecond: 6, PeakWCUPerSecond: 120, Headroom: 8.333, Severity: report.Warning, Pattern: report.PatternSingleItem, RecommendedShards: 2},
 		}},
 		// 20 tail keys of 1 WCU each in every second: one left out of the
 		// top 10 wrote 1.
@@ -104,7 +104,7 @@ func TestReplayFindsTheHotKey(t *testing.T) {
 		t.Errorf("start %v, want RFC 3339 UTC 2026-11-22T10:00:00Z", raw.Windows[0]["start"])
 	}
 	key := raw.Windows[0]["hot_keys"].([]any)[0].(map[string]any)
-	wantKeyFields := []string{"avg_wcu_per_second", "diagnosis", "key", "pattern", "peak_wcu_per_second", "recommended_shards",
+	wantKeyFields := []string{"avg_wcu_per_second", "diagnosis", "headroom", "key", "pattern", "peak_wcu_per_second", "recommended_shards",
 		"severity", "share", "type", "wcu", "wcu_lower", "wcu_upper"} // shards: for logical sharded keys only
 	if diff := cmp.Diff(wantKeyFields, fields(key)); diff != "" {
 		t.Errorf("key fields (-want +got):\n%s", diff)

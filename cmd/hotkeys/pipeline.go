@@ -55,12 +55,18 @@ func newPipeline(name string, o *options, out outputOptions, stdout, stderr io.W
 	p.keys = newKeyProfile(det, o.partitionKey, fromSchema || o.describeTable != "")
 	out.table.keyDoubt = p.keys.doubt
 	out.table.limit = o.cfg.PartitionLimit
-	p.out = newStreamWriter(out, stdout)
-	if o.heatmap != "" {
-		p.out = newHeatmapWriter(p.out, o.heatmap, o.cfg, now)
-	}
+	p.writeTo(newStreamWriter(out, stdout), o, now)
 	p.in = detector.NewFeed(dec, now)
 	return p, nil
+}
+
+// writeTo makes out the pipeline's writer, drawn into a --heatmap too: a
+// command that reads the windows itself (forecast) gives its own.
+func (p *pipeline) writeTo(out streamWriter, o *options, now func() time.Time) {
+	p.out = out
+	if o.heatmap != "" {
+		p.out = newHeatmapWriter(out, o.heatmap, o.cfg, now)
+	}
 }
 
 // feed analyses one payload. shard, when not empty, is the stream shard the

@@ -299,6 +299,48 @@ func severityCell(k *report.KeyFigures) string {
 	return string(k.Severity)
 }
 
+// headroomCell is a key's headroom (the partition limit over its peak
+// second, ddb.Headroom) as the tables print it: "1.6×"; "≤ 1.0×" when it
+// is an upper bound (the key is saturated, its demand hidden).
+func headroomCell(k *report.KeyFigures) string {
+	h := k.Headroom
+	var s string
+	switch {
+	case h >= 1000:
+		s = "≥ 1,000×"
+	case h >= 10:
+		s = fmt.Sprintf("%.0f×", h)
+	case h >= 0.1:
+		s = fmt.Sprintf("%.1f×", h)
+	default:
+		s = fmt.Sprintf("%.2g×", h)
+	}
+	if k.HeadroomIsUpperBound && h < 1000 {
+		s = "≤ " + s
+	}
+	return s
+}
+
+// headroomText says a flagged key's headroom in words, before its
+// diagnosis: how far the limit is, or that the key is at or past it. side
+// is the client's HeadroomSide ("reads", or "" for writes).
+func headroomText(k *report.KeyFigures, side string) string {
+	peak := "peak"
+	if side == "reads" {
+		peak = "read peak"
+	}
+	cell := strings.TrimPrefix(strings.TrimPrefix(headroomCell(k), "≤ "), "≥ ")
+	switch {
+	case k.HeadroomIsUpperBound:
+		return fmt.Sprintf("Limit at most %s this window's %s (its demand is hidden). ", cell, peak)
+	case k.Headroom <= 1:
+		return fmt.Sprintf("At or past the partition limit (limit at %s this window's %s). ", cell, peak)
+	case k.Headroom >= 1000:
+		return fmt.Sprintf("Limit over %s this window's %s. ", cell, peak)
+	}
+	return fmt.Sprintf("Limit at %s this window's %s. ", cell, peak)
+}
+
 // shardsCell is a key's recommended shard count, "≥ n" when only a lower
 // bound is known (a saturated key's true demand is hidden).
 func shardsCell(k *report.KeyFigures) string {

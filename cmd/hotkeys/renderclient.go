@@ -44,7 +44,8 @@ func clientTable(b *strings.Builder, r *report.ClientReport, width int) {
 func clientKeys(b *strings.Builder, title string, ks []report.ClientKeyReport, withDiagnosis, estimated bool, width int, cut *keyNotes) {
 	b.WriteString("\n" + title + "\n")
 	t := table{indent: "  ", cols: []column{{head: "SEVERITY"}, {head: "KEY", key: true}, {head: "HOT FOR", drop: 3}, {head: "CALLS", drop: 1},
-		{head: "RCU"}, {head: "PEAK RCU/s", drop: 4}, {head: "WCU"}, {head: "PEAK WCU/s", drop: 5}, {head: "THROTTLED", drop: 6}, {head: "P99 ms", drop: 2}}}
+		{head: "RCU"}, {head: "PEAK RCU/s", drop: 4}, {head: "WCU"}, {head: "PEAK WCU/s", drop: 5}, {head: "HEADROOM", drop: 7},
+		{head: "THROTTLED", drop: 6}, {head: "P99 ms", drop: 2}}}
 	for _, k := range ks {
 		sev := severityCell(&k.KeyFigures)
 		if sev == "" {
@@ -66,13 +67,17 @@ func clientKeys(b *strings.Builder, title string, ks []report.ClientKeyReport, w
 		if estimated {
 			rcu, wcu = units(k.RCU)+" (estimated)", count(k.WCU)+" (estimated)"
 		}
+		headroom := headroomCell(&k.KeyFigures)
+		if k.HeadroomSide != "" {
+			headroom += " " + k.HeadroomSide
+		}
 		t.add(text(sev), keyCell(k.Key), text(strings.Join(hotFor, ",")), text(count(k.Requests)), text(rcu+apportioned), text(units(k.PeakRCUPerSecond)),
-			text(wcu), text(count(uint64(k.PeakWCUPerSecond+0.5))), text(count(k.ThrottledAttempts)), text(p99))
+			text(wcu), text(count(uint64(k.PeakWCUPerSecond+0.5))), text(headroom), text(count(k.ThrottledAttempts)), text(p99))
 	}
 	t.write(b, width, cut)
 	if withDiagnosis {
 		for _, k := range ks {
-			wrap(b, "  ▸ "+cut.cell(k.Key, keyWidths[0])+": ", "    ", k.Diagnosis, width)
+			wrap(b, "  ▸ "+cut.cell(k.Key, keyWidths[0])+": ", "    ", headroomText(&k.KeyFigures, k.HeadroomSide)+k.Diagnosis, width)
 		}
 	}
 }

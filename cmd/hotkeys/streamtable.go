@@ -10,8 +10,7 @@ import (
 
 // A stream window's report for people: its title, then its sections, in
 // order, findings first. A section writes nothing when it has nothing to
-// say. A new part of the report (a key's headroom, say) is a section added
-// to streamSections.
+// say. A new part of the report is a section added to streamSections.
 
 // tableOptions are how table output draws a window.
 type tableOptions struct {
@@ -131,16 +130,17 @@ func hotKeys(p *windowPage, r *report.Report) {
 	}
 	p.b.WriteString("\nHOT KEYS\n")
 	// At a narrow width the figures go before the key is cut: the
-	// diagnosis below says them.
+	// diagnosis below says them, the headroom first.
 	t := table{indent: "  ", cols: []column{{head: "SEVERITY"}, {head: "KEY", key: true}, {head: "PATTERN", drop: 3}, {head: "WCU", drop: 1},
-		{head: "SHARE", bar: true}, {head: "PEAK WCU/s", drop: 2}, {head: "FIX: SHARDS"}}}
+		{head: "SHARE", bar: true}, {head: "PEAK WCU/s", drop: 2}, {head: "HEADROOM", drop: 4}, {head: "FIX: SHARDS"}}}
 	for _, k := range r.HotKeys {
 		t.add(text(string(k.Severity)), keyCell(k.Key), text(string(k.Pattern)), text(wcuCell(&k.KeyFigures)),
-			cell{share: k.Share, text: shareText(k.Share)}, text(peakCell(k.PeakWCUPerSecond, k.Saturated)), text(shardsCell(&k.KeyFigures)))
+			cell{share: k.Share, text: shareText(k.Share)}, text(peakCell(k.PeakWCUPerSecond, k.Saturated)), text(headroomCell(&k.KeyFigures)),
+			text(shardsCell(&k.KeyFigures)))
 	}
 	t.write(p.b, p.opt.width, &p.cut)
 	for _, k := range r.HotKeys {
-		wrap(p.b, "  ▸ "+p.cut.cell(k.Key, keyWidths[0])+": ", "    ", k.Diagnosis, p.opt.width)
+		wrap(p.b, "  ▸ "+p.cut.cell(k.Key, keyWidths[0])+": ", "    ", headroomText(&k.KeyFigures, "")+k.Diagnosis, p.opt.width)
 	}
 }
 
@@ -178,10 +178,10 @@ func topKeys(p *windowPage, r *report.Report) {
 	if len(listed) > 0 {
 		p.b.WriteString("\nTOP KEYS\n")
 		t := table{indent: "  ", cols: []column{{head: "KEY", key: true}, {head: "TYPE", drop: 2}, {head: "WCU"}, {head: "SHARE", bar: true},
-			{head: "AVG WCU/s", drop: 1}, {head: "PEAK WCU/s"}}}
+			{head: "AVG WCU/s", drop: 1}, {head: "PEAK WCU/s"}, {head: "HEADROOM", drop: 3}}}
 		for _, k := range listed {
 			t.add(keyCell(k.Key), text(k.Type), text(wcuCell(&k.KeyFigures)), cell{share: k.Share, text: shareText(k.Share)},
-				text(fmt.Sprintf("%.1f", k.AvgWCUPerSecond)), text(count(uint64(k.PeakWCUPerSecond+0.5))))
+				text(fmt.Sprintf("%.1f", k.AvgWCUPerSecond)), text(count(uint64(k.PeakWCUPerSecond+0.5))), text(headroomCell(&k.KeyFigures)))
 		}
 		t.write(p.b, p.opt.width, &p.cut)
 	}

@@ -1,0 +1,364 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/hotkeys-dev/hotkeys/history/forecast"
+	"github.com/hotkeys-dev/hotkeys/history/store"
+	"github.com/hotkeys-dev/hotkeys/report"
+)
+
+const forecastAbout = `Forecasts, per heavy key, the day its daily peak reaches the partition limit
+at its current growth, with a range: "reaches the partition limit in 12 days
+(9–16)". A key's series is its daily peak: the highest peak WCU within one
+second of its windows that day (a day without a window is missing, not zero).
+
+It reads the same windows as history (--table, from the hour rollups) or as
+replay (FILE..., stream events spanning days). It forecasts every key whose
+last daily peak is at least --min-share of the limit, or that is among the
+--top heaviest keys of the last day, for the table and each index.
+
+The method (docs/forecast.md): a robust trend (Theil–Sen) on the logarithm of
+the daily peaks, after taking out a weekly cycle when one is significant and
+leaving out outlier days, with a range aimed at 80 % coverage that spans growth
+by a fixed percentage and by a fixed amount a day. Days count from the end of
+the last day observed. A key with fewer than 7 days gets no forecast, a flat or
+shrinking key no date, and a key already at the limit 0; each says why.
+
+AWS configuration (--table) comes from the standard chain; it needs
+dynamodb:Query on the history table.
+
+Examples:
+  hotkeys forecast --table H                     # H: the stack's HistoryTable output; 30 days
+  hotkeys forecast --table H --since 1344h --horizon 30 --format json
+  hotkeys forecast --partition-key PK --partition-limit 100 captured/*.json
+`
+
+// forecastFlags are forecast's own flags, beside the stream flags (the
+// files' windows) and history's (the history table).
+type forecastFlags struct {
+	hist     historyFlags
+	horizon  int
+	minShare float64
+}
+
+func runForecast(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, now func() time.Time) error {
+	fs, o := newFlagSet("forecast", "[flags] --table NAME | FILE...", forecastAbout, stderr)
+	o.registerStreamFlags(fs)
+	var f forecastFlags
+	fs.StringVar(&f.hist.table, "table", "", "`name` of the history table to read (the stack's HistoryTable output), instead of FILEs")
+	durationFlag(fs, &f.hist.since, "since", 720*time.Hour, "with --table: the `span` of history to read, up to --to")
+	fs.StringVar(&f.hist.to, "to", "", "with --table: the end `time` of the span, RFC 3339 (default: now)")
+	intFlag(fs, &f.hist.writeShards, "write-shards", 0, "with --table: query `n` write shards of the shards' windows (default: what the rollups record, else 64)")
+	intFlag(fs, &f.horizon, "horizon", forecast.DefaultHorizon, "look this many `days` ahead for the crossing")
+	floatFlag(fs, &f.minShare, "min-share", 0.10, "forecast every key whose last daily peak is at least this `fraction` of the partition limit")
+	f.hist.aws.register(fs)
+	if err := o.parse(fs, args); err != nil {
+		return err
+	}
+	opt := forecast.Options{PartitionLimit: o.cfg.PartitionLimit, Horizon: f.horizon}
+	switch {
+	case f.horizon < 1 || f.horizon > forecast.MaxHorizon:
+		return usageError{fmt.Errorf("--horizon %d: want 1 to %d days", f.horizon, forecast.MaxHorizon)}
+	case !(f.minShare >= 0 && f.minShare <= 10):
+		return usageError{fmt.Errorf("--min-share %g: want 0 to 10 (a fraction of the limit)", f.minShare)}
+	case f.hist.table != "" && fs.NArg() > 0:
+		return usageError{errors.New("forecast: give --table or FILEs, not both")}
+	case f.hist.table == "" && fs.NArg() == 0:
+		fs.Usage()
+		return usageError{errors.New("forecast: give --table NAME (the history table) or at least one FILE of stream events")}
+	}
+	peaks := newDailyPeaks()
+	if f.hist.table != "" {
+		if err := f.readHistory(ctx, o.cfg.PartitionLimit, peaks, stderr, now()); err != nil {
+			return err
+		}
+	} else if err := readStreamFiles(ctx, o, fs.Args(), stdin, peaks, stderr); err != nil {
+		return err
+	}
+	results, err := peaks.forecasts(opt, f.minShare, o.cfg.Top)
+	if err != nil {
+		return err
+	}
+	if o.format == "json" {
+		return writeForecastJSON(stdout, results)
+	}
+	_, err = io.WriteString(stdout, forecastTable(results, opt))
+	return err
+}
+
+// readHistory reads the history table's hour rollups (and the shards'
+// windows not rolled up yet) into peaks.
+func (f *forecastFlags) readHistory(ctx context.Context, limit float64, peaks *dailyPeaks, stderr io.Writer, now time.Time) error {
+	h := f.hist
+	h.step, h.source, h.limit, h.top = time.Hour, "auto", limit, 1000
+	switch {
+	case h.since <= 0:
+		return usageError{fmt.Errorf("--since %s: want > 0", h.since)}
+	case h.writeShards < 0 || h.writeShards > store.MaxWriteShards:
+		return usageError{fmt.Errorf("--write-shards %d: want 1 to %d", h.writeShards, store.MaxWriteShards)}
+	}
+	to := now.UTC()
+	if h.to != "" {
+		var err error
+		if to, err = time.Parse(time.RFC3339, h.to); err != nil {
+			return usageError{fmt.Errorf("--to %q: want RFC 3339, e.g. 2026-11-22T10:00:00Z", h.to)}
+		}
+	}
+	awsCfg, err := h.aws.load(ctx, "forecast")
+	if err != nil {
+		return err
+	}
+	n, skipped, err := h.read(ctx, dynamodb.NewFromConfig(awsCfg, store.ClientOptions), to.Add(-h.since), to, peaks, stderr)
+	switch {
+	case err != nil:
+		return err
+	case n == 0:
+		return inputError{fmt.Sprintf("no stored windows in %s in the last %s: nothing to forecast", h.table, h.since)}
+	case skipped > 0:
+		fmt.Fprintf(stderr, "hotkeys forecast: %d stored item(s) could not be used and were skipped\n", skipped)
+	}
+	return nil
+}
+
+// readStreamFiles runs the files through replay's pipeline into peaks.
+func readStreamFiles(ctx context.Context, o *options, files []string, stdin io.Reader, peaks *dailyPeaks, stderr io.Writer) error {
+	if err := o.requireIndexSource("forecast"); err != nil {
+		return err
+	}
+	p, err := newPipeline("forecast", o, outputOptions{format: "json"}, io.Discard, stderr, time.Now, false)
+	if err != nil {
+		return err
+	}
+	p.writeTo(peaks, o, time.Now)
+	for _, name := range files {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		payload, err := readInput(name, stdin)
+		if err == nil {
+			err = p.feed(name, payload, "")
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := p.finish(); err != nil {
+		return err
+	}
+	if p.malformed > 0 {
+		fmt.Fprintf(stderr, "hotkeys forecast: %s\n", p.malformedError())
+	}
+	return nil
+}
+
+type seriesID struct{ table, index, key, typ string }
+
+// dailyPeaks gathers every window's keys into daily peaks: a streamWriter,
+// so that history's reader and replay's pipeline feed it as they feed a
+// table.
+type dailyPeaks struct {
+	days map[seriesID]map[forecast.Date]*forecast.Day
+}
+
+func newDailyPeaks() *dailyPeaks {
+	return &dailyPeaks{days: map[seriesID]map[forecast.Date]*forecast.Day{}}
+}
+
+// Write takes each physical key of each window (a logical sharded key's
+// shards are keys of their own) at the window's day.
+func (d *dailyPeaks) Write(reps []report.Report) error {
+	for i := range reps {
+		r := &reps[i]
+		date := forecast.DateOf(r.Start)
+		for _, keys := range [][]report.KeyReport{r.TopKeys, r.HotKeys} {
+			for j := range keys {
+				if len(keys[j].Shards) > 0 {
+					continue
+				}
+				d.add(seriesID{r.Table, r.Index, keys[j].Key, keys[j].Type}, date, &keys[j].KeyFigures)
+			}
+		}
+	}
+	return nil
+}
+
+func (d *dailyPeaks) add(id seriesID, date forecast.Date, k *report.KeyFigures) {
+	byDate := d.days[id]
+	if byDate == nil {
+		byDate = map[forecast.Date]*forecast.Day{}
+		d.days[id] = byDate
+	}
+	day := byDate[date]
+	if day == nil {
+		day = &forecast.Day{Date: date}
+		byDate[date] = day
+	}
+	// A window's peak second is a lower bound of the key's: the day's
+	// peak has no tighter bounds to give than itself.
+	day.Peak = max(day.Peak, k.PeakWCUPerSecond)
+	day.Lower, day.Upper = day.Peak, day.Peak
+	day.Saturated = day.Saturated || k.Saturated
+}
+
+// WriteOnsets and Close make dailyPeaks a streamWriter: a forecast reads
+// windows, not onsets, and the pipeline says its warnings on stderr.
+func (d *dailyPeaks) WriteOnsets([]report.Onset) error { return nil }
+func (d *dailyPeaks) Close([]string) error             { return nil }
+
+// forecasts forecasts the keys worth it: every key whose last daily peak
+// is at least minShare of the limit, or among the top heaviest of its
+// table's (or index's) last day. They come soonest first, then by
+// headroom.
+func (d *dailyPeaks) forecasts(opt forecast.Options, minShare float64, top int) ([]forecast.Result, error) {
+	type source struct{ table, index string }
+	lastDay := map[source]forecast.Date{}
+	lastPeak := map[seriesID]forecast.Day{}
+	for id, byDate := range d.days {
+		var last forecast.Date
+		for date := range byDate {
+			last = max(last, date)
+		}
+		lastPeak[id] = *byDate[last]
+		s := source{id.table, id.index}
+		lastDay[s] = max(lastDay[s], last)
+	}
+	// The top keys of each source's last day, by peak.
+	onLast := map[source][]seriesID{}
+	for id, day := range lastPeak {
+		if s := (source{id.table, id.index}); day.Date == lastDay[s] {
+			onLast[s] = append(onLast[s], id)
+		}
+	}
+	chosen := map[seriesID]bool{}
+	for _, ids := range onLast {
+		slices.SortFunc(ids, func(a, b seriesID) int {
+			return cmp.Or(cmp.Compare(lastPeak[b].Peak, lastPeak[a].Peak), cmp.Compare(a.key, b.key), cmp.Compare(a.typ, b.typ))
+		})
+		for _, id := range ids[:min(top, len(ids))] {
+			chosen[id] = true
+		}
+	}
+	var out []forecast.Result
+	for id, byDate := range d.days {
+		if !chosen[id] && lastPeak[id].Peak < minShare*opt.PartitionLimit {
+			continue
+		}
+		s := forecast.Series{Table: id.table, Index: id.index, Key: id.key, Type: id.typ}
+		for _, day := range byDate {
+			s.Days = append(s.Days, *day)
+		}
+		r, err := forecast.Forecast(s, opt)
+		if err != nil {
+			return nil, fmt.Errorf("forecast of %s, key %s: %w", id.table, id.key, err)
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b forecast.Result) int {
+		return cmp.Or(cmp.Compare(daysOr(a.DaysToLimit), daysOr(b.DaysToLimit)), cmp.Compare(a.Headroom, b.Headroom),
+			cmp.Compare(a.Table, b.Table), cmp.Compare(a.Index, b.Index), cmp.Compare(a.Key, b.Key), cmp.Compare(a.Type, b.Type))
+	})
+	return out, nil
+}
+
+// daysOr orders forecasts: a date first, soonest first; none after.
+func daysOr(d *int) int {
+	if d == nil {
+		return forecast.MaxHorizon + 1
+	}
+	return *d
+}
+
+func writeForecastJSON(w io.Writer, results []forecast.Result) error {
+	if results == nil {
+		results = []forecast.Result{}
+	}
+	b, err := json.MarshalIndent(struct {
+		Forecasts []forecast.Result `json:"forecasts"`
+	}{results}, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// forecastTable prints one line per key, and under it the forecast in
+// words.
+func forecastTable(results []forecast.Result, opt forecast.Options) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "FORECAST · partition limit %s WCU/s · horizon %d days · range aimed at %.0f %%\n",
+		strings.TrimSuffix(fmt.Sprintf("%.3f", opt.PartitionLimit), ".000"), opt.Horizon, forecast.Coverage*100)
+	if len(results) == 0 {
+		b.WriteString("\nno key to forecast: none reached --min-share of the limit or the last day's --top\n")
+		return b.String()
+	}
+	b.WriteString("\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  TABLE\tKEY\tDAYS\tLAST DAY\tPEAK WCU/s\tHEADROOM\tGROWTH/DAY\tTREND\tDAYS TO LIMIT\tDATE\t")
+	for _, r := range results {
+		name := printable(r.Table, 40)
+		if r.Index != "" {
+			name += " · " + printable(r.Index, 40)
+		}
+		growth := "-"
+		if r.GrowthPerDay != nil {
+			growth = fmt.Sprintf("%+.1f %%", *r.GrowthPerDay*100)
+		}
+		date := "-"
+		if r.LimitDate != nil {
+			date = r.LimitDate.String()
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t\n", name, printable(r.Key, 40), r.DaysObserved, r.LastDay,
+			r.PeakWCUPerSecond, headroomCell(&report.KeyFigures{Headroom: r.Headroom}), growth, r.Trend, daysCell(r), date)
+	}
+	tw.Flush()
+	b.WriteString("\n")
+	for _, r := range results {
+		fmt.Fprintf(&b, "  ▸ %s: %s\n", printable(r.Key, 40), forecastText(r, opt.Horizon))
+	}
+	return b.String()
+}
+
+// daysCell is the days to the limit and their range: "12 (9–16)".
+func daysCell(r forecast.Result) string {
+	if r.DaysToLimit == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%d (%s–%s)", *r.DaysToLimit, dayOrBeyond(r.DaysToLimitLow), dayOrBeyond(r.DaysToLimitHigh))
+}
+
+func dayOrBeyond(d *int) string {
+	if d == nil {
+		return "beyond"
+	}
+	return fmt.Sprint(*d)
+}
+
+// forecastText says a forecast in words.
+func forecastText(r forecast.Result, horizon int) string {
+	switch {
+	case r.DaysToLimit != nil && *r.DaysToLimit == 0:
+		return fmt.Sprintf("at the partition limit now (%s)", r.Reason)
+	case r.DaysToLimit != nil:
+		high := "more than the horizon"
+		if r.DaysToLimitHigh != nil {
+			high = fmt.Sprint(*r.DaysToLimitHigh)
+		}
+		return fmt.Sprintf("reaches the partition limit in %d days (%d–%s), on %s, growing %.1f %% a day", *r.DaysToLimit, *r.DaysToLimitLow, high, r.LimitDate, *r.GrowthPerDay*100)
+	case r.DaysToLimitLow != nil:
+		return fmt.Sprintf("not within %d days at the estimated growth, but possibly in %d (the range's fast end)", horizon, *r.DaysToLimitLow)
+	}
+	return "no forecast: " + r.Reason
+}
