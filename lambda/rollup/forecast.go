@@ -30,9 +30,6 @@ const (
 	// and any key whose last daily peak is 10 % of the limit.
 	forecastTop      = 10
 	forecastMinShare = 0.10
-	// metricMinDaysToLimit is the metric the template's forecast alarm
-	// watches.
-	metricMinDaysToLimit = "MinDaysToLimit"
 	// forecastKeys is how many keys of each hour rollup are read: every
 	// key a rollup holds (history keeps at most a few hundred a window).
 	forecastKeys = 1000
@@ -124,7 +121,7 @@ func minDaysLines(namespace string, at time.Time, results []forecast.Result) []b
 	}
 	var b []byte
 	for _, s := range order {
-		b = alert.AppendEMFTableValue(b, namespace, at, s.table, s.index, metricMinDaysToLimit, "None", float64(least[s]))
+		b = alert.AppendEMFTableValue(b, namespace, at, s.table, s.index, alert.MetricMinDaysToLimit, "None", float64(least[s]))
 	}
 	return b
 }
