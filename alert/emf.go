@@ -78,6 +78,23 @@ func AppendEMFCount(b []byte, namespace string, t time.Time, dimName, dimValue, 
 	return appendEMF(b, namespace, 60, &group{timestamp: t, dims: []dimension{{dimName, dimValue}}, values: []value{{name: name, unit: "Count", v: n}}})
 }
 
+// AppendEMFTableValue appends one EMF line, newline included, of a single
+// metric name = v in unit at t, at standard resolution, for a table or,
+// when index is not "", one of its indexes: the rollup function's daily
+// MinDaysToLimit. An index's line carries TableName and IndexName, and
+// TableName alone as a second dimension set, as the stream function emits
+// an index's onsets, so that one alarm per table covers its indexes.
+// table and index must be table and index names (DynamoDB's own
+// characters), as they are.
+func AppendEMFTableValue(b []byte, namespace string, t time.Time, table, index, name, unit string, v float64) []byte {
+	g := &group{timestamp: t, dims: []dimension{{DimensionTableName, table}}, values: []value{{name: name, unit: unit, v: v}}}
+	if index != "" {
+		g.dims = append(g.dims, dimension{DimensionIndexName, index})
+		g.alsoTable = true
+	}
+	return appendEMF(b, namespace, 60, g)
+}
+
 // appendJSONString quotes s for JSON. The strings it sees are names from the
 // catalogue, the validated namespace and DimensionValue results: printable
 // ASCII, so only quotes and backslashes need escaping; anything else is

@@ -38,6 +38,11 @@ const (
 	MetricMaxShardPeakWCUPerSecond = "MaxShardPeakWCUPerSecond"
 )
 
+// MetricMinDaysToLimit is the rollup function's daily forecast, per table
+// and index: the fewest days until any key's daily peak reaches the
+// partition limit (AppendEMFTableValue).
+const MetricMinDaysToLimit = "MinDaysToLimit"
+
 // Metric names: the key metrics, one value per published flagged key.
 const (
 	MetricKeyWriteCapacityUnits = "KeyWriteCapacityUnits"

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -79,7 +77,7 @@ func runForecast(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		fs.Usage()
 		return usageError{errors.New("forecast: give --table NAME (the history table) or at least one FILE of stream events")}
 	}
-	peaks := newDailyPeaks()
+	peaks := forecast.NewPeaks()
 	if f.hist.table != "" {
 		if err := f.readHistory(ctx, o.cfg.PartitionLimit, peaks, stderr, now()); err != nil {
 			return err
@@ -87,7 +85,7 @@ func runForecast(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	} else if err := readStreamFiles(ctx, o, fs.Args(), stdin, peaks, stderr); err != nil {
 		return err
 	}
-	results, err := peaks.forecasts(opt, f.minShare, o.cfg.Top)
+	results, err := peaks.Forecasts(opt, f.minShare, o.cfg.Top)
 	if err != nil {
 		return err
 	}
@@ -100,7 +98,7 @@ func runForecast(ctx context.Context, args []string, stdin io.Reader, stdout, st
 
 // readHistory reads the history table's hour rollups (and the shards'
 // windows not rolled up yet) into peaks.
-func (f *forecastFlags) readHistory(ctx context.Context, limit float64, peaks *dailyPeaks, stderr io.Writer, now time.Time) error {
+func (f *forecastFlags) readHistory(ctx context.Context, limit float64, peaks *forecast.Peaks, stderr io.Writer, now time.Time) error {
 	h := f.hist
 	h.step, h.source, h.limit, h.top = time.Hour, "auto", limit, 1000
 	switch {
@@ -120,7 +118,7 @@ func (f *forecastFlags) readHistory(ctx context.Context, limit float64, peaks *d
 	if err != nil {
 		return err
 	}
-	n, skipped, err := h.read(ctx, dynamodb.NewFromConfig(awsCfg, store.ClientOptions), to.Add(-h.since), to, peaks, stderr)
+	n, skipped, err := h.read(ctx, dynamodb.NewFromConfig(awsCfg, store.ClientOptions), to.Add(-h.since), to, peaksWriter{peaks}, stderr)
 	switch {
 	case err != nil:
 		return err
@@ -133,7 +131,7 @@ func (f *forecastFlags) readHistory(ctx context.Context, limit float64, peaks *d
 }
 
 // readStreamFiles runs the files through replay's pipeline into peaks.
-func readStreamFiles(ctx context.Context, o *options, files []string, stdin io.Reader, peaks *dailyPeaks, stderr io.Writer) error {
+func readStreamFiles(ctx context.Context, o *options, files []string, stdin io.Reader, peaks *forecast.Peaks, stderr io.Writer) error {
 	if err := o.requireIndexSource("forecast"); err != nil {
 		return err
 	}
@@ -141,7 +139,7 @@ func readStreamFiles(ctx context.Context, o *options, files []string, stdin io.R
 	if err != nil {
 		return err
 	}
-	p.writeTo(peaks, o, time.Now)
+	p.writeTo(peaksWriter{peaks}, o, time.Now)
 	for _, name := range files {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -161,123 +159,6 @@ func readStreamFiles(ctx context.Context, o *options, files []string, stdin io.R
 		fmt.Fprintf(stderr, "hotkeys forecast: %s\n", p.malformedError())
 	}
 	return nil
-}
-
-type seriesID struct{ table, index, key, typ string }
-
-// dailyPeaks gathers every window's keys into daily peaks: a streamWriter,
-// so that history's reader and replay's pipeline feed it as they feed a
-// table.
-type dailyPeaks struct {
-	days map[seriesID]map[forecast.Date]*forecast.Day
-}
-
-func newDailyPeaks() *dailyPeaks {
-	return &dailyPeaks{days: map[seriesID]map[forecast.Date]*forecast.Day{}}
-}
-
-// Write takes each physical key of each window (a logical sharded key's
-// shards are keys of their own) at the window's day.
-func (d *dailyPeaks) Write(reps []report.Report) error {
-	for i := range reps {
-		r := &reps[i]
-		date := forecast.DateOf(r.Start)
-		for _, keys := range [][]report.KeyReport{r.TopKeys, r.HotKeys} {
-			for j := range keys {
-				if len(keys[j].Shards) > 0 {
-					continue
-				}
-				d.add(seriesID{r.Table, r.Index, keys[j].Key, keys[j].Type}, date, &keys[j].KeyFigures)
-			}
-		}
-	}
-	return nil
-}
-
-func (d *dailyPeaks) add(id seriesID, date forecast.Date, k *report.KeyFigures) {
-	byDate := d.days[id]
-	if byDate == nil {
-		byDate = map[forecast.Date]*forecast.Day{}
-		d.days[id] = byDate
-	}
-	day := byDate[date]
-	if day == nil {
-		day = &forecast.Day{Date: date}
-		byDate[date] = day
-	}
-	// A window's peak second is a lower bound of the key's: the day's
-	// peak has no tighter bounds to give than itself.
-	day.Peak = max(day.Peak, k.PeakWCUPerSecond)
-	day.Lower, day.Upper = day.Peak, day.Peak
-	day.Saturated = day.Saturated || k.Saturated
-}
-
-// WriteOnsets and Close make dailyPeaks a streamWriter: a forecast reads
-// windows, not onsets, and the pipeline says its warnings on stderr.
-func (d *dailyPeaks) WriteOnsets([]report.Onset) error { return nil }
-func (d *dailyPeaks) Close([]string) error             { return nil }
-
-// forecasts forecasts the keys worth it: every key whose last daily peak
-// is at least minShare of the limit, or among the top heaviest of its
-// table's (or index's) last day. They come soonest first, then by
-// headroom.
-func (d *dailyPeaks) forecasts(opt forecast.Options, minShare float64, top int) ([]forecast.Result, error) {
-	type source struct{ table, index string }
-	lastDay := map[source]forecast.Date{}
-	lastPeak := map[seriesID]forecast.Day{}
-	for id, byDate := range d.days {
-		var last forecast.Date
-		for date := range byDate {
-			last = max(last, date)
-		}
-		lastPeak[id] = *byDate[last]
-		s := source{id.table, id.index}
-		lastDay[s] = max(lastDay[s], last)
-	}
-	// The top keys of each source's last day, by peak.
-	onLast := map[source][]seriesID{}
-	for id, day := range lastPeak {
-		if s := (source{id.table, id.index}); day.Date == lastDay[s] {
-			onLast[s] = append(onLast[s], id)
-		}
-	}
-	chosen := map[seriesID]bool{}
-	for _, ids := range onLast {
-		slices.SortFunc(ids, func(a, b seriesID) int {
-			return cmp.Or(cmp.Compare(lastPeak[b].Peak, lastPeak[a].Peak), cmp.Compare(a.key, b.key), cmp.Compare(a.typ, b.typ))
-		})
-		for _, id := range ids[:min(top, len(ids))] {
-			chosen[id] = true
-		}
-	}
-	var out []forecast.Result
-	for id, byDate := range d.days {
-		if !chosen[id] && lastPeak[id].Peak < minShare*opt.PartitionLimit {
-			continue
-		}
-		s := forecast.Series{Table: id.table, Index: id.index, Key: id.key, Type: id.typ}
-		for _, day := range byDate {
-			s.Days = append(s.Days, *day)
-		}
-		r, err := forecast.Forecast(s, opt)
-		if err != nil {
-			return nil, fmt.Errorf("forecast of %s, key %s: %w", id.table, id.key, err)
-		}
-		out = append(out, r)
-	}
-	slices.SortFunc(out, func(a, b forecast.Result) int {
-		return cmp.Or(cmp.Compare(daysOr(a.DaysToLimit), daysOr(b.DaysToLimit)), cmp.Compare(a.Headroom, b.Headroom),
-			cmp.Compare(a.Table, b.Table), cmp.Compare(a.Index, b.Index), cmp.Compare(a.Key, b.Key), cmp.Compare(a.Type, b.Type))
-	})
-	return out, nil
-}
-
-// daysOr orders forecasts: a date first, soonest first; none after.
-func daysOr(d *int) int {
-	if d == nil {
-		return forecast.MaxHorizon + 1
-	}
-	return *d
 }
 
 func writeForecastJSON(w io.Writer, results []forecast.Result) error {
@@ -362,3 +243,11 @@ func forecastText(r forecast.Result, horizon int) string {
 	}
 	return "no forecast: " + r.Reason
 }
+
+// peaksWriter makes forecast.Peaks a streamWriter, so that history's
+// reader and replay's pipeline feed it as they feed a table: a forecast
+// reads windows, not onsets, and the pipeline says its warnings on stderr.
+type peaksWriter struct{ *forecast.Peaks }
+
+func (peaksWriter) WriteOnsets([]report.Onset) error { return nil }
+func (peaksWriter) Close([]string) error             { return nil }

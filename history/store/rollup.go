@@ -23,6 +23,9 @@ const (
 	AttrSettledWindow = "settled_windows"
 	AttrHourly        = "hourly"
 	AttrWindowSeconds = "window_seconds"
+	// AttrForecast, on the coverage item of a day's first hour, holds when
+	// the day's forecast was published (ClaimForecast).
+	AttrForecast = "forecast_published"
 )
 
 // RollupItem returns the item that stores rollup s of level, made at
@@ -110,6 +113,37 @@ func (t *Table) MarkHour(ctx context.Context, hour time.Time) error {
 			":t":   &types.AttributeValueMemberBOOL{Value: true},
 			":exp": &types.AttributeValueMemberN{Value: strconv.FormatInt(hour.Add(time.Hour+t.retention).Unix(), 10)},
 		})
+}
+
+// ClaimForecast records that the forecast of the day starting at day (a
+// UTC midnight) is published, at now, unless it was already: it returns
+// false then, and the caller publishes nothing, so that a rerun of the
+// same run publishes the day once. The claim lives on the coverage item
+// of the day's first hour and expires with it.
+func (t *Table) ClaimForecast(ctx context.Context, day, now time.Time) (bool, error) {
+	day = day.UTC().Truncate(24 * time.Hour)
+	_, err := t.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(t.name),
+		Key: map[string]types.AttributeValue{
+			AttrDay:    &types.AttributeValueMemberS{Value: coveragePartition(day)},
+			AttrWindow: &types.AttributeValueMemberS{Value: timeKey(day)},
+		},
+		UpdateExpression:         aws.String("SET #fc = :now, #exp = if_not_exists(#exp, :exp)"),
+		ConditionExpression:      aws.String("attribute_not_exists(#fc)"),
+		ExpressionAttributeNames: map[string]string{"#fc": AttrForecast, "#exp": AttrExpires},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":now": &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Unix(), 10)},
+			":exp": &types.AttributeValueMemberN{Value: strconv.FormatInt(day.Add(time.Hour+t.retention).Unix(), 10)},
+		},
+	})
+	var cond *types.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &cond):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("store: claim the forecast of %s: %w", day.Format(time.DateOnly), err)
+	}
+	return true, nil
 }
 
 func (t *Table) mark(ctx context.Context, at time.Time, expr string, names map[string]string, values map[string]types.AttributeValue) error {

@@ -2,7 +2,9 @@
 // Lambda function EventBridge Scheduler invokes every minute (the
 // template's HistoryRollupFunction) to merge the history table's shard
 // windows into rollups (package rollup), so that `hotkeys history` reads a
-// day of a 1,000-shard table in seconds.
+// day of a 1,000-shard table in seconds. Once a day, at 02:00 UTC, it also
+// forecasts the day before from the hour rollups (package forecast) and
+// writes MinDaysToLimit, per table and index, as EMF on stdout.
 //
 // It is a function of its own, not a mode of the stream function: it
 // needs other permissions (Query and UpdateItem on the history table,
@@ -19,9 +21,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -30,6 +34,9 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/hotkeys-dev/hotkeys/alert"
+	"github.com/hotkeys-dev/hotkeys/ddb"
+	"github.com/hotkeys-dev/hotkeys/history/forecast"
 	"github.com/hotkeys-dev/hotkeys/history/rollup"
 	"github.com/hotkeys-dev/hotkeys/history/store"
 	"github.com/hotkeys-dev/hotkeys/internal/envconfig"
@@ -42,6 +49,7 @@ var envVars = []string{
 	"HOTKEYS_WINDOW",                 // the stored windows' length: 60s, 5m or seconds; must divide an hour (60s)
 	"HOTKEYS_HISTORY_WRITE_SHARDS",   // write shards the stream function stores under: 1 to 1024 (64)
 	"HOTKEYS_HISTORY_RETENTION_DAYS", // days a rollup lives (the table's TTL): 1 to 3650 (30)
+	"HOTKEYS_PARTITION_LIMIT",        // the daily forecast's per-partition limit, WCU/s (1000)
 }
 
 func main() {
@@ -73,7 +81,9 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	return &handler{job: job, now: time.Now}, nil
+	fc := &forecaster{table: table, opt: forecast.Options{PartitionLimit: cfg.partitionLimit}, namespace: alert.DefaultNamespace,
+		out: os.Stdout, log: log, now: time.Now}
+	return &handler{job: job, forecast: fc, now: time.Now}, nil
 }
 
 // Bounds of a run, so that it ends, with its error, before Lambda's
@@ -127,11 +137,13 @@ func (b bounded) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o
 type config struct {
 	history envconfig.History // HOTKEYS_HISTORY_TABLE, _WRITE_SHARDS, _RETENTION_DAYS
 	window  time.Duration     // HOTKEYS_WINDOW
+	// partitionLimit is HOTKEYS_PARTITION_LIMIT, in WCU/s.
+	partitionLimit float64
 }
 
 // configFromEnv reads the variables of envVars.
 func configFromEnv(getenv func(string) string) (config, error) {
-	cfg := config{window: time.Minute}
+	cfg := config{window: time.Minute, partitionLimit: ddb.PartitionWriteUnits}
 	var err error
 	if cfg.history, err = envconfig.HistoryFromEnv(getenv); err != nil {
 		return cfg, err
@@ -146,13 +158,21 @@ func configFromEnv(getenv func(string) string) (config, error) {
 		}
 		cfg.window = d
 	}
+	if v := getenv("HOTKEYS_PARTITION_LIMIT"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f > 0 && f <= forecast.MaxPeak) {
+			return cfg, fmt.Errorf("HOTKEYS_PARTITION_LIMIT=%q: want WCU per second above 0, such as 1000 (DynamoDB's limit)", v)
+		}
+		cfg.partitionLimit = f
+	}
 	return cfg, nil
 }
 
 // handler is the function: one run per invocation.
 type handler struct {
-	job *rollup.Job
-	now func() time.Time
+	job      *rollup.Job
+	forecast *forecaster
+	now      func() time.Time
 }
 
 // event is what the schedule sends.
@@ -183,6 +203,12 @@ func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 		defer cancel()
 	}
 	res, err := h.job.Run(ctx, at)
+	// The daily forecast comes after the rollups, never before them; its
+	// failure fails the run too, so that Lambda's retry forecasts again
+	// (the rollups' rerun changes nothing, and the day is published once).
+	if ferr := h.forecast.Run(ctx, at); ferr != nil {
+		err = errors.Join(err, ferr)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -34,11 +34,11 @@ func env(m map[string]string) func(string) string { return func(k string) string
 
 func TestConfigFromEnv(t *testing.T) {
 	cfg, err := configFromEnv(env(map[string]string{"HOTKEYS_HISTORY_TABLE": "H"}))
-	if err != nil || cfg != (config{history: envconfig.History{Table: "H", Retention: 30 * 24 * time.Hour, WriteShards: store.DefaultWriteShards}, window: time.Minute}) {
+	if err != nil || cfg != (config{history: envconfig.History{Table: "H", Retention: 30 * 24 * time.Hour, WriteShards: store.DefaultWriteShards}, window: time.Minute, partitionLimit: 1000}) {
 		t.Errorf("defaults: %+v, %v", cfg, err)
 	}
-	cfg, err = configFromEnv(env(map[string]string{"HOTKEYS_HISTORY_TABLE": "H", "HOTKEYS_WINDOW": "300", "HOTKEYS_HISTORY_WRITE_SHARDS": "128", "HOTKEYS_HISTORY_RETENTION_DAYS": "7"}))
-	if err != nil || cfg != (config{history: envconfig.History{Table: "H", Retention: 7 * 24 * time.Hour, WriteShards: 128}, window: 5 * time.Minute}) {
+	cfg, err = configFromEnv(env(map[string]string{"HOTKEYS_HISTORY_TABLE": "H", "HOTKEYS_WINDOW": "300", "HOTKEYS_HISTORY_WRITE_SHARDS": "128", "HOTKEYS_HISTORY_RETENTION_DAYS": "7", "HOTKEYS_PARTITION_LIMIT": "12.5"}))
+	if err != nil || cfg != (config{history: envconfig.History{Table: "H", Retention: 7 * 24 * time.Hour, WriteShards: 128}, window: 5 * time.Minute, partitionLimit: 12.5}) {
 		t.Errorf("set: %+v, %v", cfg, err)
 	}
 	for name, bad := range map[string][]string{
@@ -46,6 +46,7 @@ func TestConfigFromEnv(t *testing.T) {
 		"HOTKEYS_WINDOW":                 {"7m", "0", "1.5s", "x", "2h"},
 		"HOTKEYS_HISTORY_WRITE_SHARDS":   {"0", "1025", "x"},
 		"HOTKEYS_HISTORY_RETENTION_DAYS": {"0", "3651", "x"},
+		"HOTKEYS_PARTITION_LIMIT":        {"0", "-1", "x", "NaN", "1e13"},
 	} {
 		for _, v := range bad {
 			m := map[string]string{"HOTKEYS_HISTORY_TABLE": "H", name: v}
@@ -119,7 +120,7 @@ func newTestHandler(t *testing.T, url, name string, cap time.Duration, now func(
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &handler{job: job, now: now}
+	return &handler{job: job, forecast: &forecaster{table: table}, now: now}
 }
 
 // storeWindows stores two shards' windows of 10:00 on 2026-11-22 in the

@@ -361,6 +361,7 @@ var scenarioSamples = map[string][]string{
 	"KeyRedactionSecretArn":       {existingSecretArn},
 	"KeyRedactionSecretKmsKeyArn": {customerKeyArn},
 	"NotifyTopicArn":              {ownTopicArn, "off"},
+	"ForecastAlarmDays":           {"0"},
 }
 
 // scenariosOf returns one parameter set for every combination of the

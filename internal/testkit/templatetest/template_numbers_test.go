@@ -50,6 +50,8 @@ var numericParameters = []numericParameter{
 	{name: "HistoryRetentionDays", integer: true, lo: 1, hi: 3650, env: "HOTKEYS_HISTORY_RETENTION_DAYS"},
 	{name: "HistoryWriteShards", integer: true, lo: 1, hi: 1024, env: "HOTKEYS_HISTORY_WRITE_SHARDS"},
 	{name: "HistoryWriteSpreadSeconds", integer: true, lo: 0, hi: 20, env: "HOTKEYS_HISTORY_WRITE_SPREAD"},
+	{name: "ForecastAlarmDays", integer: true, lo: 0, hi: 90, others: map[string]string{"History": "on"},
+		why: "the forecast's horizon is 90 days by default: a threshold beyond it could never be reached"},
 	{name: "NotifyMaxPerInvocation", integer: true, lo: 1, hi: 100, env: "HOTKEYS_NOTIFY_MAX_PER_INVOCATION"},
 	{name: "ShareThreshold", lo: 0, loOpen: true, hi: 1, env: "HOTKEYS_SHARE_THRESHOLD"},
 	{name: "MinWCUPerSecond", lo: 0, hi: 1e9, env: "HOTKEYS_MIN_WCU_PER_SECOND",

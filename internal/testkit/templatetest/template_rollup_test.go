@@ -44,6 +44,7 @@ func TestTemplateHistoryRollup(t *testing.T) {
 		"HOTKEYS_WINDOW":                 "300s",
 		"HOTKEYS_HISTORY_WRITE_SHARDS":   "128",
 		"HOTKEYS_HISTORY_RETENTION_DAYS": "9",
+		"HOTKEYS_PARTITION_LIMIT":        "1000",
 	}
 	if !maps.Equal(vars, want) {
 		t.Errorf("rollup environment %v, want %v", vars, want)
