@@ -233,4 +233,4 @@ func shortHash[T string | []byte](s T) uint64 {
 
 // shortMix hashes a literal of n ≤ 8 bytes, v being its bytes
 // little-endian.
-func shortMix(n int, v uint64) uint64 { return mix(mix(hashSeed^uint64(n), v), 5<<16) }
+func shortMix(n int, v uint64) uint64 { return mix(mix(mix(hashSeed, 5<<16|uint64(n)), v), 6<<16) }

@@ -47,8 +47,9 @@ type Config struct {
 }
 
 // DefaultConfig keeps 64 patterns of 8 counters each and remembers the
-// pattern of 1,024 keys (32 KB).
-func DefaultConfig() Config { return Config{Patterns: 64, TopKeys: 8, Cache: 1024} }
+// pattern of 4,096 keys (128 KB): a key seen again within them costs a
+// tenth of a key scanned (docs/audit.md, "Speed").
+func DefaultConfig() Config { return Config{Patterns: 64, TopKeys: 8, Cache: 4096} }
 
 // Validate reports whether c is within the package's limits.
 func (c Config) Validate() error {
@@ -91,10 +92,10 @@ type Table struct {
 type cacheEntry struct {
 	hash   uint64
 	gen    uint32
-	pat    int32
-	t      instant
+	pat    int16 // < MaxPatterns
+	slot   int8  // the key's top-keys counter when last counted, or -1
 	digits uint8
-	slot   int8 // the key's top-keys counter when last counted, or -1
+	t      instant
 }
 
 // New returns an empty table sized by cfg.
@@ -166,10 +167,11 @@ func (t *Table) resolve(key []byte, hash uint64, c *cacheEntry) {
 	typ, parts := t.parts(key)
 	h, digits := t.walk(typ, key, parts, nil)
 	c.hash, c.t, c.digits = hash, t.scan.t, digits
-	c.pat = t.find(h)
-	if c.pat < 0 {
-		c.pat = t.learn(typ, key, parts)
+	i := t.find(h)
+	if i < 0 {
+		i = t.learn(typ, key, parts)
 	}
+	c.pat = int16(i)
 	c.gen = t.gen
 }
 
