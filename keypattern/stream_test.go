@@ -238,3 +238,35 @@ func sorted(s []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestTightenWithSummary: given the window's sketch.Summary of the same
+// records, every bound stays true, and a pattern of many keys gets the
+// summary's finer ones: USER#<uuid>'s ceiling, bounded below by 8 × the
+// limit from its own counters alone, rises far above.
+func TestTightenWithSummary(t *testing.T) {
+	kinds := streamKinds()
+	recs := stream(12, kinds)
+	want := truth(recs)
+	tb := tableOf(t, recs)
+	s, _ := sketch.NewSummary(sketch.DefaultConfig())
+	for _, r := range recs {
+		s.Add(r.key, r.wcu, r.second, 0)
+	}
+	loose := map[string]float64{}
+	for _, f := range tb.Patterns(nil) {
+		loose[f.Pattern], _ = f.Ceiling(1000)
+	}
+	for _, f := range tb.Patterns(s) {
+		checkFigures(t, &f, want[f.Pattern], tb.Config().TopKeys)
+		lo, _ := f.Ceiling(1000)
+		if lo < loose[f.Pattern] {
+			t.Errorf("%s: ceiling from %.0f down to %.0f with the summary", f.Pattern, loose[f.Pattern], lo)
+		}
+		if f.Pattern == "USER#<uuid>" {
+			t.Logf("USER#<uuid>: ceiling ≥ %.0f WCU/s with the summary, ≥ %.0f without", lo, loose[f.Pattern])
+		}
+		if f.Pattern == "USER#<uuid>" && lo < 20*loose[f.Pattern] {
+			t.Errorf("USER#<uuid>: ceiling at least %.0f with the summary, %.0f without", lo, loose[f.Pattern])
+		}
+	}
+}

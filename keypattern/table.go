@@ -134,15 +134,19 @@ func (t *Table) Config() Config {
 // feeds it to sketch (the ddb key type's byte, then the canonical value),
 // hash is sketch.Hash(key), wcu its write units and second its time in
 // Unix seconds (0 if unknown). A key longer than sketch.MaxKeyLen counts
-// under its first sketch.MaxKeyLen bytes, as in sketch.
+// under its first sketch.MaxKeyLen bytes, as in sketch (and is hashed
+// again).
 //
-// Add makes no allocation once the key's pattern is known, and then takes
-// tens of nanoseconds; a key of a new pattern takes the slow path, which
-// learns (see the package documentation).
+// A key among the last Config.Cache seen costs a cache lookup and its
+// pattern's counters (about 150 instructions); any other key, a scan of
+// its bytes too (about 600 to 1,200 for 13 to 41 bytes; docs/audit.md).
+// Neither allocates. A key of a new pattern takes the slow path, which
+// learns (see the package documentation) and allocates.
 func (t *Table) Add(key []byte, hash, wcu uint64, second int64) {
 	t.ready()
 	if len(key) > sketch.MaxKeyLen {
 		key = key[:sketch.MaxKeyLen]
+		hash = sketch.Hash(key)
 	}
 	t.records++
 	t.wcu = satAdd(t.wcu, wcu)

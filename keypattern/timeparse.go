@@ -60,18 +60,7 @@ func parseTime(v []byte) (n int, c Class, t instant, ok bool) {
 	if len(v) < 13 || (v[10] != 'T' && v[10] != 't' && v[10] != ' ') || !digits(v[11:13]) {
 		return 10, Date, instant{sec: day, unit: unitDay}, true
 	}
-	var clock [3]int64 // hours, minutes, seconds
-	n = 11
-	for i := range clock {
-		if i > 0 && (len(v) < n+3 || v[n] != ':' || !digits(v[n+1:n+3])) {
-			break
-		}
-		if i > 0 {
-			n++
-		}
-		clock[i] = num(v[n : n+2])
-		n += 2
-	}
+	n, clock := readClock(v)
 	if clock[0] > 24 || clock[1] > 59 || clock[2] > 60 {
 		return 0, 0, t, false
 	}
@@ -93,6 +82,24 @@ func parseTime(v []byte) (n int, c Class, t instant, ok bool) {
 		t.unit = unitDay
 	}
 	return n, DateTime, t, true
+}
+
+// readClock reads hh[:mm[:ss]] at v[11:] (v[11:13] are digits): the
+// index after it, and the hours, minutes and seconds.
+func readClock(v []byte) (int, [3]int64) {
+	var clock [3]int64
+	n := 11
+	for i := range clock {
+		if i > 0 && (len(v) < n+3 || v[n] != ':' || !digits(v[n+1:n+3])) {
+			break
+		}
+		if i > 0 {
+			n++
+		}
+		clock[i] = num(v[n : n+2])
+		n += 2
+	}
+	return n, clock
 }
 
 // fraction reads the digits of a fraction from v[i] on: the index after

@@ -3,8 +3,11 @@ package keypattern
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
 // TestTinyTraffic: verdicts at a few writes a minute. A pattern that is
@@ -121,3 +124,52 @@ func TestCeiling(t *testing.T) {
 }
 
 var inf = math.Inf(1)
+
+// TestTimeBucketCurrent: over days of OPS_LOG#<date>, each day's writes to
+// that day's key, the newest date takes a third of the WCU but the current
+// date all of it: a time bucket. Due dates written ahead of time are
+// current never, newest seldom: low cardinality, not a bucket.
+func TestTimeBucketCurrent(t *testing.T) {
+	tb, _ := New(DefaultConfig())
+	for day := range 3 {
+		date := fmt.Sprintf("2026-06-%02d", 20+day)
+		for i := range 10 {
+			second := t0 + int64(day-2)*86400 + int64(i)*60
+			for _, k := range []string{"OPS_LOG#" + date, fmt.Sprintf("DUE#2026-07-%02d", 1+(day*10+i)%7)} {
+				tb.Add(typed(k), hashOf(k), 1, second)
+			}
+		}
+	}
+	for pattern, want := range map[string]Verdict{"OPS_LOG#<date>": TimeBucket, "DUE#<date>": LowCardinality} {
+		f := figuresOf(t, tb, pattern)
+		if got := Judge(&f, DefaultThresholds()); got != want {
+			t.Errorf("%s: %s, want %s (newest %d, current %d of %d WCU)", pattern, got, want, f.NewestWCU, f.CurrentWCU, f.WCU)
+		}
+	}
+}
+
+// TestLongKey: a key longer than sketch.MaxKeyLen counts under its first
+// sketch.MaxKeyLen bytes, as in sketch, in its pattern.
+func TestLongKey(t *testing.T) {
+	tb, _ := New(DefaultConfig())
+	long := "DOC#" + strings.Repeat("x", 3000)
+	addAll(tb, long, long[:sketch.MaxKeyLen-1])
+	f := figuresOf(t, tb, "DOC#"+strings.Repeat("x", sketch.MaxKeyLen-5))
+	if f.Records != 2 || f.Distinct != 1 || len(f.TopKeys) != 1 || len(f.TopKeys[0].Key) != sketch.MaxKeyLen {
+		t.Errorf("%d records, %d keys, top keys %d", f.Records, f.Distinct, len(f.TopKeys))
+	}
+}
+
+// TestMergeSelf: a table merged into itself counts every record twice.
+func TestMergeSelf(t *testing.T) {
+	tb := tableOf(t, stream(13, streamKinds()[:4]))
+	before := contentOf(tb)
+	if err := tb.Merge(tb); err != nil {
+		t.Fatal(err)
+	}
+	after := contentOf(tb)
+	if after.Records != 2*before.Records || after.WCU != 2*before.WCU || len(after.Figures) != len(before.Figures) {
+		t.Errorf("merged into itself: %d records, %d WCU, %d patterns; before %d, %d, %d",
+			after.Records, after.WCU, len(after.Figures), before.Records, before.WCU, len(before.Figures))
+	}
+}
