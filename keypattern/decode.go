@@ -33,10 +33,12 @@ func (t *Table) UnmarshalBinary(data []byte) error {
 	if r.Err() != nil {
 		return r.Err()
 	}
-	var d Table
-	if err := d.init(cfg); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", err, ErrCorrupt)
 	}
+	// The cache comes last, t's own when it fits: a Lambda decodes its
+	// windows' tables at every batch.
+	d := Table{cfg: cfg, gen: 1}
 	d.records, d.wcu, d.otherRecords, d.otherWCU = r.Uvarint(), r.Uvarint(), r.Uvarint(), r.Uvarint()
 	for range r.Count(8) {
 		if x := r.Uint64(); x&1 == 0 || !d.rules.add(x) {
@@ -64,6 +66,11 @@ func (t *Table) UnmarshalBinary(data []byte) error {
 	}
 	d.regeneralise()
 	d.settle()
+	if d.cache = t.cache; len(d.cache) == cfg.Cache {
+		clear(d.cache)
+	} else {
+		d.cache = make([]cacheEntry, cfg.Cache)
+	}
 	*t = d
 	return nil
 }

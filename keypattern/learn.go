@@ -1,8 +1,6 @@
 package keypattern
 
-import (
-	"slices"
-)
+import "slices"
 
 // Learning which literal parts vary. A literal's position is identified by
 // its prefix: for a part after the first, the pattern before it and the
@@ -21,7 +19,7 @@ const (
 	MaxRules = 1024
 )
 
-// valueSet is the distinct literals (their XXH3 hashes) one prefix holds
+// valueSet is the distinct literals (their litHash) one prefix holds
 // among the patterns, up to its threshold.
 type valueSet struct {
 	root bool
