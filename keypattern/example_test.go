@@ -85,3 +85,14 @@ func ExampleTable_Trim() {
 	// Output:
 	// true 1 1 1 1 501
 }
+
+func ExampleRedactLiterals() {
+	stand := func(s string) string { return fmt.Sprintf("[%d bytes]", len(s)) }
+	fmt.Println(keypattern.RedactLiterals(`ORDERS#SHARD_<n>`, stand))
+	fmt.Println(keypattern.RedactLiterals(`TENANT#<*>#USER#<uuid>`, stand))
+	fmt.Println(keypattern.RedactLiterals(`a\<b#<n>`, stand))
+	// Output:
+	// [13 bytes]<n>
+	// [7 bytes]<*>[6 bytes]<uuid>
+	// [4 bytes]<n>
+}

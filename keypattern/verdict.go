@@ -22,13 +22,13 @@ const (
 	TimeBucket = Verdict(report.PatternTimeBucket)
 	// DominantKey: one key takes most of the pattern's WCU, over enough
 	// records to say so (THREAT#<brand> with one brand under attack).
-	DominantKey Verdict = "dominant_key"
+	DominantKey = Verdict(report.PatternDominantKey)
 	// LowCardinality: few distinct keys, written again and again, and no
 	// variable part that could take many values (STATUS#<*>, SHARD_<n>
 	// with ten shards).
 	LowCardinality = Verdict(report.PatternLowCardinality)
 	// Healthy: none of the above.
-	Healthy Verdict = "healthy"
+	Healthy = Verdict(report.PatternHealthy)
 )
 
 // Hazard reports whether v is one of the hazardous verdicts.

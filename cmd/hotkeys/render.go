@@ -156,6 +156,7 @@ func streamTable(b *strings.Builder, r *report.Report) {
 		}
 		tw.Flush()
 	}
+	streamPatterns(b, r, &cut, windowPatterns)
 	streamShards(b, r)
 	cut.writeFull(b)
 	b.WriteString("\n")
