@@ -99,7 +99,7 @@ func (cfg AuditConfig) diagnose(kp *report.KeyPattern, f *Figures) string {
 	var d string
 	switch kp.Verdict {
 	case report.PatternSingleKey:
-		d = fmt.Sprintf("One key: every write of this pattern goes to one partition, capped at %.0f WCU/s whatever the table's capacity, at any traffic (now %.0f%% of the window's WCU).", limit, kp.Share*100) +
+		d = fmt.Sprintf("One key: every write of this pattern goes to one partition, capped at %.0f WCU/s whatever the table's capacity, at any traffic (now %.0f%% of the WCU read).", limit, kp.Share*100) +
 			" Add a high-cardinality part to the key (the item's id), or " + shard
 	case report.PatternConstantKey:
 		d = fmt.Sprintf("Constant index key: every item this index holds goes to one partition of it, capped at %.0f WCU/s, at any traffic.", limit) +
