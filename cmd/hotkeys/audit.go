@@ -131,18 +131,9 @@ func nonNil[T any](s []T) []T {
 // Long because it is the command's whole run: flags, the inputs one by
 // one with their errors, and the output, in the order replay has them.
 func runAudit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs, o := newFlagSet("audit", "[flags] FILE... | -", auditAbout, stderr)
-	o.registerStreamFlags(fs)
-	if err := o.parse(fs, args); err != nil {
+	o, files, err := parseFileCommand("audit", auditAbout, args, stderr)
+	if err != nil {
 		return err
-	}
-	if err := o.requireIndexSource("audit"); err != nil {
-		return err
-	}
-	files := fs.Args()
-	if len(files) == 0 {
-		fs.Usage()
-		return usageError{fmt.Errorf("audit: name at least one FILE, or - for standard input")}
 	}
 	dec, err := record.NewDecoder(record.Config{PartitionKey: o.partitionKey, Indexes: o.indexDefs})
 	if err != nil {
@@ -193,19 +184,6 @@ func runAudit(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return inputError{fmt.Sprintf("%d malformed record(s) were skipped", malformed)}
 	}
 	return nil
-}
-
-// decodeError words an error of Feed.Decode as the pipeline does.
-func decodeError(name string, err error) error {
-	var amb *record.AmbiguousKeyError
-	var syn *record.SyntaxError
-	switch {
-	case errors.As(err, &amb):
-		return usageError{fmt.Errorf("%w: name it with --partition-key (%s or %s), or give --describe-table FILE", err, amb.Attributes[0], amb.Attributes[1])}
-	case errors.As(err, &syn):
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return err
 }
 
 // writeAudits prints the audits: JSON, or for people the patterns at risk

@@ -70,6 +70,17 @@ func (p *pipeline) feed(name string, payload []byte, shard string) error {
 		},
 	})
 	p.read += c.Records + c.Duplicates + c.Malformed + c.Internal
+	if err := decodeError(name, err); err != nil {
+		return err
+	}
+	p.announce()
+	return p.write(p.det.Flush())
+}
+
+// decodeError words an error of detector.Feed.Decode on input name: an
+// ambiguous key is a usage error, a syntax error the input's; any other is
+// an *InternalError, a bug (exit status 3).
+func decodeError(name string, err error) error {
 	var amb *record.AmbiguousKeyError
 	var syn *record.SyntaxError
 	switch {
@@ -77,11 +88,8 @@ func (p *pipeline) feed(name string, payload []byte, shard string) error {
 		return usageError{fmt.Errorf("%w: name it with --partition-key (%s or %s), or give --describe-table FILE", err, amb.Attributes[0], amb.Attributes[1])}
 	case errors.As(err, &syn):
 		return inputError{fmt.Sprintf("%s: %v", name, err)}
-	case err != nil:
-		return err // an *InternalError: a bug, exit status 3
 	}
-	p.announce()
-	return p.write(p.det.Flush())
+	return err
 }
 
 // announce writes the onsets the last payload showed, in order, with their

@@ -28,18 +28,9 @@ Examples:
 `
 
 func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs, o := newFlagSet("replay", "[flags] FILE... | -", replayAbout, stderr)
-	o.registerStreamFlags(fs)
-	if err := o.parse(fs, args); err != nil {
+	o, files, err := parseFileCommand("replay", replayAbout, args, stderr)
+	if err != nil {
 		return err
-	}
-	if err := o.requireIndexSource("replay"); err != nil {
-		return err
-	}
-	files := fs.Args()
-	if len(files) == 0 {
-		fs.Usage()
-		return usageError{fmt.Errorf("replay: name at least one FILE, or - for standard input")}
 	}
 	p, err := newPipeline(o, newReportWriter(o.format, stdout, false), stderr, time.Now)
 	if err != nil {
@@ -74,6 +65,24 @@ func runReplay(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return p.malformedError()
 	}
 	return nil
+}
+
+// parseFileCommand parses the flags of a command that reads stream events
+// from FILE... | - (replay, audit) and returns its options and files.
+func parseFileCommand(name, about string, args []string, stderr io.Writer) (*options, []string, error) {
+	fs, o := newFlagSet(name, "[flags] FILE... | -", about, stderr)
+	o.registerStreamFlags(fs)
+	if err := o.parse(fs, args); err != nil {
+		return nil, nil, err
+	}
+	if err := o.requireIndexSource(name); err != nil {
+		return nil, nil, err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return nil, nil, usageError{fmt.Errorf("%s: name at least one FILE, or - for standard input", name)}
+	}
+	return o, fs.Args(), nil
 }
 
 func readInput(name string, stdin io.Reader) ([]byte, error) {
