@@ -32,7 +32,10 @@ A rate threshold stays silent at a few writes a minute; a pattern of one key
 is a hot partition by definition, whatever today's rate. The patterns at risk
 come first, each with its fix. The input is what replay reads: Lambda
 DynamoDB Streams events, a JSON array of them, or one record per line (- for
-standard input). Give --describe-table FILE for the indexes' patterns.
+standard input). Give --describe-table FILE for the indexes' patterns. The
+whole input is one span: --window and the rate and share thresholds do not
+apply; --partition-limit sets the ceilings' limit, --key-redaction hides keys
+(a pattern of one key is a key, and so are the literals of the others).
 
 Examples:
   hotkeys audit --partition-key PK captured/*.json
