@@ -212,3 +212,27 @@ func TestAuditHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditRedacts: with --key-redaction, no key and no literal of a
+// pattern shows, in either format, and the classes still do.
+func TestAuditRedacts(t *testing.T) {
+	writes, _ := opsLogWorkload()
+	events, describe := writeOpsLog(t, writes)
+	for _, format := range []string{"table", "json"} {
+		code, out, errs := hotkeys(t, "", "audit", "--key-redaction", "hash-unsalted", "--format", format, "--describe-table", describe, events)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", format, code, errs)
+		}
+		for _, leak := range []string{"OPS_LOG", "BRAND_INDEX", "THREAT", "STATUS", "TENANT", "DAILY", "USER", "acme"} {
+			if strings.Contains(out, leak) {
+				t.Errorf("%s: the redacted audit shows %q", format, leak)
+			}
+		}
+		if format == "json" { // encoding/json writes < and > as \u003c and \u003e
+			out = strings.NewReplacer(`\u003c`, "<", `\u003e`, ">").Replace(out)
+		}
+		if !strings.Contains(out, "<uuid>") || !strings.Contains(out, "<*>") || !strings.Contains(out, "constant_key") {
+			t.Errorf("%s: the redacted audit lost the patterns' classes or verdicts:\n%s", format, out)
+		}
+	}
+}
