@@ -160,7 +160,7 @@ func runAudit(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 				}
 			}})
 			read += c.Records + c.Duplicates + c.Malformed + c.Internal
-			err = decodeError(name, err)
+			err = auditDecodeError(name, err)
 		}
 		if _, usage := err.(usageError); usage {
 			return err
@@ -189,6 +189,39 @@ func runAudit(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	return nil
 }
 
+// auditDecodeError words an error of detector.Feed.Decode on input name:
+// an ambiguous key is a usage error, a syntax error the input's; any other
+// is an *InternalError, a bug (exit status 3).
+func auditDecodeError(name string, err error) error {
+	var amb *record.AmbiguousKeyError
+	var syn *record.SyntaxError
+	switch {
+	case errors.As(err, &amb):
+		return usageError{fmt.Errorf("%w: name it with --partition-key (%s or %s), or give --describe-table FILE", err, amb.Attributes[0], amb.Attributes[1])}
+	case errors.As(err, &syn):
+		return inputError{fmt.Sprintf("%s: %v", name, err)}
+	}
+	return err
+}
+
+// parseFileCommand parses the flags of a command that reads stream events
+// from FILE... | - and returns its options and files.
+func parseFileCommand(name, about string, args []string, stderr io.Writer) (*options, []string, error) {
+	fs, o := newFlagSet(name, "[flags] FILE... | -", about, stderr)
+	o.registerStreamFlags(fs)
+	if err := o.parse(fs, args); err != nil {
+		return nil, nil, err
+	}
+	if err := o.requireIndexSource(name); err != nil {
+		return nil, nil, err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return nil, nil, usageError{fmt.Errorf("%s: name at least one FILE, or - for standard input", name)}
+	}
+	return o, fs.Args(), nil
+}
+
 // writeAudits prints the audits: JSON, or for people the patterns at risk
 // of every table and index first, then each one's table of patterns.
 func writeAudits(w io.Writer, format string, audits []auditReport) error {
@@ -210,7 +243,7 @@ func writeAudits(w io.Writer, format string, audits []auditReport) error {
 		for j := range audits[i].Patterns {
 			if p := &audits[i].Patterns[j]; p.Hazard() {
 				at++
-				fmt.Fprintf(&b, "  %-15s %s  %s (keys %s, records %s)\n", p.Verdict, auditName(&audits[i]), cut.cell(p.Pattern), cardinality(p), count(p.Records))
+				fmt.Fprintf(&b, "  %-15s %s  %s (keys %s, records %s)\n", p.Verdict, auditName(&audits[i]), cut.cell(p.Pattern, keyCellWidth), cardinality(p), count(p.Records))
 			}
 		}
 	}
@@ -220,7 +253,7 @@ func writeAudits(w io.Writer, format string, audits []auditReport) error {
 	for i := range audits {
 		a := &audits[i]
 		b.WriteString("\n")
-		writeTitle(&b, auditName(a), report.Window{Start: a.Start, End: a.End}, "")
+		writeTitle(&b, auditName(a), report.Window{Start: a.Start, End: a.End}, "", defaultWidth)
 		fmt.Fprintf(&b, "records %s   WCU %s   partition limit %.0f WCU/s\n", count(a.Records), count(a.WCU), a.PartitionLimit)
 		r := report.Report{Patterns: a.Patterns, PatternsOther: a.Other}
 		streamPatterns(&b, &r, &cut, -1)

@@ -36,7 +36,7 @@ func streamPatterns(b *strings.Builder, r *report.Report, cut *keyNotes, healthy
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  PATTERN\tVERDICT\tKEYS\tRECORDS\tWCU\tSHARE\tTOP KEY\tCEILING WCU/s\t")
 	for _, p := range shown {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%5.1f%%\t%5.1f%%\t%s\t\n", cut.cell(p.Pattern), p.Verdict, cardinality(p),
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%5.1f%%\t%5.1f%%\t%s\t\n", cut.cell(p.Pattern, keyCellWidth), p.Verdict, cardinality(p),
 			count(p.Records), count(p.WCU), p.Share*100, p.TopKeyShare*100, ceilingCell(p.CeilingWCUPerSecond))
 	}
 	tw.Flush()
@@ -47,7 +47,7 @@ func streamPatterns(b *strings.Builder, r *report.Report, cut *keyNotes, healthy
 		fmt.Fprintf(b, "  other patterns (past the table's bound): records %s, WCU %s\n", count(o.Records), count(o.WCU))
 	}
 	for _, p := range shown[:hazards] {
-		fmt.Fprintf(b, "  ▸ %s: %s\n", cut.cell(p.Pattern), p.Diagnosis)
+		fmt.Fprintf(b, "  ▸ %s: %s\n", cut.cell(p.Pattern, keyCellWidth), p.Diagnosis)
 	}
 }
 
