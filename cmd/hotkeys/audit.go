@@ -243,7 +243,7 @@ func writeAudits(w io.Writer, format string, audits []auditReport) error {
 		for j := range audits[i].Patterns {
 			if p := &audits[i].Patterns[j]; p.Hazard() {
 				at++
-				fmt.Fprintf(&b, "  %-15s %s  %s (keys %s, records %s)\n", p.Verdict, auditName(&audits[i]), cut.cell(p.Pattern, keyCellWidth), cardinality(p), count(p.Records))
+				wrap(&b, "  ", "    ", fmt.Sprintf("%-15s %s  %s (keys %s, records %s)", p.Verdict, auditName(&audits[i]), cut.cell(p.Pattern, keyCellWidth), cardinality(p), count(p.Records)), defaultWidth)
 			}
 		}
 	}
@@ -256,7 +256,7 @@ func writeAudits(w io.Writer, format string, audits []auditReport) error {
 		writeTitle(&b, auditName(a), report.Window{Start: a.Start, End: a.End}, "", defaultWidth)
 		fmt.Fprintf(&b, "records %s   WCU %s   partition limit %.0f WCU/s\n", count(a.Records), count(a.WCU), a.PartitionLimit)
 		r := report.Report{Patterns: a.Patterns, PatternsOther: a.Other}
-		streamPatterns(&b, &r, &cut, -1)
+		streamPatterns(&b, &r, &cut, -1, defaultWidth)
 	}
 	cut.writeFull(&b)
 	_, err := io.WriteString(w, b.String())

@@ -16,7 +16,7 @@ const windowPatterns = 5
 // streamPatterns writes a window's key patterns: the hazardous ones, then
 // the heaviest healthy ones up to healthy (-1: all), each hazard's fix
 // below.
-func streamPatterns(b *strings.Builder, r *report.Report, cut *keyNotes, healthy int) {
+func streamPatterns(b *strings.Builder, r *report.Report, cut *keyNotes, healthy, width int) {
 	if len(r.Patterns) == 0 {
 		return
 	}
@@ -33,23 +33,30 @@ func streamPatterns(b *strings.Builder, r *report.Report, cut *keyNotes, healthy
 		}
 	}
 	fmt.Fprintf(b, "\nKEY PATTERNS (%d at risk of %d)\n", hazards, len(r.Patterns))
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  PATTERN\tVERDICT\tKEYS\tRECORDS\tWCU\tSHARE\tTOP KEY\tCEILING WCU/s\t")
+	var rows strings.Builder
+	tw := tabwriter.NewWriter(&rows, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  PATTERN\tVERDICT\tKEYS\tWCU\tSHARE\tTOP KEY\tCEILING WCU/s")
 	for _, p := range shown {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%5.1f%%\t%5.1f%%\t%s\t\n", cut.cell(p.Pattern, keyCellWidth), p.Verdict, cardinality(p),
-			count(p.Records), count(p.WCU), p.Share*100, p.TopKeyShare*100, ceilingCell(p.CeilingWCUPerSecond))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%5.1f%%\t%5.1f%%\t%s\n", cut.cell(p.Pattern, patternCellWidth), p.Verdict, cardinality(p),
+			count(p.WCU), p.Share*100, p.TopKeyShare*100, ceilingCell(p.CeilingWCUPerSecond))
 	}
 	tw.Flush()
+	for line := range strings.Lines(rows.String()) {
+		writeLine(b, strings.TrimSuffix(line, "\n"))
+	}
 	if more := len(r.Patterns) - len(shown); more > 0 {
-		fmt.Fprintf(b, "  … %d more healthy pattern(s) (hotkeys audit lists them all)\n", more)
+		wrap(b, "  ", "  ", fmt.Sprintf("… %d more healthy pattern(s) (hotkeys audit lists them all)", more), width)
 	}
 	if o := r.PatternsOther; o != nil {
-		fmt.Fprintf(b, "  other patterns (past the table's bound): records %s, WCU %s\n", count(o.Records), count(o.WCU))
+		wrap(b, "  ", "  ", fmt.Sprintf("other patterns (past the table's bound): records %s, WCU %s", count(o.Records), count(o.WCU)), width)
 	}
 	for _, p := range shown[:hazards] {
-		fmt.Fprintf(b, "  ▸ %s: %s\n", cut.cell(p.Pattern, keyCellWidth), p.Diagnosis)
+		wrap(b, "  ▸ "+cut.cell(p.Pattern, patternCellWidth)+": ", "    ", p.Diagnosis, width)
 	}
 }
+
+// patternCellWidth is the widest a pattern is shown in a table column.
+const patternCellWidth = 24
 
 // cardinality writes a pattern's distinct keys: exact, or ≈ the estimate
 // ± its standard error.
@@ -57,7 +64,7 @@ func cardinality(p *report.KeyPattern) string {
 	if p.DistinctKeysExact {
 		return count(p.DistinctKeys)
 	}
-	return fmt.Sprintf("≈%s ±%.1f%%", count(p.DistinctKeys), p.DistinctKeysError*100)
+	return "≈" + count(p.DistinctKeys) // the JSON has its error
 }
 
 func ceilingCell(c float64) string {
