@@ -49,7 +49,9 @@ var streamSections = []streamSection{streamTotals, hotKeys, topKeys, keyPatterns
 
 // keyPatterns writes the window's key patterns: those at risk, then the
 // heaviest healthy ones (renderpatterns.go).
-func keyPatterns(p *windowPage, r *report.Report) { streamPatterns(p.b, r, &p.cut, windowPatterns, p.opt.width) }
+func keyPatterns(p *windowPage, r *report.Report) {
+	streamPatterns(p.b, r, &p.cut, windowPatterns, p.opt.width)
+}
 
 // writeStreamWindow writes a stream window's report.
 func writeStreamWindow(b *strings.Builder, r *report.Report, opt *tableOptions) {
