@@ -16,6 +16,24 @@ var ErrBudget = errors.New("detector: windows do not fit the byte budget")
 // drop at once; the encodings are measured after each round.
 const entryOverhead = 32
 
+// The bytes a window's key patterns may take in its encoding
+// (keypattern.Table.Trim, before the keys are measured): 4 KB for the
+// table's window, which holds a typical table's dozen patterns whole, and
+// 1 KB for each index's (GSI1PK = "OPS_LOG" and a user index fit). At
+// MaxIndexes, 24 KB, 32 KB as base64: see StateBudget.
+const (
+	tablePatternBudget = 4096
+	indexPatternBudget = 1024
+)
+
+// patternBudget returns the bytes w's key patterns may take.
+func patternBudget(w *Window) int {
+	if w.index != "" {
+		return indexPatternBudget
+	}
+	return tablePatternBudget
+}
+
 // marshalWithin encodes ws (MarshalBinary) so that their encodings take at
 // most budget bytes together: a WindowSet's state (MarshalState), which
 // Lambda caps at 1 MB, holds a table's window and its indexes' windows.
@@ -26,7 +44,10 @@ const entryOverhead = 32
 // sketch.Summary.Trim): a window's floor rises to the largest upper bound
 // it dropped, so its report's OtherKeysWCUUpper still bounds every key it
 // does not list, and its report says Trimmed. Totals, peaks and distinct
-// counts are untouched. The windows are trimmed in place.
+// counts are untouched. Each window's key patterns are first trimmed to
+// their own budget (patternBudget; keypattern.Table.Trim, honest too: the
+// patterns dropped are counted, exactly, as other). The windows are
+// trimmed in place.
 //
 // It returns ErrBudget, wrapped, if the windows do not fit with every key
 // dropped: their count-min cells and HyperLogLogs alone exceed budget.
@@ -34,6 +55,9 @@ func marshalWithin(ws []*Window, budget int) ([][]byte, error) {
 	out := make([][]byte, len(ws))
 	size := 0
 	for i, w := range ws {
+		if _, err := w.patterns.Trim(patternBudget(w)); err != nil {
+			return nil, fmt.Errorf("detector: %w", err) // the budgets are constants: a bug of ours
+		}
 		b, err := w.MarshalBinary()
 		if err != nil {
 			return nil, err

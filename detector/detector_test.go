@@ -216,9 +216,14 @@ func TestWindowsAlignAndLateRecordsAreCounted(t *testing.T) {
 			if len(r.TopKeys) != 1 || r.TopKeys[0].Key != "k" || r.TopKeys[0].WCULower != r.Records || r.TopKeys[0].WCUUpper != r.Records {
 				t.Errorf("window %v: top keys %+v, want k with exactly %d WCU", r.Start, r.TopKeys, r.Records)
 			}
+			// One key is one pattern, single_key at any traffic.
+			if len(r.Patterns) != 1 || r.Patterns[0].Pattern != "k" || r.Patterns[0].Verdict != report.PatternSingleKey ||
+				r.Patterns[0].Records != r.Records || r.Patterns[0].WCU != r.WCU || r.Patterns[0].DistinctKeys != 1 {
+				t.Errorf("window %v: patterns %+v, want k, single_key, %d records", r.Start, r.Patterns, r.Records)
+			}
 		}
 	}
-	noTop := cmpopts.IgnoreFields(report.Report{}, "TopKeys")
+	noTop := cmpopts.IgnoreFields(report.Report{}, "TopKeys", "Patterns")
 	if diff := cmp.Diff([]report.Report{window(1_763_805_600, 8, 0, 0), window(1_763_805_610, 10, 0, 0)}, reps, noTop); diff != "" {
 		t.Errorf("Flush (-want +got):\n%s", diff)
 	}
@@ -432,9 +437,15 @@ func TestRedactionCoversEveryKey(t *testing.T) {
 	rep2 := w.Report(cfg)
 	for _, r := range []report.Report{rep, rep2} {
 		b, _ := json.Marshal(r)
+		// Key patterns included: USER#<n> shows its class, not its literal.
 		for _, leak := range []string{"alice", "bob", "example.com", "USER#"} {
 			if strings.Contains(string(b), leak) {
 				t.Errorf("redacted report contains %q: %s", leak, b)
+			}
+		}
+		for _, p := range r.Patterns {
+			if !strings.Contains(p.Pattern, "<") && p.Pattern != h.Key(byte(ddb.String), []byte(secret)) {
+				t.Errorf("pattern %q of one key is not its redacted key", p.Pattern)
 			}
 		}
 		if len(r.HotKeys) == 0 {

@@ -20,9 +20,12 @@ import (
 // trimmed; 5 onsets and saturation; 6 writes the counters as
 // report.Totals encodes them, after their number, up to the last that is
 // not 0 (version 5 wrote all seven, in another order: this build still
-// reads it, so that a deploy reads the state the build before it wrote).
+// reads it, so that a deploy reads the state the build before it wrote);
+// 7 adds the window's key patterns (keypattern.Table's own encoding) before
+// the summary (6 and 5 are read with an empty pattern table: the window
+// audits only the records counted since).
 const (
-	windowVersion  = 6
+	windowVersion  = 7
 	oldestReadable = 5
 )
 
@@ -90,6 +93,11 @@ func (w *Window) MarshalBinary() ([]byte, error) {
 		b = append(b, f)
 		b = binary.AppendUvarint(b, uint64(k.saturated))
 	}
+	pat, err := w.patterns.MarshalBinary()
+	if err != nil {
+		return nil, fmt.Errorf("detector: %w", err)
+	}
+	b = frame.AppendBytes(b, pat)
 	sum, err := w.summary.MarshalBinary()
 	if err != nil {
 		return nil, fmt.Errorf("detector: %w", err)
@@ -126,6 +134,18 @@ func UnmarshalWindow(data []byte, cfg sketch.Config) (*Window, error) {
 	w.sec = r.Varint()
 	w.dropped = r.Uvarint()
 	w.watchedKeys = readWatchedKeys(&r)
+	w.patterns = newPatterns(tableCache)
+	if w.index != "" {
+		w.patterns = newPatterns(indexCache)
+	}
+	if version >= 7 {
+		pat := r.Bytes(r.Uvarint())
+		if r.Err() == nil {
+			if err := w.patterns.UnmarshalBinary(pat); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrCorruptWindow, err)
+			}
+		}
+	}
 	if sumLen := r.Uvarint(); r.Err() == nil && sumLen != uint64(r.Len()) {
 		r.Failf("summary length %d, %d bytes left", sumLen, r.Len())
 	}

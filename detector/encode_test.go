@@ -89,8 +89,10 @@ func allFieldsSet(t *testing.T, what string, v any, zero ...string) {
 var windowState = cmp.Options{
 	cmp.AllowUnexported(Window{}, shardLoad{}, watchedKey{}),
 	// watch is configuration, set again after a decode; pending onsets
-	// are handed out before a window is encoded.
-	cmpopts.IgnoreFields(Window{}, "summary", "keyBuf", "itemBuf", "ticks", "watch", "pending"),
+	// are handed out before a window is encoded. The key patterns are
+	// compared through the report, and their encoding in keypattern's
+	// own tests.
+	cmpopts.IgnoreFields(Window{}, "summary", "patterns", "keyBuf", "itemBuf", "ticks", "watch", "pending"),
 }
 
 // summaryView is what a sketch.Summary answers: every tracked key with
@@ -123,7 +125,8 @@ func TestWindowRoundTrip(t *testing.T) {
 	got.Watch(cfg) // as the Lambda does: the state carries no thresholds
 	want := w.Report(cfg)
 	// Index and TTLWCU belong to an index's windows: TestIndexWindowEncodes.
-	allFieldsSet(t, "report", want, "Index", "TTLWCU")
+	// PatternsOther: TestPatternsWithinBudget.
+	allFieldsSet(t, "report", want, "Index", "TTLWCU", "PatternsOther")
 	allFieldsSet(t, "hot key", want.HotKeys[0], "Shards") // Shards: for sharded keys only
 	if diff := cmp.Diff(want, got.Report(cfg)); diff != "" {
 		t.Errorf("round trip changed the report (-before +after):\n%s", diff)

@@ -64,17 +64,23 @@ func goldenWindows(t testing.TB) map[string]goldenWindow {
 }
 
 // TestEncodingGolden: window state encodes byte for byte as the files in
-// testdata named -v6, so that a Lambda deploy reads the state the one
-// before it wrote; and those bytes decode to the window encoded. The files
-// without a version were written by the build before the encoding moved
-// onto package internal/frame, as version 5, whose counters came in
-// another order: they decode to the same window, so that the deploy that
-// brought version 6 read the state version 5 left.
+// testdata named -v7, so that a Lambda deploy reads the state the one
+// before it wrote; and those bytes decode to the window encoded, its key
+// patterns included. The older files are never rewritten: -v6 was written
+// by the build before the key patterns (version 6), and the files without
+// a version by the one before the encoding moved onto package
+// internal/frame (version 5, whose counters came in another order). They
+// decode to the same window with no key patterns, so that a deploy reads
+// the state the build before it left.
 func TestEncodingGolden(t *testing.T) {
 	cfg := DefaultConfig()
 	for name, g := range goldenWindows(t) {
-		v6 := strings.TrimSuffix(name, ".bin") + "-v6.bin"
-		v5, err := os.ReadFile(filepath.Join("testdata", name)) // never rewritten: no build writes version 5 now
+		base := strings.TrimSuffix(name, ".bin")
+		v6, err := os.ReadFile(filepath.Join("testdata", base+"-v6.bin"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v5, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,9 +88,14 @@ func TestEncodingGolden(t *testing.T) {
 		w5 := *g.w
 		w5.totals = firstCounters(g.w.totals, 7)
 		for file, c := range map[string]struct {
-			enc  []byte
-			want *Window
-		}{v6: {golden.Check(t, filepath.Join("testdata", v6), g.enc), g.w}, name: {v5, &w5}} {
+			enc      []byte
+			want     *Window
+			patterns bool
+		}{
+			base + "-v7.bin": {golden.Check(t, filepath.Join("testdata", base+"-v7.bin"), g.enc), g.w, true},
+			base + "-v6.bin": {v6, g.w, false},
+			name:             {v5, &w5, false},
+		} {
 			dec, err := UnmarshalWindow(c.enc, cfg.Sketch)
 			if err != nil {
 				t.Fatalf("%s: %v", file, err)
@@ -94,6 +105,17 @@ func TestEncodingGolden(t *testing.T) {
 			}
 			if diff := cmp.Diff(summaryView(g.w.summary), summaryView(dec.summary)); diff != "" {
 				t.Errorf("%s: decoded summary (-encoded +decoded):\n%s", file, diff)
+			}
+			switch {
+			case c.patterns:
+				if diff := cmp.Diff(g.w.patterns.Patterns(nil), dec.patterns.Patterns(nil)); diff != "" {
+					t.Errorf("%s: decoded key patterns (-encoded +decoded):\n%s", file, diff)
+				}
+				if g.w.patterns.Len() == 0 {
+					t.Errorf("%s: no key patterns: the golden proves nothing of them", file)
+				}
+			case dec.patterns.Len() != 0 || dec.patterns.Records() != 0:
+				t.Errorf("%s: an old state decoded with key patterns", file)
 			}
 		}
 	}

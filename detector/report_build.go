@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
+	"github.com/hotkeys-dev/hotkeys/keypattern"
 	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
@@ -33,6 +34,16 @@ func (w *Window) Report(cfg Config) report.Report {
 	}
 	j := judge{cfg: cfg, total: w.totals.WCU, seconds: float64(w.end - w.start), index: w.index, saturated: w.saturatedSeconds()}
 	w.judgeKeys(j, &rep)
+	audit := keypattern.AuditConfig{
+		Thresholds: keypattern.DefaultThresholds(), Limit: cfg.PartitionLimit, Index: w.index != "", Display: j.display,
+	}
+	if cfg.Redactor != nil {
+		audit.Redact = func(s string) string { return cfg.Redactor.Key(byte(ddb.String), []byte(s)) }
+	}
+	rep.Patterns = w.patterns.Audit(w.summary, audit)
+	if records, wcu := w.patterns.Other(); records > 0 {
+		rep.PatternsOther = &report.PatternOther{Records: records, WCU: wcu}
+	}
 	return rep
 }
 

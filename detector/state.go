@@ -42,9 +42,10 @@ const MaxIndexes = 20
 // and 20 indexes, about 805 KB as base64 with the key names, under
 // StateBudget. Each window also remembers the keys it announced or found
 // saturated (MaxWatchedKeys, 128 of at most 11 bytes: 1.4 KB), 30 KB for 21
-// windows, 40 KB as base64: 845 KB at worst, still under it. With cells
-// under 2^28 (4-byte varints) it is about 610 KB, leaving the keys at least
-// 290 KB. The keys take what is left, and MarshalState trims the lightest,
+// windows, 40 KB as base64: 845 KB at worst. The key patterns take at
+// most 4 KB for the table and 1 KB per index (patternBudget), 24 KB, 32 KB
+// as base64: 877 KB at worst, still under it. With cells under 2^28
+// (4-byte varints) it is about 642 KB, leaving the keys at least 258 KB. The keys take what is left, and MarshalState trims the lightest,
 // honestly (marshalWithin), when they would not fit: with keys of ordinary
 // length (under about 200 bytes) it never needs to; with 2,048-byte keys it
 // does (the Lambda's TestStateWorstCase).

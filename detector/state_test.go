@@ -164,3 +164,80 @@ func TestWindowSetUnreadableState(t *testing.T) {
 		})
 	}
 }
+
+// TestPatternsWithinBudget: at the most index windows a state holds, each
+// window fed more key patterns, and longer, than its pattern budget can
+// keep, MarshalState keeps every window's key patterns within its budget
+// (4 KB for the table, 1 KB an index), counts what it dropped exactly as
+// other, and the whole state within StateBudget; the windows' patterns
+// come back from the state as they went in.
+func TestPatternsWithinBudget(t *testing.T) {
+	cfg := DefaultConfig()
+	set := NewWindowSet(cfg, "Wide", t0, t0.Add(time.Minute))
+	seps := []string{"#", ":", "|", "/", "."}
+	// 60 shapes: 1 to 12 long literal segments joined by one separator,
+	// then a number, so that no prefix is learnt and each is a pattern.
+	key := func(shape, n int) string {
+		seg := "SEGMENT_OF_A_LONG_ENTITY_NAME"
+		return strings.Repeat(seg+seps[shape%5], 1+shape/5) + fmt.Sprint(1000+n)
+	}
+	for i := range 1200 {
+		shape, n := i%60, (i/60)%17
+		r := rec("Wide", key(shape, n), "", uint64(1+shape%3), t0.Add(time.Duration(i%60)*time.Second))
+		for x := range MaxIndexes {
+			r = withIndex(r, fmt.Sprintf("GSI%02d", x), key((shape+x)%60, n), 1, "", 0)
+		}
+		if err := set.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := set.Reports()
+	state := map[string]string{}
+	if err := set.MarshalState(state); err != nil {
+		t.Fatal(err)
+	}
+	size := 0
+	for k, v := range state {
+		size += len(k) + len(v)
+	}
+	if size > StateBudget || len(state) != MaxIndexes+1 {
+		t.Fatalf("state of %d keys, %d bytes; want %d keys within %d", len(state), size, MaxIndexes+1, StateBudget)
+	}
+	for _, w := range set.Windows() {
+		b, err := w.patterns.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > patternBudget(w) {
+			t.Errorf("window %q: key patterns take %d bytes, budget %d", w.Index(), len(b), patternBudget(w))
+		}
+		rep := w.Report(cfg)
+		var records, wcu uint64
+		for _, p := range rep.Patterns {
+			records, wcu = records+p.Records, wcu+p.WCU
+		}
+		if rep.PatternsOther == nil || len(rep.Patterns) == 0 {
+			t.Fatalf("window %q: %d patterns kept, other %+v: want some of both", w.Index(), len(rep.Patterns), rep.PatternsOther)
+		}
+		if records+rep.PatternsOther.Records != rep.Records || wcu+rep.PatternsOther.WCU != rep.WCU {
+			t.Errorf("window %q: patterns and other hold %d records and %d WCU, the window %d and %d",
+				w.Index(), records+rep.PatternsOther.Records, wcu+rep.PatternsOther.WCU, rep.Records, rep.WCU)
+		}
+	}
+	if kept := len(set.Reports()[0].Patterns); len(before[0].Patterns) <= kept || before[0].PatternsOther != nil {
+		t.Errorf("the table's window held %d patterns (other %+v) before the state, %d after: the budget was not exercised",
+			len(before[0].Patterns), before[0].PatternsOther, kept)
+	}
+	back := NewWindowSet(cfg, "", t0, t0.Add(time.Minute))
+	if err := back.UnmarshalState(state); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(set.Reports(), back.Reports()); diff != "" {
+		t.Errorf("reports after the state (-before +after):\n%s", diff)
+	}
+	// StateBudget's reckoning: the worst windows without keys, 845 KB as
+	// base64, and the pattern budgets, as base64.
+	if worst := 845_000 + (tablePatternBudget+MaxIndexes*indexPatternBudget)*4/3; worst > StateBudget {
+		t.Errorf("worst state without keys %d bytes, over StateBudget %d", worst, StateBudget)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
+	"github.com/hotkeys-dev/hotkeys/keypattern"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
@@ -29,6 +30,9 @@ type Window struct {
 
 	summary *sketch.Summary
 	shards  []shardLoad
+	// patterns audits the window's key design (package keypattern): the
+	// pattern of every key it counts, at any traffic level.
+	patterns *keypattern.Table
 
 	// sec is the latest second of record time counted (start-1 before
 	// any); see onset.go for the rest, which a watching window fills.
@@ -62,7 +66,27 @@ func NewWindow(cfg sketch.Config, table string, start, end time.Time) (*Window, 
 	if err != nil {
 		return nil, fmt.Errorf("detector: %w", err)
 	}
-	return &Window{table: table, start: start.Unix(), end: end.Unix(), summary: s, sec: start.Unix() - 1}, nil
+	return &Window{table: table, start: start.Unix(), end: end.Unix(), summary: s, patterns: newPatterns(tableCache), sec: start.Unix() - 1}, nil
+}
+
+// The keys whose pattern a window remembers (keypattern.Config.Cache): an
+// index's windows see fewer keys than the table's, and a set holds up to
+// MaxIndexes of them, each 32 bytes a key.
+const (
+	tableCache = 4096
+	indexCache = 1024
+)
+
+// newPatterns returns an empty pattern table of the window's state's
+// shape: keypattern's defaults, remembering cache keys.
+func newPatterns(cache int) *keypattern.Table {
+	cfg := keypattern.DefaultConfig()
+	cfg.Cache = cache
+	t, err := keypattern.New(cfg)
+	if err != nil {
+		panic("detector: " + err.Error()) // constants: a bug of ours
+	}
+	return t
 }
 
 // NewIndexWindow returns an empty window for global secondary index index
@@ -73,6 +97,7 @@ func NewIndexWindow(cfg sketch.Config, table, index string, start, end time.Time
 		return nil, err
 	}
 	w.index = index
+	w.patterns = newPatterns(indexCache)
 	return w, nil
 }
 
@@ -117,6 +142,7 @@ func (w *Window) AddIndex(r *record.Record, iw *record.IndexWrite) {
 func (w *Window) addEntry(e *ddb.IndexEntry, tick int64) {
 	w.keyBuf = appendTypedKey(w.keyBuf[:0], e.Key)
 	w.summary.Add(w.keyBuf, e.WCU, tick, 0)
+	w.patterns.Add(w.keyBuf, sketch.Hash(w.keyBuf), e.WCU, tick)
 }
 
 // Table returns the window's table name.
@@ -158,6 +184,7 @@ func (w *Window) Add(r *record.Record) {
 	}
 	w.keyBuf = appendTypedKey(w.keyBuf[:0], r.PartitionKey)
 	w.summary.Add(w.keyBuf, r.WCU, tick, item)
+	w.patterns.Add(w.keyBuf, sketch.Hash(w.keyBuf), r.WCU, tick)
 	if r.Shard != "" {
 		w.shard(r.Shard).add(tick, r.WCU, w.watch.sat)
 	}
@@ -217,6 +244,9 @@ func (w *Window) Merge(other *Window) error {
 			other.table, other.index, other.start, other.end, w.table, w.index, w.start, w.end)
 	}
 	if err := w.summary.Merge(other.summary); err != nil {
+		return fmt.Errorf("detector: %w", err)
+	}
+	if err := w.patterns.Merge(other.patterns); err != nil {
 		return fmt.Errorf("detector: %w", err)
 	}
 	w.totals.Add(other.totals)

@@ -61,6 +61,19 @@ type Report struct {
 	// (a heatmap, a history) with bounds that still bracket the truth.
 	OtherKeysWCUUpper uint64        `json:"other_keys_wcu_upper"`
 	Shards            []ShardReport `json:"shards"`
+
+	// Patterns audits the window's key design, pattern by pattern,
+	// heaviest first, at any traffic level (KeyPattern); PatternsOther
+	// counts, exactly, the records and WCU of patterns beyond those kept.
+	Patterns      []KeyPattern  `json:"patterns,omitempty"`
+	PatternsOther *PatternOther `json:"patterns_other,omitempty"`
+}
+
+// PatternOther is what a window's pattern table could not keep apart:
+// the records and WCU of patterns past its bound, exact.
+type PatternOther struct {
+	Records uint64 `json:"records"`
+	WCU     uint64 `json:"wcu"`
 }
 
 // SetHeadroom sets every key's headroom against limit, the partition's

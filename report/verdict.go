@@ -46,4 +46,9 @@ const (
 	// the same value, such as GSI1PK = "OPS_LOG" added to every log line so
 	// that they can be queried across days.
 	PatternConstantKey Pattern = "constant_key"
+	// PatternDominantKey: one key takes most of a key pattern's writes
+	// (THREAT#<brand> with one brand under attack); a KeyPattern verdict.
+	PatternDominantKey Pattern = "dominant_key"
+	// PatternHealthy: a KeyPattern whose design no verdict faults.
+	PatternHealthy Pattern = "healthy"
 )

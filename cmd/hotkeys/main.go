@@ -3,6 +3,7 @@
 //
 //	hotkeys demo                      simulated traffic with every anti-pattern; no AWS needed
 //	hotkeys replay [flags] FILE...|-  analyse captured Lambda stream events
+//	hotkeys audit  [flags] FILE...|-  audit the key design, pattern by pattern
 //	hotkeys watch  [flags] --table T  analyse a table's stream live
 //	hotkeys hash-key [flags] KEY...   a key's redacted form, to match it in the outputs
 //	hotkeys history --table H         merge the windows the Lambda stored, table-wide
@@ -43,6 +44,7 @@ write capacity (every partition is capped at 1,000 WCU/s), from its stream.
 Usage:
   hotkeys demo   [flags]                 simulated traffic showing every anti-pattern (no AWS needed)
   hotkeys replay [flags] FILE... | -     analyse captured Lambda DynamoDB stream events
+  hotkeys audit  [flags] FILE... | -     audit the key design, pattern by pattern, at any traffic
   hotkeys watch  [flags] --table NAME    analyse a table's stream live (Ctrl-C to stop)
   hotkeys hash-key [flags] KEY...        print each KEY as --key-redaction hash shows it
   hotkeys history [flags] --table NAME   merge the windows the Lambda stored in its history table
@@ -87,6 +89,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = runDemo(ctx, args[1:], stdout, stderr)
 	case "replay":
 		err = runReplay(ctx, args[1:], stdin, stdout, stderr)
+	case "audit":
+		err = runAudit(ctx, args[1:], stdin, stdout, stderr)
 	case "watch":
 		err = runWatch(ctx, args[1:], stdout, stderr)
 	case "hash-key":

@@ -69,9 +69,28 @@ func TestReplayFindsTheHotKey(t *testing.T) {
 		OtherKeysWCUUpper: 1,
 		Shards:            []report.ShardReport{},
 	}
-	if diff := cmp.Diff(want, w, cmpopts.IgnoreFields(report.Report{}, "TopKeys"),
+	if diff := cmp.Diff(want, w, cmpopts.IgnoreFields(report.Report{}, "TopKeys", "Patterns"),
 		cmpopts.IgnoreFields(report.KeyFigures{}, "Diagnosis")); diff != "" {
 		t.Errorf("window (-want +got):\n%s", diff)
+	}
+	// The key patterns, exact: OPS_LOG is one key, hazardous at any
+	// traffic; the 60 tail keys are healthy.
+	type patternFigures struct {
+		Pattern              string
+		Verdict              report.Pattern
+		Records, WCU, Keys   uint64
+		Ceiling, TopKeyShare float64
+	}
+	var gotPatterns []patternFigures
+	for _, p := range w.Patterns {
+		gotPatterns = append(gotPatterns, patternFigures{p.Pattern, p.Verdict, p.Records, p.WCU, p.DistinctKeys, p.CeilingWCUPerSecond, p.TopKeyShare})
+	}
+	wantPatterns := []patternFigures{
+		{"OPS_LOG", report.PatternSingleKey, 360, 360, 1, 1000, 1},
+		{"USER#<n>", report.PatternHealthy, 60, 60, 60, 60_000, 1.0 / 60},
+	}
+	if diff := cmp.Diff(wantPatterns, gotPatterns, cmpopts.EquateApprox(1e-9, 0)); diff != "" {
+		t.Errorf("key patterns (-want +got):\n%s", diff)
 	}
 	if len(w.HotKeys) == 1 && !strings.Contains(w.HotKeys[0].Diagnosis, "86%") {
 		t.Errorf("diagnosis %q does not give the key's share", w.HotKeys[0].Diagnosis)
@@ -95,7 +114,7 @@ func TestReplayFindsTheHotKey(t *testing.T) {
 	// Exactly the documented fields: none missing, none undocumented
 	// (terminated_early is left out when false).
 	fields := func(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
-	wantFields := []string{"distinct_keys", "end", "hot_keys", "internal_errors", "late", "malformed", "other_keys_wcu_upper", "records", "shards",
+	wantFields := []string{"distinct_keys", "end", "hot_keys", "internal_errors", "late", "malformed", "other_keys_wcu_upper", "patterns", "records", "shards",
 		"start", "table", "top_keys", "ttl_deletes", "wcu", "wcu_is_lower_bound"}
 	if diff := cmp.Diff(wantFields, fields(raw.Windows[0])); diff != "" {
 		t.Errorf("report fields (-want +got):\n%s", diff)
@@ -108,6 +127,12 @@ func TestReplayFindsTheHotKey(t *testing.T) {
 		"severity", "share", "type", "wcu", "wcu_lower", "wcu_upper"} // shards: for logical sharded keys only
 	if diff := cmp.Diff(wantKeyFields, fields(key)); diff != "" {
 		t.Errorf("key fields (-want +got):\n%s", diff)
+	}
+	pattern := raw.Windows[0]["patterns"].([]any)[0].(map[string]any)
+	wantPatternFields := []string{"ceiling_wcu_per_second", "diagnosis", "distinct_keys", "distinct_keys_error", "distinct_keys_exact", "pattern",
+		"records", "share", "time_bucket", "top_key_share", "top_keys", "verdict", "wcu"} // diagnosis: for hazards only
+	if diff := cmp.Diff(wantPatternFields, fields(pattern)); diff != "" {
+		t.Errorf("pattern fields (-want +got):\n%s", diff)
 	}
 }
 

@@ -44,7 +44,13 @@ type windowPage struct {
 type streamSection func(p *windowPage, r *report.Report)
 
 // streamSections are the parts of a window's report, in order.
-var streamSections = []streamSection{streamTotals, hotKeys, topKeys, streamShards}
+var streamSections = []streamSection{streamTotals, hotKeys, topKeys, keyPatterns, streamShards}
+
+// keyPatterns writes the window's key patterns: those at risk, then the
+// heaviest healthy ones (renderpatterns.go).
+func keyPatterns(p *windowPage, r *report.Report) {
+	streamPatterns(p.b, r, &p.cut, windowPatterns, p.opt.width)
+}
 
 // writeStreamWindow writes a stream window's report.
 func writeStreamWindow(b *strings.Builder, r *report.Report, opt *tableOptions) {
