@@ -91,7 +91,7 @@ func putRecords(t *testing.T, api *kinesis.Client, name string, hashKey string, 
 
 // Hash keys inside each half, and quarter, of the 128-bit hash key space.
 const (
-	lowHalf     = "1"                                      // shard 0 of 2
+	lowHalf     = "1"                                       // shard 0 of 2
 	highHalf    = "340282366920938463463374607431768211455" // shard 1 of 2
 	midBoundary = "85070591730234615865843651857942052864"  // a quarter of the space: where shard 0 splits
 	lowQuarter  = "2"
