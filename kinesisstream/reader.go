@@ -15,17 +15,18 @@
 // the shard's read quota (5 GetRecords a second, shared by every
 // shared-throughput consumer) is exceeded.
 //
-// It is the reader of package streams for the other source: same Handler,
-// same Config shape, same status lines.
+// It is the reader of package streams for the other source: the same
+// Handler, the same Config shape, the same status lines (internal/shardread
+// holds what the two share).
 package kinesisstream
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/kinesis"
+	"github.com/hotkeys-dev/hotkeys/internal/shardread"
 )
 
 // API is the part of the Kinesis Data Streams API the Reader uses.
@@ -36,20 +37,12 @@ type API interface {
 	GetRecords(ctx context.Context, in *kinesis.GetRecordsInput, optFns ...func(*kinesis.Options)) (*kinesis.GetRecordsOutput, error)
 }
 
-// Handler receives what a Reader reads. Its functions are never called
-// concurrently with one another, so they need no locking of their own.
-type Handler struct {
-	// Batch receives one GetRecords page of a shard as a Lambda Kinesis
-	// event, {"Records":[...]} (see AppendLambdaEvent). payload is reused
-	// once Batch returns. An error stops Run, which returns that error.
-	Batch func(shardID string, payload []byte) error
-	// Status, if set, receives progress for humans: shard counts, idle
-	// shards, renewed iterators, retried errors.
-	Status func(msg string)
-	// Lost, if set, is told of a shard that vanished before it was read to
-	// its end (past the stream's retention period).
-	Lost func(shardID string, err error)
-}
+// Handler receives what a Reader reads: Batch gets a GetRecords page of a
+// shard as the Lambda Kinesis event of its records (see AppendLambdaEvent);
+// Lost is told of a shard that vanished before it was read to its end (past
+// the stream's retention period). It is the Handler of package streams too,
+// so that `watch` drives either reader the same way.
+type Handler = shardread.Handler
 
 // ErrCaughtUp is returned by Run with Config.UntilCaughtUp once every shard
 // has been read to its end or to its tip.
@@ -85,70 +78,16 @@ func (r *Reader) Run(ctx context.Context, h Handler) error {
 	if h.Batch == nil {
 		return fmt.Errorf("%w: Handler.Batch is nil", ErrConfig)
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	rn := &run{Reader: r, h: h, ctx: ctx, cancel: cancel}
+	sr := shardread.NewRun(ctx, h)
+	defer sr.Stop()
+	rn := &run{Run: sr, Reader: r, ctx: sr.Context()}
 	c := &coordinator{run: rn, shards: make(map[string]*shard), done: make(chan *shard), caughtUp: make(chan struct{}, 1)}
 	return c.loop()
 }
 
 // run is the state one Run shares between its goroutines.
 type run struct {
+	*shardread.Run
 	*Reader
-	h      Handler
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-
-	mu  sync.Mutex // serialises Handler calls; guards err
-	err error      // the first fatal error
-}
-
-// errStopped tells a shard reader that Run is stopping.
-var errStopped = errors.New("kinesisstream: stopped")
-
-func (r *run) fail(err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.failLocked(err)
-}
-
-func (r *run) failLocked(err error) {
-	if r.err == nil {
-		r.err = err
-	}
-	r.cancel(err)
-}
-
-// batch hands a page to Batch. A failure stops Run before the lock is let
-// go, so that no other shard's page is delivered after it.
-func (r *run) batch(shardID string, payload []byte) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.ctx.Err() != nil {
-		return errStopped // nothing is delivered once Run stops
-	}
-	if err := r.h.Batch(shardID, payload); err != nil {
-		r.failLocked(err)
-		return errStopped
-	}
-	return nil
-}
-
-func (r *run) status(format string, args ...any) {
-	if r.h.Status == nil {
-		return
-	}
-	msg := fmt.Sprintf(format, args...)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.h.Status(msg)
-}
-
-func (r *run) lost(shardID string, err error) {
-	if r.h.Lost == nil {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.h.Lost(shardID, err)
+	ctx context.Context // Run.Context()
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kinesis"
 	"github.com/aws/aws-sdk-go-v2/service/kinesis/types"
 	smithy "github.com/aws/smithy-go"
+	"github.com/hotkeys-dev/hotkeys/internal/shardread"
 )
 
 // shardReader reads one shard from its start position to its end.
@@ -22,12 +23,13 @@ type shardReader struct {
 	lastSeq string                  // the last sequence number delivered to Batch
 	iter    string
 	buf     []byte
-	fails   int // consecutive retried errors
+	pace    shardread.Pace
 }
 
 // read reads the shard and reports whether it reached its end (or the
 // shard vanished): false means Run is stopping.
 func (r *shardReader) read() bool {
+	r.pace = shardread.Pace{Min: r.cfg.MinPoll, Max: r.cfg.MaxPoll, Limit: int(r.cfg.Limit)}
 	delay := r.cfg.MinPoll
 	for r.ctx.Err() == nil {
 		if r.iter == "" {
@@ -46,7 +48,7 @@ func (r *shardReader) read() bool {
 			}
 			continue
 		}
-		r.fails = 0
+		r.pace.Succeeded()
 		n := len(out.Records)
 		if n > 0 {
 			r.shard.tip.Store(false)
@@ -78,15 +80,15 @@ func (r *shardReader) getRecordsFailed(err error) (stop, end bool) {
 	case kindStop:
 		return true, false
 	case kindExpired:
-		r.status("shard %s: iterator expired; renewing it %s", r.shard.id, r.position())
+		r.Status("shard %s: iterator expired; renewing it %s", r.shard.id, r.position())
 		r.iter = ""
 	case kindGone:
-		r.lost(r.shard.id, fmt.Errorf("kinesisstream: shard %s is gone: %w", r.shard.id, err))
+		r.Lost(r.shard.id, fmt.Errorf("kinesisstream: shard %s is gone: %w", r.shard.id, err))
 		return true, true
 	case kindTransient:
-		r.retry("GetRecords", err)
+		r.pace.Retry(r.Run, r.shard.id, "GetRecords", err)
 	default:
-		r.fail(fmt.Errorf("kinesisstream: GetRecords on shard %s: %w", r.shard.id, err))
+		r.Fail(fmt.Errorf("kinesisstream: GetRecords on shard %s: %w", r.shard.id, err))
 		return true, false
 	}
 	return false, false
@@ -96,7 +98,7 @@ func (r *shardReader) getRecordsFailed(err error) (stop, end bool) {
 // the shard's position past them.
 func (r *shardReader) deliver(records []types.Record) error {
 	r.buf = AppendLambdaEvent(r.buf[:0], records, r.shard.id, r.cfg.StreamARN, r.region)
-	if err := r.batch(r.shard.id, r.buf); err != nil {
+	if err := r.Batch(r.shard.id, r.buf); err != nil {
 		return err
 	}
 	if seq := records[len(records)-1].SequenceNumber; seq != nil {
@@ -106,22 +108,12 @@ func (r *shardReader) deliver(records []types.Record) error {
 	return nil
 }
 
-// pause waits before the next GetRecords of a page of n records: not at
-// all when more is waiting, MinPoll after records, and after an empty page
-// delay, doubled each time up to MaxPoll, when the shard counts as idle.
-// It returns the delay after the next empty page.
+// pause waits before the next GetRecords of a page of n records (see
+// shardread.Pace.Pause), and marks the shard idle while it finds nothing.
 func (r *shardReader) pause(n int, delay time.Duration) time.Duration {
-	switch {
-	case n >= int(r.cfg.Limit):
-		// More is waiting: go on at once.
-	case n > 0:
-		r.sleep(r.cfg.MinPoll)
-	default:
-		r.sleep(delay)
-		delay = min(2*delay, r.cfg.MaxPoll)
-		if delay == r.cfg.MaxPoll {
-			r.shard.idle.Store(true)
-		}
+	delay, idle := r.pace.Pause(r.Run, n, delay)
+	if idle {
+		r.shard.idle.Store(true)
 	}
 	return delay
 }
@@ -142,7 +134,7 @@ func (r *shardReader) renew() (ok, end bool) {
 		}
 		out, err := r.api.GetShardIterator(r.ctx, in)
 		if err == nil {
-			r.fails = 0
+			r.pace.Succeeded()
 			if out.ShardIterator == nil {
 				return false, true
 			}
@@ -153,12 +145,12 @@ func (r *shardReader) renew() (ok, end bool) {
 		case kindStop:
 			return false, false
 		case kindGone:
-			r.lost(r.shard.id, fmt.Errorf("kinesisstream: shard %s is gone: %w", r.shard.id, err))
+			r.Lost(r.shard.id, fmt.Errorf("kinesisstream: shard %s is gone: %w", r.shard.id, err))
 			return false, true
 		case kindTransient, kindExpired:
-			r.retry("GetShardIterator", err)
+			r.pace.Retry(r.Run, r.shard.id, "GetShardIterator", err)
 		default:
-			r.fail(fmt.Errorf("kinesisstream: GetShardIterator on shard %s: %w", r.shard.id, err))
+			r.Fail(fmt.Errorf("kinesisstream: GetShardIterator on shard %s: %w", r.shard.id, err))
 			return false, false
 		}
 	}
@@ -170,26 +162,6 @@ func (r *shardReader) position() string {
 		return "after sequence number " + r.lastSeq
 	}
 	return "at " + string(r.start)
-}
-
-// retry backs off after an error worth retrying, telling Status on the
-// first of a run of failures and then at each power of two.
-func (r *shardReader) retry(op string, err error) {
-	r.fails++
-	d := min(r.cfg.MinPoll<<min(r.fails-1, 16), r.cfg.MaxPoll)
-	if r.fails&(r.fails-1) == 0 {
-		r.status("shard %s: %s failed (%d in a row), retrying in %v: %v", r.shard.id, op, r.fails, d, err)
-	}
-	r.sleep(d)
-}
-
-func (r *shardReader) sleep(d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-r.ctx.Done():
-	}
 }
 
 type errKind uint8
