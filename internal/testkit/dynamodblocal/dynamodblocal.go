@@ -37,13 +37,23 @@ const Region = "us-east-1"
 // skipped, unless the CI environment variable is set: then it fails.
 func Endpoint(t testing.TB) string {
 	t.Helper()
-	if ep := os.Getenv(EndpointEnv); ep != "" {
+	return EndpointOf(t, EndpointEnv, "DynamoDB Local")
+}
+
+// EndpointOf returns the URL of local service what (DynamoDB Local,
+// kinesalite) from the environment variable env that its script sets.
+// When it is not set, the test is skipped, unless the CI environment
+// variable is set: then it fails, so that CI can never go green by
+// skipping.
+func EndpointOf(t testing.TB, env, what string) string {
+	t.Helper()
+	if ep := os.Getenv(env); ep != "" {
 		return ep
 	}
 	if os.Getenv("CI") != "" {
-		t.Fatalf("%s is not set, and CI is: run `make test` to start DynamoDB Local", EndpointEnv)
+		t.Fatalf("%s is not set, and CI is: run `make test` to start %s", env, what)
 	}
-	t.Skipf("%s is not set: run `make test` to start DynamoDB Local", EndpointEnv)
+	t.Skipf("%s is not set: run `make test` to start %s", env, what)
 	return ""
 }
 
@@ -61,23 +71,24 @@ func Clients(t testing.TB) (*dynamodb.Client, *dynamodbstreams.Client) {
 		// DynamoDB Local's X-Amz-Crc32 does not always match the body, and
 		// the SDK then logs a warning on every call.
 		DisableValidateResponseChecksum: true,
-		Retryer:                         retryer(),
+		Retryer:                         Retryer(),
 	})
 	streams := dynamodbstreams.New(dynamodbstreams.Options{
 		BaseEndpoint: aws.String(ep),
 		Region:       Region,
 		Credentials:  creds,
-		Retryer:      retryer(),
+		Retryer:      Retryer(),
 	})
 	return ddb, streams
 }
 
-// retryer retries more and without the client-side retry quota. On a loaded
+// Retryer retries more and without the client-side retry quota, for the
+// clients of local services (kinesislocal's too). On a loaded
 // machine DynamoDB Local sometimes answers 500 InternalFailure; the standard
 // retryer then spends its token bucket within a few calls and fails every
 // later call at once ("retry quota exceeded"), failing a test for the
 // machine's load rather than for anything under test.
-func retryer() aws.Retryer {
+func Retryer() aws.Retryer {
 	return retry.NewStandard(func(o *retry.StandardOptions) {
 		o.MaxAttempts = 10
 		o.RateLimiter = ratelimit.None

@@ -43,6 +43,17 @@ type totals struct {
 	PerKey                  map[string]uint64
 }
 
+// newTotals returns a decoder of the samples (partition key PK), empty
+// totals and the eventIDs seen.
+func newTotals(t *testing.T) (*record.Decoder, totals, map[string]bool) {
+	t.Helper()
+	dec, err := record.NewDecoder(record.Config{PartitionKey: "PK"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dec, totals{PerKey: map[string]uint64{}}, map[string]bool{}
+}
+
 func (tt *totals) add(t *testing.T, dec *record.Decoder, payload []byte, seen map[string]bool) {
 	t.Helper()
 	err := dec.Decode(payload, record.Visitor{Record: func(r *record.Record) error {
@@ -65,12 +76,7 @@ func (tt *totals) add(t *testing.T, dec *record.Decoder, payload []byte, seen ma
 // totals their change records.
 func kinesisTotals(t *testing.T, files ...string) totals {
 	t.Helper()
-	dec, err := record.NewDecoder(record.Config{PartitionKey: "PK"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tt := totals{PerKey: map[string]uint64{}}
-	seen := map[string]bool{}
+	dec, tt, seen := newTotals(t)
 	micros := regexp.MustCompile(`"ApproximateCreationDateTime":\d{16},`)
 	for _, f := range files {
 		raw, err := os.ReadFile(filepath.Join(eventsDir, outDir, f))
@@ -99,12 +105,7 @@ func kinesisTotals(t *testing.T, files ...string) totals {
 
 func streamTotals(t *testing.T, files ...string) totals {
 	t.Helper()
-	dec, err := record.NewDecoder(record.Config{PartitionKey: "PK"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tt := totals{PerKey: map[string]uint64{}}
-	seen := map[string]bool{}
+	dec, tt, seen := newTotals(t)
 	for _, f := range files {
 		raw, err := os.ReadFile(filepath.Join(eventsDir, f))
 		if err != nil {

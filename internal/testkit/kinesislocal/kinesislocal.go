@@ -15,13 +15,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/kinesis"
 	"github.com/aws/aws-sdk-go-v2/service/kinesis/types"
@@ -43,14 +40,7 @@ const Account = "000000000000"
 // skipped, unless the CI environment variable is set: then it fails.
 func Endpoint(t testing.TB) string {
 	t.Helper()
-	if ep := os.Getenv(EndpointEnv); ep != "" {
-		return ep
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s is not set, and CI is: run `make test` to start kinesalite", EndpointEnv)
-	}
-	t.Skipf("%s is not set: run `make test` (or scripts/with-kinesalite) to start kinesalite", EndpointEnv)
-	return ""
+	return dynamodblocal.EndpointOf(t, EndpointEnv, "kinesalite")
 }
 
 // Client returns a Kinesis client for kinesalite with dummy static
@@ -62,12 +52,7 @@ func Client(t testing.TB) *kinesis.Client {
 		BaseEndpoint: aws.String(Endpoint(t)),
 		Region:       Region,
 		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-		// As dynamodblocal's: on a loaded machine the standard retryer's
-		// token bucket would fail calls for the machine's load.
-		Retryer: retry.NewStandard(func(o *retry.StandardOptions) {
-			o.MaxAttempts = 10
-			o.RateLimiter = ratelimit.None
-		}),
+		Retryer:      dynamodblocal.Retryer(),
 	})
 }
 
