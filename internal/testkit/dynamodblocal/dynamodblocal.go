@@ -11,7 +11,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -55,6 +57,55 @@ func EndpointOf(t testing.TB, env, what string) string {
 	}
 	t.Skipf("%s is not set: run `make test` to start %s", env, what)
 	return ""
+}
+
+// CheckEndpointRule holds EndpointOf's rule for the local service whose
+// variable is env: it runs the calling test, named name, again in a child
+// process without env, once without CI (it must skip) and once with
+// CI=true (it must fail, saying to run make test). The child, which sees
+// HOTKEYS_ENDPOINT_RULE_CHILD set, calls endpoint.
+func CheckEndpointRule(t *testing.T, name, env string, endpoint func(testing.TB) string) {
+	t.Helper()
+	const child = "HOTKEYS_ENDPOINT_RULE_CHILD"
+	if os.Getenv(child) != "" {
+		endpoint(t)
+		t.Fatal("Endpoint returned without an endpoint")
+	}
+	for _, tc := range []struct {
+		ci       string
+		wantFail bool
+		wantText string
+	}{
+		{"", false, "SKIP"},
+		{"true", true, "run `make test`"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.v")
+		cmd.Env = append(withoutEnv(os.Environ(), env, "CI"), child+"=1")
+		if tc.ci != "" {
+			cmd.Env = append(cmd.Env, "CI="+tc.ci)
+		}
+		out, err := cmd.CombinedOutput()
+		if failed := err != nil; failed != tc.wantFail {
+			t.Errorf("CI=%q: failed=%v, want %v; output:\n%s", tc.ci, failed, tc.wantFail, out)
+		}
+		if !strings.Contains(string(out), tc.wantText) {
+			t.Errorf("CI=%q: output lacks %q:\n%s", tc.ci, tc.wantText, out)
+		}
+	}
+}
+
+func withoutEnv(env []string, names ...string) []string {
+	var out []string
+next:
+	for _, kv := range env {
+		for _, n := range names {
+			if strings.HasPrefix(kv, n+"=") {
+				continue next
+			}
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // Clients returns a DynamoDB and a DynamoDB Streams client for DynamoDB

@@ -3,8 +3,6 @@ package kinesislocal_test
 import (
 	"context"
 	"errors"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -13,51 +11,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kinesis"
 	"github.com/aws/aws-sdk-go-v2/service/kinesis/types"
 	smithy "github.com/aws/smithy-go"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/kinesislocal"
 )
 
 // TestEndpointWithoutKinesalite runs this test binary again without the
 // endpoint: it must skip outside CI and fail in CI.
 func TestEndpointWithoutKinesalite(t *testing.T) {
-	if os.Getenv("KINESISLOCAL_CHILD") != "" {
-		kinesislocal.Endpoint(t)
-		t.Fatal("Endpoint returned without an endpoint")
-	}
-	for _, tc := range []struct {
-		ci       string
-		wantFail bool
-		wantText string
-	}{
-		{"", false, "SKIP"},
-		{"true", true, "run `make test`"},
-	} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestEndpointWithoutKinesalite$", "-test.v")
-		cmd.Env = append(withoutEnv(os.Environ(), kinesislocal.EndpointEnv, "CI"), "KINESISLOCAL_CHILD=1")
-		if tc.ci != "" {
-			cmd.Env = append(cmd.Env, "CI="+tc.ci)
-		}
-		out, err := cmd.CombinedOutput()
-		if failed := err != nil; failed != tc.wantFail {
-			t.Errorf("CI=%q: failed=%v, want %v; output:\n%s", tc.ci, failed, tc.wantFail, out)
-		}
-		if !strings.Contains(string(out), tc.wantText) {
-			t.Errorf("CI=%q: output lacks %q:\n%s", tc.ci, tc.wantText, out)
-		}
-	}
-}
-
-func withoutEnv(env []string, names ...string) []string {
-	var out []string
-next:
-	for _, kv := range env {
-		for _, n := range names {
-			if strings.HasPrefix(kv, n+"=") {
-				continue next
-			}
-		}
-		out = append(out, kv)
-	}
-	return out
+	dynamodblocal.CheckEndpointRule(t, "TestEndpointWithoutKinesalite", kinesislocal.EndpointEnv, kinesislocal.Endpoint)
 }
 
 // TestWhatKinesaliteAnswers pins what kinesalite 3.3.3 does with
