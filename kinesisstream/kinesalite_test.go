@@ -32,7 +32,7 @@ func readAll(t *testing.T, api kinesisstream.API, arn string, limit int32) []del
 	t.Helper()
 	cfg := kinesisstream.DefaultConfig()
 	cfg.StreamARN, cfg.From, cfg.UntilCaughtUp = arn, kinesisstream.TrimHorizon, true
-	cfg.MinPoll, cfg.MaxPoll, cfg.ListInterval, cfg.Limit = time.Millisecond, 5*time.Millisecond, 50*time.Millisecond, limit
+	cfg.MinPoll, cfg.MaxPoll, cfg.ListInterval, cfg.Limit = time.Millisecond, 20*time.Millisecond, 50*time.Millisecond, limit
 	r, err := kinesisstream.NewReader(api, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func readAll(t *testing.T, api kinesisstream.API, arn string, limit int32) []del
 }
 
 // safetyNet bounds a test that would otherwise hang; no outcome depends on it.
-const safetyNet = time.Minute
+const safetyNet = 3 * time.Minute
 
 // putRecords puts data strings with explicit hash keys (so each goes to a
 // known shard) and returns what kinesalite assigned, per shard in order.
@@ -169,7 +169,7 @@ func TestLatestReadsOnlyNewRecords(t *testing.T) {
 
 	cfg := kinesisstream.DefaultConfig()
 	cfg.StreamARN = arn
-	cfg.MinPoll, cfg.MaxPoll, cfg.ListInterval = time.Millisecond, 5*time.Millisecond, 20*time.Millisecond
+	cfg.MinPoll, cfg.MaxPoll, cfg.ListInterval = time.Millisecond, 20*time.Millisecond, 20*time.Millisecond
 	polled := make(chan struct{}, 1)
 	r, err := kinesisstream.NewReader(pollSignal{api, polled}, cfg)
 	if err != nil {

@@ -27,7 +27,7 @@ import (
 func TestBridge(t *testing.T) {
 	ddb, ddbStreams := dynamodblocal.Clients(t)
 	kin := kinesislocal.Client(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // against a hang only
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // against a hang only
 	defer cancel()
 
 	table, streamARN := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "bridge", HashKey: "PK", RangeKey: "SK"})
@@ -59,7 +59,7 @@ func TestBridge(t *testing.T) {
 	// Read it all back as watch would.
 	cfg := kinesisstream.DefaultConfig()
 	cfg.StreamARN, cfg.From, cfg.UntilCaughtUp = kinesisARN, kinesisstream.TrimHorizon, true
-	cfg.MinPoll, cfg.MaxPoll, cfg.ListInterval = time.Millisecond, 5*time.Millisecond, 50*time.Millisecond
+	cfg.MinPoll, cfg.MaxPoll, cfg.ListInterval = time.Millisecond, 20*time.Millisecond, 50*time.Millisecond
 	r, err := kinesisstream.NewReader(kin, cfg)
 	if err != nil {
 		t.Fatal(err)

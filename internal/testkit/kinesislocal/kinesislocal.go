@@ -56,6 +56,9 @@ func Client(t testing.TB) *kinesis.Client {
 	})
 }
 
+// safetyNet bounds a call that would otherwise hang; no outcome depends on it.
+const safetyNet = 3 * time.Minute
+
 // StreamARN returns the ARN kinesalite gives stream name.
 func StreamARN(name string) string {
 	return "arn:aws:kinesis:" + Region + ":" + Account + ":stream/" + name
@@ -69,13 +72,16 @@ func CreateStream(t testing.TB, api *kinesis.Client, prefix string, shards int32
 	// The same unique name as a DynamoDB Local table's: Kinesis allows its
 	// characters, and kinesalite is shared by every test binary of a run.
 	name = dynamodblocal.TableName(prefix)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// The timeouts guard against a hang only: on a loaded machine, under
+	// the race detector, with every test binary sharing one kinesalite
+	// (node, one thread), a call has been seen to wait past 30 s.
+	ctx, cancel := context.WithTimeout(context.Background(), safetyNet)
 	defer cancel()
 	if _, err := api.CreateStream(ctx, &kinesis.CreateStreamInput{StreamName: aws.String(name), ShardCount: aws.Int32(shards)}); err != nil {
 		t.Fatalf("kinesislocal: create stream %s: %v", name, err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), safetyNet)
 		defer cancel()
 		_, err := api.DeleteStream(ctx, &kinesis.DeleteStreamInput{StreamName: aws.String(name)})
 		var gone *types.ResourceNotFoundException
