@@ -12,6 +12,7 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hotkeys-dev/hotkeys/clientwatch/clientwindow"
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/fakecloudwatch"
@@ -23,7 +24,7 @@ import (
 // among quiet ones, its key hashed.
 func clientReport(t testing.TB, start time.Time) report.ClientReport {
 	t.Helper()
-	w, err := detector.NewClientWindow(detector.DefaultConfig().Sketch, "Users", start, start.Add(time.Minute))
+	w, err := clientwindow.New(detector.DefaultConfig().Sketch, "Users", start, start.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestSaturatedClientFindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := recentStart()
-	w, err := detector.NewClientWindow(detector.DefaultConfig().Sketch, "Users", start, start.Add(time.Minute))
+	w, err := clientwindow.New(detector.DefaultConfig().Sketch, "Users", start, start.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}

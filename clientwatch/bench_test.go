@@ -17,6 +17,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/hotkeys-dev/hotkeys/clientwatch"
+	"github.com/hotkeys-dev/hotkeys/clientwatch/clientwindow"
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 )
@@ -438,7 +439,7 @@ func benchmarkMiddleware(b *testing.B, wl workload, onHotKey bool) {
 // BenchmarkRecord measures the recording alone, without the HTTP round
 // trip around it: a window charged one GetItem.
 func BenchmarkRecord(b *testing.B) {
-	cw, err := detector.NewClientWindow(detector.DefaultConfig().Sketch, "Users", t0, t0.Add(60e9))
+	cw, err := clientwindow.New(detector.DefaultConfig().Sketch, "Users", t0, t0.Add(60e9))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,8 +1,9 @@
 // Package clientwatch is the client-side hot-key detector: a middleware for
 // the aws-sdk-go-v2 DynamoDB client that charges every call's consumed
 // capacity, throttled attempts, conditional-check failures and latency to
-// the partition keys it touched, in the same bounded sketches and windows
-// as the stream side (package detector), and publishes the windows'
+// the partition keys it touched, in windows of the client engine (package
+// clientwatch/clientwindow: the stream side's bounded sketches, judged by
+// the stream side's rules in package detector), and publishes the windows'
 // reports (report.ClientReport) off the request path, through a Publisher:
 // alert.ClientPublisher sends them to CloudWatch, and the package itself
 // links no CloudWatch code.

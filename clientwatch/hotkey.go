@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/clientwatch/clientwindow"
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 )
@@ -85,7 +86,7 @@ type hotWatch struct {
 
 // hotWindow holds, for one window, the keys near a rate or a limit.
 type hotWindow struct {
-	cw        *detector.ClientWindow
+	cw        *clientwindow.Window
 	keys      map[string]*hotKey // by typed key
 	following int                // keys followed for saturation
 }
@@ -113,8 +114,8 @@ func reasonBit(r HotKeyReason) uint8 {
 }
 
 func newHotWatch(fn func(HotKeyEvent), cfg detector.Config) *hotWatch {
-	satRead, satWrite, satSecs := cfg.SaturationLevels()
-	readAt, writeAt := cfg.CriticalLevels()
+	satRead, satWrite, satSecs := clientwindow.SaturationLevels(cfg)
+	readAt, writeAt := clientwindow.CriticalLevels(cfg)
 	return &hotWatch{
 		fn:       fn,
 		cfg:      cfg,
@@ -133,7 +134,7 @@ func (h *hotWatch) forget(k windowKey) { delete(h.wins, k) }
 
 // key returns the state of key in window cw of k (nil past maxHotKeys),
 // afresh when cw is a new window.
-func (h *hotWatch) key(k windowKey, cw *detector.ClientWindow, key ddb.Key) (*hotWindow, *hotKey) {
+func (h *hotWatch) key(k windowKey, cw *clientwindow.Window, key ddb.Key) (*hotWindow, *hotKey) {
 	hw := h.wins[k]
 	if hw == nil {
 		hw = &hotWindow{keys: map[string]*hotKey{}}
@@ -159,7 +160,7 @@ func (h *hotWatch) key(k windowKey, cw *detector.ClientWindow, key ddb.Key) (*ho
 // charged looks at key of window cw of k just after a call charged it
 // rcuHalf and wcu at t: has it crossed a rate, or reached 90 % of a limit
 // in a third second?
-func (h *hotWatch) charged(k windowKey, cw *detector.ClientWindow, key ddb.Key, t time.Time, rcuHalf, wcu uint64) {
+func (h *hotWatch) charged(k windowKey, cw *clientwindow.Window, key ddb.Key, t time.Time, rcuHalf, wcu uint64) {
 	if rcuHalf == 0 && wcu == 0 {
 		return
 	}
@@ -220,7 +221,7 @@ func (h *hotWatch) charged(k windowKey, cw *detector.ClientWindow, key ddb.Key, 
 }
 
 // throttled announces key of window cw of k throttled at t.
-func (h *hotWatch) throttled(k windowKey, cw *detector.ClientWindow, key ddb.Key, t time.Time) {
+func (h *hotWatch) throttled(k windowKey, cw *clientwindow.Window, key ddb.Key, t time.Time) {
 	if _, hk := h.key(k, cw, key); hk != nil {
 		h.announce(k, hk, key, HotThrottled, t.Unix(), 0, 0)
 	}

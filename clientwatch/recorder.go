@@ -9,8 +9,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/hotkeys-dev/hotkeys/clientwatch/clientwindow"
 	"github.com/hotkeys-dev/hotkeys/ddb"
-	"github.com/hotkeys-dev/hotkeys/detector"
 )
 
 // recorder is the scratch of one call's recording; it lives in the
@@ -39,7 +39,7 @@ type recorder struct {
 // index, and what the call cost it.
 type callWindow struct {
 	key      windowKey
-	cw       *detector.ClientWindow
+	cw       *clientwindow.Window
 	pk       string // the attribute its keys are read from; "" when unknown or past the cap
 	lsi      string // the local secondary index the call read, whose units are the table's too
 	units    uint64 // what DynamoDB reported, in the call's units

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/clientwatch/clientwindow"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
@@ -61,7 +61,7 @@ func (w *Watcher) Reports() []report.ClientReport {
 
 func (w *Watcher) closeAll() []report.ClientReport {
 	w.mu.Lock()
-	var open []*detector.ClientWindow
+	var open []*clientwindow.Window
 	for k, cw := range w.windows {
 		open = append(open, cw)
 		delete(w.windows, k)

@@ -5,11 +5,11 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/clientwatch/clientwindow"
 )
 
 // tableCap bounds the windows a Watcher holds. Every open window may grow
-// to detector.ClientWindowBytes (for the longest key seen so far); so may
+// to clientwindow.MaxBytes (for the longest key seen so far); so may
 // each of the Queue closed windows waiting for Run, and the one Run is
 // reporting. A table new to the watcher gets a window only if that many
 // windows, its own included, stay within MaxMemory, and the open ones
@@ -47,7 +47,7 @@ func (c *tableCap) admit(w *Watcher, k windowKey, t time.Time) bool {
 }
 
 func (c *tableCap) windowBytes(w *Watcher) int64 {
-	return int64(detector.ClientWindowBytes(w.cfg.Sketch, c.longestKey))
+	return int64(clientwindow.MaxBytes(w.cfg.Sketch, c.longestKey))
 }
 
 // sawKey notes a key's length (typed: one byte more than its value).

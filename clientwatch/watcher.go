@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/clientwatch/clientwindow"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
 	"github.com/hotkeys-dev/hotkeys/report"
@@ -55,7 +56,7 @@ type Options struct {
 
 	// MaxTables caps the tables (and global secondary indexes) that get a
 	// window of their own at once, and MaxMemory the heap their windows
-	// may hold, bounded by detector.ClientWindowBytes for the longest key
+	// may hold, bounded by clientwindow.MaxBytes for the longest key
 	// seen. Past either, a new table's calls count as unattributed in the
 	// window of OtherTables, and a warning is logged. Zero: 64 tables and
 	// 64 MiB.
@@ -132,21 +133,21 @@ type Watcher struct {
 	schemas schemaStore
 
 	mu      sync.Mutex
-	windows map[windowKey]*detector.ClientWindow
+	windows map[windowKey]*clientwindow.Window
 	rec     recorder // scratch for one call, used under mu
 	caps    tableCap
 	// last is the window found last, valid while no window has closed
 	// since (gen): most calls are on the table the call before was.
 	last struct {
 		key windowKey
-		cw  *detector.ClientWindow
+		cw  *clientwindow.Window
 		ok  bool
 		end time.Time
 		gen uint64
 	}
 	gen uint64 // counts windows closed
 
-	queue    chan *detector.ClientWindow
+	queue    chan *clientwindow.Window
 	dropped  atomic.Uint64 // calls in windows the queue had no room for
 	internal atomic.Uint64 // internal errors not yet in a window
 	done     []report.ClientReport
@@ -189,8 +190,8 @@ func New(opts Options) (*Watcher, error) {
 		describe:  opts.Describe,
 		publisher: opts.Publisher,
 		log:       opts.Logger,
-		windows:   map[windowKey]*detector.ClientWindow{},
-		queue:     make(chan *detector.ClientWindow, opts.Queue),
+		windows:   map[windowKey]*clientwindow.Window{},
+		queue:     make(chan *clientwindow.Window, opts.Queue),
 		caps:      tableCap{maxTables: opts.MaxTables, maxMemory: opts.MaxMemory, queue: opts.Queue},
 	}
 	if opts.OnHotKey != nil {
@@ -208,7 +209,7 @@ func New(opts Options) (*Watcher, error) {
 // new to the watcher gets a window only within the caps: past them, it
 // gets the window of OtherTables, and ok is false (its calls must count
 // as unattributed). It runs under w.mu.
-func (w *Watcher) window(k windowKey, t time.Time) (cw *detector.ClientWindow, ok bool) {
+func (w *Watcher) window(k windowKey, t time.Time) (cw *clientwindow.Window, ok bool) {
 	if l := &w.last; l.gen == w.gen && l.cw != nil && l.key == k && t.Before(l.end) {
 		return l.cw, l.ok
 	}
@@ -217,7 +218,7 @@ func (w *Watcher) window(k windowKey, t time.Time) (cw *detector.ClientWindow, o
 	return cw, ok
 }
 
-func (w *Watcher) lookupWindow(k windowKey, t time.Time) (cw *detector.ClientWindow, ok bool) {
+func (w *Watcher) lookupWindow(k windowKey, t time.Time) (cw *clientwindow.Window, ok bool) {
 	cw = w.windows[k]
 	if cw != nil && t.Before(cw.End()) {
 		return cw, k.table != OtherTables
@@ -230,7 +231,7 @@ func (w *Watcher) lookupWindow(k windowKey, t time.Time) (cw *detector.ClientWin
 		w.enqueue(cw)
 	}
 	start := report.WindowStart(t, w.cfg.Window)
-	nw, err := detector.NewClientIndexWindow(w.cfg.Sketch, k.table, k.index, start, start.Add(w.cfg.Window))
+	nw, err := clientwindow.NewIndex(w.cfg.Sketch, k.table, k.index, start, start.Add(w.cfg.Window))
 	if err != nil {
 		panic(err) // the sketch config was validated in New
 	}
@@ -258,7 +259,7 @@ func (w *Watcher) anchor() {
 	}
 }
 
-func (w *Watcher) enqueue(cw *detector.ClientWindow) {
+func (w *Watcher) enqueue(cw *clientwindow.Window) {
 	w.gen++
 	select {
 	case w.queue <- cw:

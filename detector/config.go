@@ -32,16 +32,16 @@ type Config struct {
 	// SaturationSeconds seconds of a window: its successful writes are
 	// pinned at the limit, so it is most likely throttled. Zero means the
 	// default (DefaultSaturationFraction, DefaultSaturationSeconds). The
-	// client side (ClientWindow) applies the same rule to a key's RCU
-	// against ReadPartitionLimit as well.
+	// client engine (package clientwatch/clientwindow) applies the same
+	// rule to a key's RCU against ReadPartitionLimit as well.
 	SaturationFraction float64
 	SaturationSeconds  int
-	// The client side (ClientWindow) also judges reads: a key is a warning
-	// when its share of the window's RCU is at least ShareThreshold and its
-	// peak is at least MinRCUPerSecond, and critical at CriticalRCUPerSecond;
+	// The client engine also judges reads: a key is a warning when its
+	// share of the window's RCU is at least ShareThreshold and its peak is
+	// at least MinRCUPerSecond, and critical at CriticalRCUPerSecond;
 	// ReadPartitionLimit is DynamoDB's per-partition read cap, 3,000 RCU/s.
-	// Zero means the default (DefaultMinRCUPerSecond, ...): the stream side
-	// never reads them.
+	// Zero means the client engine's default (clientwindow's
+	// DefaultMinRCUPerSecond, ...): the stream side never reads them.
 	MinRCUPerSecond      float64
 	CriticalRCUPerSecond float64
 	ReadPartitionLimit   float64
@@ -68,17 +68,19 @@ type Config struct {
 // saturation returns the level (whole WCU in one second) and the seconds
 // that make a key saturated, defaults filled in.
 func (c Config) saturation() (level uint64, seconds int) {
-	f, n := c.saturationRule()
-	return levelOf(f * c.PartitionLimit), n
+	return c.SaturationLevel(c.PartitionLimit)
 }
 
-// readSaturation returns the client side's read level (in half RCU in one
-// second, the unit ClientWindow counts reads in) and the seconds that make
-// a key saturated: the same rule as saturation, against
-// ReadPartitionLimit (the client defaults filled in first).
-func (c Config) readSaturation() (levelHalf uint64, seconds int) {
+// SaturationLevel returns the level (whole units in one second) at which
+// a key's load against a partition limit of limit units a second counts a
+// saturated second, and the seconds at it that make the key saturated:
+// SaturationFraction of limit, defaults filled in. It is the one rule for
+// writes and reads, the stream side's and the client engine's (package
+// clientwatch/clientwindow, which counts reads in half RCU and so passes
+// twice ReadPartitionLimit).
+func (c Config) SaturationLevel(limit float64) (level uint64, seconds int) {
 	f, n := c.saturationRule()
-	return levelOf(2 * f * c.ReadPartitionLimit), n
+	return levelOf(f * limit), n
 }
 
 // saturationRule is the fraction of a partition's limit and the seconds at

@@ -273,8 +273,8 @@ func TestRecommendedShards(t *testing.T) {
 		peak float64
 		want int
 	}{{0, 2}, {500, 2}, {1000, 2}, {1400, 3}, {2000, 3}, {2001, 4}, {9000, 14}} {
-		if got := recommendedShards(tt.peak, 1000); got != tt.want {
-			t.Errorf("recommendedShards(%v) = %d, want %d", tt.peak, got, tt.want)
+		if got := RecommendedShards(tt.peak, 1000); got != tt.want {
+			t.Errorf("RecommendedShards(%v) = %d, want %d", tt.peak, got, tt.want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
@@ -27,9 +28,10 @@ var (
 	lowCardinalityRE = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9_]*[#:|/](?:[A-Z][A-Z_]{1,23}|` + enumWords + `)|` + enumWords + `)$`)
 )
 
-// recommendedShards is the write-shard count that keeps each shard's peak at
-// two thirds of the partition limit: ceil(peak / limit × 1.5), at least 2.
-func recommendedShards(peak, limit float64) int {
+// RecommendedShards is the write-shard count that keeps each shard's peak
+// at two thirds of the partition limit: ceil(peak / limit × 1.5), at least
+// 2.
+func RecommendedShards(peak, limit float64) int {
 	n := int(math.Ceil(peak / limit * 1.5))
 	return max(n, 2)
 }
@@ -56,6 +58,15 @@ func classify(s keyShape) report.Pattern {
 		return report.PatternLowCardinality
 	}
 	return report.PatternSingleKey
+}
+
+// Classify returns the pattern that best explains a hot key k: sortKeyed
+// says the table (or index) has a sort key, manyItems that more than one
+// item was written under k. The stream side knows both from its records;
+// the client engine, which cannot, passes true for both, so that only the
+// key's shape, or none, explains it.
+func Classify(k ddb.Key, sortKeyed, manyItems bool) report.Pattern {
+	return classify(keyShape{text: string(k.Value), isString: k.Type == ddb.String, sortKeyed: sortKeyed, manyItems: manyItems})
 }
 
 // shardSuffix splits BASE#SHARD_3, BASE#SHARD#3, BASE_SHARD3, BASE#3 or
@@ -95,6 +106,13 @@ type shardFacts struct {
 	combinedPeak float64 // the shards' peaks added up
 }
 
+// Diagnose is the plain-words explanation of a flagged physical key of
+// pattern p: what makes it hot, against the per-partition write limit, and
+// what to do. It never quotes the key.
+func Diagnose(p report.Pattern, k *report.KeyFigures, limit float64) string {
+	return diagnose(p, k, limit, shardFacts{})
+}
+
 // diagnose writes the plain-words explanation of a flagged key. It never
 // quotes the key: keys may be personal data, and the key is in the report
 // next to the diagnosis anyway (redacted when configured).
@@ -124,86 +142,4 @@ func diagnose(p report.Pattern, k *report.KeyFigures, limit float64, sf shardFac
 	}
 	return "One partition key takes a disproportionate share of the writes: " + head +
 		fmt.Sprintf(" Add a high-cardinality component to the key, or write-shard it into %d suffixes (…#0 to …#%d) read in parallel.", r, r-1)
-}
-
-// saturatedClient is a saturated client key's opening: a sentence for each
-// side pinned at its limit, in the stream side's words.
-func saturatedClient(k *report.ClientKeyReport, cfg Config) string {
-	readHalf, need := cfg.readSaturation()
-	write, _ := cfg.saturation()
-	var s []string
-	if k.ReadSaturatedSeconds >= need {
-		s = append(s, saturatedText("reads", float64(readHalf)/2, "RCU", k.ReadSaturatedSeconds, ""))
-	}
-	if k.SaturatedSeconds >= need {
-		s = append(s, saturatedText("writes", float64(write), "WCU", k.SaturatedSeconds,
-			fmt.Sprintf("; its recommended shard count (%d) is a lower bound", k.RecommendedShards)))
-	}
-	return strings.Join(s, " ")
-}
-
-// diagnoseClient explains a flagged client-side key: which of saturation,
-// reads, writes, throttling and latency made it hot, and what to do about
-// each.
-func diagnoseClient(k *report.ClientKeyReport, cfg Config) string {
-	var b strings.Builder
-	for _, cause := range k.HotFor {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		switch cause {
-		case report.CauseSaturated:
-			b.WriteString(saturatedClient(k, cfg))
-		case report.CauseReads:
-			fmt.Fprintf(&b, "Read-hot: %.0f%% of the window's RCU, peaking at %.0f RCU/s against the %.0f RCU/s per-partition read limit."+
-				" Serve the item from a read-through cache (DAX, or an application cache with a short TTL), or use eventually consistent reads, which cost half.",
-				k.ReadShare*100, k.PeakRCUPerSecond, cfg.ReadPartitionLimit)
-		case report.CauseWrites:
-			b.WriteString("Write-hot: ")
-			b.WriteString(diagnose(k.Pattern, &k.KeyFigures, cfg.PartitionLimit, shardFacts{}))
-		case report.CauseThrottling:
-			fmt.Fprintf(&b, "Throttled: DynamoDB refused %d attempts on this key in the window", k.ThrottledAttempts)
-			if k.UnprocessedItems > 0 {
-				fmt.Fprintf(&b, " and left %d of its batch items unprocessed", k.UnprocessedItems)
-			}
-			if len(k.ThrottlingReasons) > 0 && k.ThrottlingReasons[0].Reason != "" {
-				fmt.Fprintf(&b, " (%s", k.ThrottlingReasons[0].Reason)
-				if len(k.ThrottlingReasons) > 1 {
-					fmt.Fprintf(&b, " and %d more reasons", len(k.ThrottlingReasons)-1)
-				}
-				b.WriteByte(')')
-			}
-			b.WriteString(", so its true demand is higher than the figures show.")
-			switch throttleKind(k.ThrottlingReasons) {
-			case report.CauseReads:
-				b.WriteString(" The reads are throttled: cache the item (DAX or an application cache).")
-			case report.CauseWrites:
-				b.WriteString(fmt.Sprintf(" The writes are throttled: write-shard the key into %d suffixes.", k.RecommendedShards))
-			}
-		case report.CauseLatency:
-			fmt.Fprintf(&b, "Slow: p99 latency %.1f ms is over %d× the median key's p99 (%.1f ms), over %d calls: the first sign of a hot partition.",
-				k.LatencyP99Ms, LatencyOutlierFactor, k.MedianKeyP99Ms, k.LatencySamples)
-		}
-	}
-	return b.String()
-}
-
-// throttleKind says whether the reasons name reads or writes, or neither.
-func throttleKind(rs []report.ThrottlingReasonCount) report.Cause {
-	var reads, writes uint64
-	for _, r := range rs {
-		switch {
-		case strings.Contains(r.Reason, "Read"):
-			reads += r.Attempts
-		case strings.Contains(r.Reason, "Write"):
-			writes += r.Attempts
-		}
-	}
-	switch {
-	case reads > writes:
-		return report.CauseReads
-	case writes > reads:
-		return report.CauseWrites
-	}
-	return ""
 }

@@ -1,6 +1,26 @@
-// Package detector turns decoded DynamoDB stream records into per-window
-// findings: which partition keys take too large a share of the write
-// capacity, how hot they run against the 1,000 WCU/s per-partition limit,
-// and what pattern explains them. It is pure: no AWS SDK, no I/O, and time
-// is passed in.
+// Package detector is the stream engine: windows, thresholds, findings. It
+// counts decoded DynamoDB stream records (package record) into tumbling
+// windows of a table and of its global secondary indexes, judges each
+// window's partition keys against a Config's thresholds, and returns the
+// findings as package report's vocabulary: which keys take too large a
+// share of the write capacity, how hot they run against the 1,000 WCU/s
+// per-partition limit, which are saturated (pinned at it, most likely
+// throttled), which crossed the critical rate as it happened (onsets), and
+// what pattern explains them and what to do. It is pure: no AWS SDK, no
+// I/O, and time is passed in.
+//
+// A Feed decodes a payload into a Sink: a Detector, which opens and closes
+// windows by record time (replay, watch, the Lambda's plain batches), or
+// the Lambda's tumbling Window. A Window encodes (MarshalBinary,
+// MarshalWithin for a byte budget) to travel as tumbling-window state, and
+// merges. Keys are counted in package sketch's bounded summaries: the
+// Space-Saving heavy hitters (Metwally, Agrawal and El Abbadi, ICDT 2005)
+// tightened by a count-min sketch (Cormode and Muthukrishnan, 2005).
+//
+// The rules a key is judged by exist here once. The client engine (package
+// clientwatch/clientwindow), which judges what an application's own
+// DynamoDB client saw, shares them: Config's thresholds (Config.Severity),
+// a key's figures and display (Config.KeyFigures, DisplayKey), saturation
+// (Config.SaturationLevel, SaturatedSeconds, SaturatedText), and the
+// patterns and their fixes (Classify, Diagnose, RecommendedShards).
 package detector

@@ -139,7 +139,7 @@ func (j judge) severity(share, peak float64) report.Severity {
 func (j judge) physical(e sketch.Entry) report.KeyReport {
 	k := report.KeyReport{KeyFigures: j.figures(e.Key, e)}
 	k.Severity = j.severity(k.Share, k.PeakWCUPerSecond)
-	k.RecommendedShards = recommendedShards(k.PeakWCUPerSecond, j.cfg.PartitionLimit)
+	k.RecommendedShards = RecommendedShards(k.PeakWCUPerSecond, j.cfg.PartitionLimit)
 	if n := j.saturated[sketch.Hash(e.Key)]; n > 0 {
 		_, need := j.cfg.saturation()
 		k.SaturatedSeconds = n
@@ -157,6 +157,22 @@ func (j judge) saturate(k *report.KeyFigures) {
 	k.Saturated = true
 	k.Severity = report.Critical
 	k.RecommendedShardsIsLowerBound = true
+}
+
+// Severity judges a key's share of a window's WCU and its peak WCU within
+// one second against c's thresholds, as every window judges its keys'
+// writes: a warning at ShareThreshold and MinWCUPerSecond, critical at
+// CriticalWCUPerSecond.
+func (c Config) Severity(share, peakWCU float64) report.Severity {
+	return judge{cfg: c}.severity(share, peakWCU)
+}
+
+// KeyFigures returns a key's write figures as reports show them: key is
+// the typed key (its ddb.KeyType byte, then its value), e its entry in
+// the window's writes (bounds and peak), totalWCU the window's WCU and
+// seconds its length; the key is displayed as c says (DisplayKey).
+func (c Config) KeyFigures(key []byte, e sketch.Entry, totalWCU uint64, seconds float64) report.KeyFigures {
+	return judge{cfg: c, total: totalWCU, seconds: seconds}.figures(key, e)
 }
 
 // figures are a key's write figures from its typed bytes and its entry
@@ -202,13 +218,13 @@ func (j judge) saturation(k *report.KeyFigures) string {
 		return ""
 	}
 	level, _ := j.cfg.saturation()
-	return saturatedText("writes", float64(level), "WCU", k.SaturatedSeconds, "; the shard count below is a lower bound") + " "
+	return SaturatedText("writes", float64(level), "WCU", k.SaturatedSeconds, "; the shard count below is a lower bound") + " "
 }
 
-// saturatedText is the sentence a key saturated on one side ("reads" or
+// SaturatedText is the sentence a key saturated on one side ("reads" or
 // "writes") opens its diagnosis with, on the stream side and the client's
 // alike: level units per second for seconds of the window, then tail.
-func saturatedText(side string, level float64, unit string, seconds int, tail string) string {
+func SaturatedText(side string, level float64, unit string, seconds int, tail string) string {
 	return fmt.Sprintf("Saturated: successful %s pinned at the partition limit (at least %s %s/s for %d s of the window), so its %s are most likely being throttled and its true demand is at least what was observed%s.",
 		side, strconv.FormatFloat(level, 'f', -1, 64), unit, seconds, side, tail)
 }
@@ -297,7 +313,7 @@ func (g *shardGroup) shardCount() (int, bool) {
 func (j judge) logical(g *shardGroup, shards int, entries []sketch.Entry, keys []report.KeyReport) (report.KeyReport, bool) {
 	k, combined, worst := j.combine(g, entries, keys)
 	deviation := unevenness(g, shards, keys, k.WCUUpper)
-	k.RecommendedShards = recommendedShards(combined, j.cfg.PartitionLimit)
+	k.RecommendedShards = RecommendedShards(combined, j.cfg.PartitionLimit)
 	switch {
 	case deviation > 0.20:
 		k.Pattern = report.PatternShardedUneven
@@ -307,7 +323,7 @@ func (j judge) logical(g *shardGroup, shards int, entries []sketch.Entry, keys [
 	default:
 		return k, false // evenly spread over enough shards: the fix is working
 	}
-	k.Severity = worse(worst, j.severity(k.Share, k.PeakWCUPerSecond))
+	k.Severity = worst.Worse(j.severity(k.Share, k.PeakWCUPerSecond))
 	for _, i := range g.members {
 		if keys[i].Saturated { // one shard pinned at the limit is the key's
 			k.SaturatedSeconds = max(k.SaturatedSeconds, keys[i].SaturatedSeconds)
@@ -344,7 +360,7 @@ func (j judge) combine(g *shardGroup, entries []sketch.Entry, keys []report.KeyR
 		upper += entries[i].Upper
 		combined += keys[i].PeakWCUPerSecond
 		hottest = max(hottest, keys[i].PeakWCUPerSecond)
-		worst = worse(worst, keys[i].Severity)
+		worst = worst.Worse(keys[i].Severity)
 		parts = append(parts, report.ShardedKeyPart{Key: keys[i].Key, WCU: keys[i].WCU})
 	}
 	slices.SortFunc(parts, func(a, b report.ShardedKeyPart) int {
@@ -393,13 +409,6 @@ func (j judge) logicalName(base string) string {
 		base = j.cfg.Redactor.Key(byte(ddb.String), []byte(base))
 	}
 	return base + "#<shard>"
-}
-
-func worse(a, b report.Severity) report.Severity {
-	if b.Rank() > a.Rank() {
-		return b
-	}
-	return a
 }
 
 // DisplayKey renders k as reports do under cfg: S as is, N as its

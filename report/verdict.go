@@ -23,6 +23,14 @@ func (s Severity) Rank() int {
 	return 0
 }
 
+// Worse returns the worse of s and o: s when they rank alike.
+func (s Severity) Worse(o Severity) Severity {
+	if o.Rank() > s.Rank() {
+		return o
+	}
+	return s
+}
+
 // Pattern names the shape of a hot key, from which its diagnosis follows.
 type Pattern string
 

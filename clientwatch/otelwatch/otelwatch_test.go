@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/hotkeys-dev/hotkeys/clientwatch"
+	"github.com/hotkeys-dev/hotkeys/clientwatch/clientwindow"
 	"github.com/hotkeys-dev/hotkeys/clientwatch/otelwatch"
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
@@ -133,7 +134,7 @@ func expected(reps []report.ClientReport, keys int) map[string]float64 {
 func window(t *testing.T) []report.ClientReport {
 	t.Helper()
 	cfg := detector.DefaultConfig()
-	w, err := detector.NewClientWindow(cfg.Sketch, "Users", t0, t0.Add(time.Minute))
+	w, err := clientwindow.New(cfg.Sketch, "Users", t0, t0.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func window(t *testing.T) []report.ClientReport {
 	w.AddUnattributed(4, 1)
 	w.AddDropped(3)
 	w.AddInternalErrors(1)
-	ix, err := detector.NewClientIndexWindow(cfg.Sketch, "Users", "byEmail", t0, t0.Add(time.Minute))
+	ix, err := clientwindow.NewIndex(cfg.Sketch, "Users", "byEmail", t0, t0.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/clientwatch/clientwindow"
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/report"
 
@@ -85,7 +86,7 @@ func TestClientDemoRefusesStreamFlags(t *testing.T) {
 // reads, the throttles and the diagnosis.
 func TestClientTable(t *testing.T) {
 	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	w, err := detector.NewClientWindow(detector.DefaultConfig().Sketch, "Users", start, start.Add(time.Minute))
+	w, err := clientwindow.New(detector.DefaultConfig().Sketch, "Users", start, start.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestClientDemoEstimatingOnDynamoDBLocal(t *testing.T) {
 // its capacity is estimated.
 func TestClientTableSaysWhatItCounts(t *testing.T) {
 	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	w, err := detector.NewClientIndexWindow(detector.DefaultConfig().Sketch, "Users", "byEmail", start, start.Add(time.Minute))
+	w, err := clientwindow.NewIndex(detector.DefaultConfig().Sketch, "Users", "byEmail", start, start.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/alert"
+	"github.com/hotkeys-dev/hotkeys/clientwatch/clientwindow"
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/cfn"
@@ -62,7 +63,7 @@ func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) 
 	index.Malformed, index.Shards = 0, []report.ShardReport{}
 	// And a client-side window (package clientwatch): a read-hot key that
 	// was throttled, for the optional client alarms.
-	cw, err := detector.NewClientWindow(detector.DefaultConfig().Sketch, testTable, start, start.Add(time.Minute))
+	cw, err := clientwindow.New(detector.DefaultConfig().Sketch, testTable, start, start.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package detector
+package clientwindow
 
 import (
 	"encoding/binary"
@@ -12,16 +12,22 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
+	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/redact"
 	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
 func skey(s string) ddb.Key { return ddb.Key{Type: ddb.String, Value: []byte(s)} }
 
-func newClientWindow(t *testing.T) *ClientWindow {
+// constant is a demand of n units every second.
+func constant(n int) func(int) int { return func(int) int { return n } }
+
+func newWindow(t *testing.T) *Window {
 	t.Helper()
-	w, err := NewClientWindow(DefaultConfig().Sketch, "Users", t0, t0.Add(time.Minute))
+	w, err := New(detector.DefaultConfig().Sketch, "Users", t0, t0.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +37,7 @@ func newClientWindow(t *testing.T) *ClientWindow {
 // TestLatencyOutlierRule: a key whose p99 is over 10× the median key's p99
 // is flagged, provided both have at least 20 samples.
 func TestLatencyOutlierRule(t *testing.T) {
-	w := newClientWindow(t)
+	w := newWindow(t)
 	for i := range 30 {
 		for _, k := range []string{"a", "b", "c", "d", "e"} {
 			w.AddRequest(skey(k), t0, time.Millisecond, true, true)
@@ -46,7 +52,7 @@ func TestLatencyOutlierRule(t *testing.T) {
 			w.AddRequest(skey("few"), t0, 200*time.Millisecond, true, true)
 		}
 	}
-	rep := w.Report(DefaultConfig())
+	rep := w.Report(detector.DefaultConfig())
 	var flagged []string
 	for _, k := range rep.HotKeys {
 		flagged = append(flagged, k.Key)
@@ -82,13 +88,13 @@ func TestLatencyBuckets(t *testing.T) {
 // TestClientReportRedacted: with hash redaction no raw key appears
 // anywhere in the report's JSON, diagnosis included.
 func TestClientReportRedacted(t *testing.T) {
-	w := newClientWindow(t)
+	w := newWindow(t)
 	for range 100 {
 		w.AddRequest(skey("alice@example.com"), t0, time.Millisecond, true, true)
 		w.AddCapacity(skey("alice@example.com"), t0, 2000, 900)
 		w.AddThrottle(skey("alice@example.com"), t0, []string{"TableReadKeyRangeThroughputExceeded"})
 	}
-	cfg := DefaultConfig()
+	cfg := detector.DefaultConfig()
 	h, err := redact.New([]byte("pepper, sixteen bytes or more"))
 	if err != nil {
 		t.Fatal(err)
@@ -107,22 +113,22 @@ func TestClientReportRedacted(t *testing.T) {
 	}
 }
 
-// TestClientWindowBytes: a window fed every kind of figure for more
+// TestMaxBytes: a window fed every kind of figure for more
 // distinct keys than its sketches track (their worst case: every counter
 // holding a key of the longest length, the exact sets grown to their
 // largest then dense HyperLogLogs, the latency table and the throttling
-// reasons full) holds no more heap than ClientWindowBytes says, and not
+// reasons full) holds no more heap than MaxBytes says, and not
 // much less: the bound is what a watcher's memory cap is built on.
-func TestClientWindowBytes(t *testing.T) {
+func TestMaxBytes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fills windows")
 	}
-	cfg := DefaultConfig().Sketch
+	cfg := detector.DefaultConfig().Sketch
 	for _, keyLen := range []int{8, 48, 100, sketch.MaxKeyLen} {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		w, err := NewClientWindow(cfg, "Users", t0, t0.Add(time.Minute))
+		w, err := New(cfg, "Users", t0, t0.Add(time.Minute))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,17 +144,17 @@ func TestClientWindowBytes(t *testing.T) {
 			w.AddKeyThrottle(k, at, []string{"TableReadKeyRangeThroughputExceeded", "Reason" + strconv.Itoa(i%3)})
 			w.AddUnprocessed(k, at, 1)
 			w.AddConditionalCheckFailed(k, at)
-			if i < 600 { // ten keys a second at both saturation levels: past MaxWatchedKeys
+			if i < 600 { // ten keys a second at both saturation levels: past detector.MaxWatchedKeys
 				w.AddCapacity(k, at, 5400, 900)
 			}
 		}
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		held := int(after.HeapAlloc) - int(before.HeapAlloc)
-		bound := ClientWindowBytes(cfg, keyLen)
-		t.Logf("keys of %d bytes: a full window holds %d KB, ClientWindowBytes says %d KB", keyLen, held/1024, bound/1024)
+		bound := MaxBytes(cfg, keyLen)
+		t.Logf("keys of %d bytes: a full window holds %d KB, MaxBytes says %d KB", keyLen, held/1024, bound/1024)
 		if held > bound || bound > 2*held {
-			t.Errorf("keys of %d bytes: a full window holds %d bytes; ClientWindowBytes %d, want within [held, 2 × held]", keyLen, held, bound)
+			t.Errorf("keys of %d bytes: a full window holds %d bytes; MaxBytes %d, want within [held, 2 × held]", keyLen, held, bound)
 		}
 		runtime.KeepAlive(w)
 	}

@@ -1,4 +1,4 @@
-package detector
+package clientwindow
 
 import (
 	"fmt"
@@ -6,11 +6,14 @@ import (
 	"unsafe"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
+	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
-// DynamoDB's per-partition read cap, and the client-side defaults that
-// follow from it the way the write defaults follow from 1,000 WCU/s.
+// DynamoDB's per-partition read cap, and the defaults of the read
+// thresholds (detector.Config's MinRCUPerSecond, CriticalRCUPerSecond and
+// ReadPartitionLimit, which the stream side never reads) that follow from
+// it the way the write defaults follow from 1,000 WCU/s.
 const (
 	DefaultReadPartitionLimit   = ddb.PartitionReadUnits
 	DefaultCriticalRCUPerSecond = 2400
@@ -18,33 +21,33 @@ const (
 )
 
 // CriticalLevels returns the per-second rates that make a client key
-// critical: its reads in half RCU (CriticalRCUPerSecond, the client
+// critical under cfg: its reads in half RCU (CriticalRCUPerSecond, the
 // default when unset) and its writes in WCU (CriticalWCUPerSecond), as
 // Report judges a key's peaks. clientwatch announces keys as they reach
 // them (HotReads, HotWrites).
-func (c Config) CriticalLevels() (readHalf, write uint64) {
-	c = c.withClientDefaults()
-	return uint64(2 * c.CriticalRCUPerSecond), uint64(c.CriticalWCUPerSecond)
+func CriticalLevels(cfg detector.Config) (readHalf, write uint64) {
+	cfg = withDefaults(cfg)
+	return uint64(2 * cfg.CriticalRCUPerSecond), uint64(cfg.CriticalWCUPerSecond)
 }
 
-// ClientWindow summarises what an instrumented client saw of one table (or
-// one of its global secondary indexes) in one window: per partition key,
-// the requests, the read and write capacity consumed (RCU in half units,
-// the granularity DynamoDB charges reads in), the throttled attempts and
-// their reasons, the items a batch left unprocessed, the conditional-check
+// Window summarises what an instrumented client saw of one table (or one
+// of its global secondary indexes) in one window: per partition key, the
+// requests, the read and write capacity consumed (RCU in half units, the
+// granularity DynamoDB charges reads in), the throttled attempts and their
+// reasons, the items a batch left unprocessed, the conditional-check
 // failures and the latency of the calls, with the same bounded sketches as
-// Window. Requests DynamoDB charged but that name no partition key the
-// client can see (a Scan page without items, a PartiQL statement without a
-// key literal, a table whose key schema is not known yet) count in the
-// totals as unattributed.
+// the stream side's detector.Window. Requests DynamoDB charged but that
+// name no partition key the client can see (a Scan page without items, a
+// PartiQL statement without a key literal, a table whose key schema is not
+// known yet) count in the totals as unattributed.
 //
 // Its sketches are made on first use: a window that only ever counts
 // unattributed calls holds none, and one without throttles, batches or
-// failed conditions holds three (calls, reads, writes). ClientWindowBytes
-// bounds what a window can hold.
+// failed conditions holds three (calls, reads, writes). MaxBytes bounds
+// what a window can hold.
 //
-// A ClientWindow is not safe for concurrent use.
-type ClientWindow struct {
+// A Window is not safe for concurrent use.
+type Window struct {
 	table, index string
 	start, end   int64
 	cfg          sketch.Config
@@ -68,7 +71,7 @@ type ClientWindow struct {
 	// known item size pins to one key.
 	slack *sketch.Summary
 
-	sat     clientSaturation
+	sat     saturation
 	latency latencyTable
 	reasons map[string]map[string]uint64 // typed key -> reason -> attempts; bounded by maxReasonKeys
 	keyBuf  []byte
@@ -78,7 +81,7 @@ type ClientWindow struct {
 // one; throttles beyond it are still counted, per key, in the sketches.
 const maxReasonKeys = 256
 
-// eventKind is the first byte of a key in ClientWindow.events.
+// eventKind is the first byte of a key in Window.events.
 type eventKind byte
 
 const (
@@ -88,7 +91,7 @@ const (
 	eventApportioned eventKind = 'a' // a share of a multi-key call
 )
 
-// slackKind is the first byte of a key in ClientWindow.slack.
+// slackKind is the first byte of a key in Window.slack.
 type slackKind byte
 
 const (
@@ -98,36 +101,35 @@ const (
 	slackWriteAbove slackKind = 'W'
 )
 
-// NewClientWindow returns an empty client-side window for table covering
-// [start, end).
-func NewClientWindow(cfg sketch.Config, table string, start, end time.Time) (*ClientWindow, error) {
-	return NewClientIndexWindow(cfg, table, "", start, end)
+// New returns an empty client-side window for table covering [start, end).
+func New(cfg sketch.Config, table string, start, end time.Time) (*Window, error) {
+	return NewIndex(cfg, table, "", start, end)
 }
 
-// NewClientIndexWindow returns an empty client-side window for the global
-// secondary index index of table ("" for the table itself): its keys are
-// the index's partition keys, its capacity the index's own.
-func NewClientIndexWindow(cfg sketch.Config, table, index string, start, end time.Time) (*ClientWindow, error) {
+// NewIndex returns an empty client-side window for the global secondary
+// index index of table ("" for the table itself): its keys are the
+// index's partition keys, its capacity the index's own.
+func NewIndex(cfg sketch.Config, table, index string, start, end time.Time) (*Window, error) {
 	if !end.After(start) {
-		return nil, fmt.Errorf("detector: window end %s is not after start %s", end, start)
+		return nil, fmt.Errorf("clientwindow: window end %s is not after start %s", end, start)
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("detector: %w", err)
+		return nil, fmt.Errorf("clientwindow: %w", err)
 	}
-	w := &ClientWindow{table: table, index: index, start: start.Unix(), end: end.Unix(), cfg: cfg}
+	w := &Window{table: table, index: index, start: start.Unix(), end: end.Unix(), cfg: cfg}
 	w.sat.sec = w.start - 1
-	w.Watch(DefaultConfig())
+	w.Watch(detector.DefaultConfig())
 	return w, nil
 }
 
-// ClientWindowBytes bounds the heap one ClientWindow made with cfg holds,
+// MaxBytes bounds the heap one Window made with cfg holds,
 // however many keys it sees, while no typed key is longer than keyLen
 // bytes (sketch.MaxKeyLen at most): its five sketches at their largest,
 // the latency table full, its throttling reasons at their cap, its
-// saturation seconds (MaxWatchedKeys keys a side) at theirs. A watcher
-// multiplies it by the windows it may hold to keep under a memory cap.
-// TestClientWindowBytes holds it against a measured worst case.
-func ClientWindowBytes(cfg sketch.Config, keyLen int) int {
+// saturation seconds (detector.MaxWatchedKeys keys a side) at theirs. A
+// watcher multiplies it by the windows it may hold to keep under a memory
+// cap. TestMaxBytes holds it against a measured worst case.
+func MaxBytes(cfg sketch.Config, keyLen int) int {
 	keyLen = min(max(keyLen, 1), sketch.MaxKeyLen)
 	// Per heavy-hitter counter: the buffers of keys longer than a slot
 	// holds; events and slack keys carry a kind byte more.
@@ -150,43 +152,44 @@ func ClientWindowBytes(cfg sketch.Config, keyLen int) int {
 	reasons := maxReasonKeys * (roundUp(keyLen, 16) + 16 + 64 + 208)
 	// Saturation: the keys it follows, and a buffer of the keys at a level
 	// in one second (at most every heavy hitter), grown by doubling.
-	saturation := 2*MaxWatchedKeys*int(unsafe.Sizeof(watchedKey{})) + 2*cfg.Counters*int(unsafe.Sizeof(sketch.TickEntry{}))
-	return 5*perSketch + latency + reasons + saturation + 2*roundUp(keyLen, 16) + 1<<10
+	var sat detector.SaturatedSeconds
+	seconds := 2*sat.MaxBytes() + 2*cfg.Counters*int(unsafe.Sizeof(sketch.TickEntry{}))
+	return 5*perSketch + latency + reasons + seconds + 2*roundUp(keyLen, 16) + 1<<10
 }
 
 func roundUp(n, to int) int { return (n + to - 1) / to * to }
 
 // Table returns the window's table name.
-func (w *ClientWindow) Table() string { return w.table }
+func (w *Window) Table() string { return w.table }
 
 // Index returns the global secondary index the window is of, "" for a table.
-func (w *ClientWindow) Index() string { return w.index }
+func (w *Window) Index() string { return w.index }
 
 // Start returns the window's first instant.
-func (w *ClientWindow) Start() time.Time { return time.Unix(w.start, 0).UTC() }
+func (w *Window) Start() time.Time { return time.Unix(w.start, 0).UTC() }
 
 // End returns the instant just after the window.
-func (w *ClientWindow) End() time.Time { return time.Unix(w.end, 0).UTC() }
+func (w *Window) End() time.Time { return time.Unix(w.end, 0).UTC() }
 
-func (w *ClientWindow) typed(k ddb.Key) []byte {
+func (w *Window) typed(k ddb.Key) []byte {
 	w.keyBuf = append(w.keyBuf[:0], byte(k.Type))
 	w.keyBuf = append(w.keyBuf, k.Value...)
 	return w.keyBuf
 }
 
 // kinded is the key of k under kind, in events or slack.
-func (w *ClientWindow) kinded(kind byte, k ddb.Key) []byte {
+func (w *Window) kinded(kind byte, k ddb.Key) []byte {
 	w.keyBuf = append(w.keyBuf[:0], kind, byte(k.Type))
 	w.keyBuf = append(w.keyBuf, k.Value...)
 	return w.keyBuf
 }
 
 // summary returns *s, made on first use (the config was validated).
-func (w *ClientWindow) summary(s **sketch.Summary) *sketch.Summary {
+func (w *Window) summary(s **sketch.Summary) *sketch.Summary {
 	if *s == nil {
 		var err error
 		if *s, err = sketch.NewSummary(w.cfg); err != nil {
-			panic(err) // validated in NewClientIndexWindow
+			panic(err) // validated in NewIndex
 		}
 	}
 	return *s
@@ -196,7 +199,7 @@ func (w *ClientWindow) summary(s **sketch.Summary) *sketch.Summary {
 // when withLatency (the call touched k alone), its latency as the caller
 // saw it. A call on several keys is counted once per key, and once in the
 // window's Requests when first is true.
-func (w *ClientWindow) AddRequest(k ddb.Key, t time.Time, latency time.Duration, withLatency, first bool) {
+func (w *Window) AddRequest(k ddb.Key, t time.Time, latency time.Duration, withLatency, first bool) {
 	if first {
 		w.requests++
 	}
@@ -208,7 +211,7 @@ func (w *ClientWindow) AddRequest(k ddb.Key, t time.Time, latency time.Duration,
 }
 
 // AddUnattributed counts one call whose capacity no key can be charged with.
-func (w *ClientWindow) AddUnattributed(rcuHalf, wcu uint64) {
+func (w *Window) AddUnattributed(rcuHalf, wcu uint64) {
 	w.requests++
 	w.unattributed++
 	w.rcuHalf += rcuHalf
@@ -220,7 +223,7 @@ func (w *ClientWindow) AddUnattributed(rcuHalf, wcu uint64) {
 // AddCapacity charges key k with read capacity (in half RCU) and write
 // capacity consumed at time t, reported for the key alone (AddShare
 // charges a key's share of a multi-key request).
-func (w *ClientWindow) AddCapacity(k ddb.Key, t time.Time, rcuHalf, wcu uint64) {
+func (w *Window) AddCapacity(k ddb.Key, t time.Time, rcuHalf, wcu uint64) {
 	w.charge(k, t.Unix(), rcuHalf, wcu)
 }
 
@@ -230,7 +233,7 @@ func (w *ClientWindow) AddCapacity(k ddb.Key, t time.Time, rcuHalf, wcu uint64) 
 // share + above], because the call named items whose size the client
 // could not see (a batch's deletes, say), and so could not pin the call's
 // total on each key exactly.
-func (w *ClientWindow) AddShare(k ddb.Key, t time.Time, read bool, units, below, above uint64) {
+func (w *Window) AddShare(k ddb.Key, t time.Time, read bool, units, below, above uint64) {
 	tick := t.Unix()
 	lo, hi := slackWriteBelow, slackWriteAbove
 	if read {
@@ -252,7 +255,7 @@ func (w *ClientWindow) AddShare(k ddb.Key, t time.Time, read bool, units, below,
 // charge is the one place a key's units and their per-second peaks are
 // counted: a rule that must see each second's units per key (a saturation
 // rule, a callback) hooks in here.
-func (w *ClientWindow) charge(k ddb.Key, tick int64, rcuHalf, wcu uint64) {
+func (w *Window) charge(k ddb.Key, tick int64, rcuHalf, wcu uint64) {
 	if tick != w.sat.sec {
 		w.nextSecond(tick)
 	}
@@ -266,20 +269,20 @@ func (w *ClientWindow) charge(k ddb.Key, tick int64, rcuHalf, wcu uint64) {
 	}
 }
 
-func (w *ClientWindow) markApportioned(k ddb.Key, tick int64, rcuHalf, wcu uint64) {
+func (w *Window) markApportioned(k ddb.Key, tick int64, rcuHalf, wcu uint64) {
 	w.apportionedRCUHalf += rcuHalf
 	w.apportionedW += wcu
 	w.event(eventApportioned, k, tick, 1) // 0-unit shares count too
 }
 
-func (w *ClientWindow) event(kind eventKind, k ddb.Key, tick int64, n uint64) {
+func (w *Window) event(kind eventKind, k ddb.Key, tick int64, n uint64) {
 	w.summary(&w.events).Add(w.kinded(byte(kind), k), n, tick, 0)
 }
 
 // AddThrottle counts one throttled attempt of a call on key k alone, with
 // DynamoDB's ThrottlingReasons for it (none from older endpoints): once in
 // the window's total and once for the key.
-func (w *ClientWindow) AddThrottle(k ddb.Key, t time.Time, reasons []string) {
+func (w *Window) AddThrottle(k ddb.Key, t time.Time, reasons []string) {
 	w.throttled++
 	w.AddKeyThrottle(k, t, reasons)
 }
@@ -287,11 +290,11 @@ func (w *ClientWindow) AddThrottle(k ddb.Key, t time.Time, reasons []string) {
 // AddThrottledAttempt counts one throttled attempt in the window's total
 // only: a throttled request counts once there however many keys it names,
 // each of which AddKeyThrottle counts.
-func (w *ClientWindow) AddThrottledAttempt() { w.throttled++ }
+func (w *Window) AddThrottledAttempt() { w.throttled++ }
 
 // AddKeyThrottle counts one throttled attempt for key k, not in the
 // window's total (see AddThrottledAttempt), with its reasons.
-func (w *ClientWindow) AddKeyThrottle(k ddb.Key, t time.Time, reasons []string) {
+func (w *Window) AddKeyThrottle(k ddb.Key, t time.Time, reasons []string) {
 	w.event(eventThrottle, k, t.Unix(), 1)
 	key := w.typed(k)
 	m := w.reasons[string(key)]
@@ -316,46 +319,46 @@ func (w *ClientWindow) AddKeyThrottle(k ddb.Key, t time.Time, reasons []string) 
 // AddUnprocessed counts n items of key k that a batch handed back
 // unprocessed (UnprocessedItems, UnprocessedKeys): DynamoDB's throttling of
 // part of a batch, counted apart from throttled requests.
-func (w *ClientWindow) AddUnprocessed(k ddb.Key, t time.Time, n uint64) {
+func (w *Window) AddUnprocessed(k ddb.Key, t time.Time, n uint64) {
 	w.unprocessed += n
 	w.event(eventUnprocessed, k, t.Unix(), n)
 }
 
 // AddConditionalCheckFailed counts a write on key k refused by its
 // condition: DynamoDB still charges it, and hides it from streams.
-func (w *ClientWindow) AddConditionalCheckFailed(k ddb.Key, t time.Time) {
+func (w *Window) AddConditionalCheckFailed(k ddb.Key, t time.Time) {
 	w.conditionalFailed++
 	w.event(eventConditional, k, t.Unix(), 1)
 }
 
 // AddDropped counts calls the client could not record (its queue was full).
-func (w *ClientWindow) AddDropped(n uint64) { w.dropped += n }
+func (w *Window) AddDropped(n uint64) { w.dropped += n }
 
 // AddInternalErrors counts calls whose recording failed on a bug of ours
 // (a panic, recovered): never the caller's fault, and never the call's.
-func (w *ClientWindow) AddInternalErrors(n uint64) { w.internalErrors += n }
+func (w *Window) AddInternalErrors(n uint64) { w.internalErrors += n }
 
 // SetEstimated marks the window's capacity as estimated from item sizes
 // rather than reported by DynamoDB.
-func (w *ClientWindow) SetEstimated() { w.estimated = true }
+func (w *Window) SetEstimated() { w.estimated = true }
 
 // ReadCapacity and WriteCapacity return the window's exact totals.
-func (w *ClientWindow) ReadCapacity() float64 { return float64(w.rcuHalf) / 2 }
+func (w *Window) ReadCapacity() float64 { return float64(w.rcuHalf) / 2 }
 
 // WriteCapacity returns the window's exact WCU total.
-func (w *ClientWindow) WriteCapacity() uint64 { return w.wcu }
+func (w *Window) WriteCapacity() uint64 { return w.wcu }
 
 // Requests returns the calls counted in the window.
-func (w *ClientWindow) Requests() uint64 { return w.requests }
+func (w *Window) Requests() uint64 { return w.requests }
 
 // Dropped returns the calls counted as dropped in the window.
-func (w *ClientWindow) Dropped() uint64 { return w.dropped }
+func (w *Window) Dropped() uint64 { return w.dropped }
 
 // KeyPeaks returns a lower bound on key k's largest read (in half RCU)
 // and write units within one second of the window, from the heavy
 // hitters (0 for a key they do not track). Checked right after each
 // charge, it says when a key crosses a per-second rate.
-func (w *ClientWindow) KeyPeaks(k ddb.Key) (rcuHalf, wcu uint64) {
+func (w *Window) KeyPeaks(k ddb.Key) (rcuHalf, wcu uint64) {
 	key := w.typed(k)
 	if w.reads != nil {
 		if e, ok := w.reads.Lookup(key); ok {

@@ -1,4 +1,4 @@
-package detector_test
+package clientwindow_test
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/clientwatch/clientwindow"
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/golden"
@@ -23,8 +24,8 @@ func goldenClientReports(t *testing.T) []report.ClientReport {
 	cfg := detector.DefaultConfig()
 	cfg.Top = 6
 	key := func(t ddb.KeyType, v string) ddb.Key { return ddb.Key{Type: t, Value: []byte(v)} }
-	window := func(table string, start time.Time) *detector.ClientWindow {
-		w, err := detector.NewClientWindow(cfg.Sketch, table, start, start.Add(time.Minute))
+	window := func(table string, start time.Time) *clientwindow.Window {
+		w, err := clientwindow.New(cfg.Sketch, table, start, start.Add(time.Minute))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,5 +103,5 @@ func TestClientReportGolden(t *testing.T) {
 		}
 		got.Write(append(b, '\n'))
 	}
-	golden.Equal(t, "../report/testdata/client.jsonl", got.Bytes())
+	golden.Equal(t, "../../report/testdata/client.jsonl", got.Bytes())
 }

@@ -1,4 +1,4 @@
-package detector
+package clientwindow
 
 import (
 	"maps"
@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
+	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
@@ -24,7 +25,7 @@ type clientDemand struct{ reads, writes func(sec int) int }
 // admitted, as an instrumented client sees the successful calls. It
 // returns the exact oracle: per key, the seconds whose admitted reads and
 // writes reached fraction of each limit.
-func admitClient(w *ClientWindow, seconds int, fraction float64, demand map[string]clientDemand) map[string][2]int {
+func admitClient(w *Window, seconds int, fraction float64, demand map[string]clientDemand) map[string][2]int {
 	oracle := map[string][2]int{}
 	reads, writes := map[string]*ddb.Admission{}, map[string]*ddb.Admission{}
 	for _, k := range slices.Sorted(maps.Keys(demand)) {
@@ -65,9 +66,9 @@ func admitClient(w *ClientWindow, seconds int, fraction float64, demand map[stri
 }
 
 // newOrdersWindow is a client window of table Orders, a minute from t0.
-func newOrdersWindow(t *testing.T) *ClientWindow {
+func newOrdersWindow(t *testing.T) *Window {
 	t.Helper()
-	w, err := NewClientWindow(DefaultConfig().Sketch, "Orders", t0, t0.Add(time.Minute))
+	w, err := New(detector.DefaultConfig().Sketch, "Orders", t0, t0.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,16 +177,16 @@ func TestClientSaturation(t *testing.T) {
 		want:   clientSat{Severity: report.Critical, ReadSeconds: 10, HotFor: []report.Cause{report.CauseReads}},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := DefaultConfig()
+			cfg := detector.DefaultConfig()
 			if tc.fraction != 0 {
 				cfg.SaturationFraction, cfg.SaturationSeconds = tc.fraction, tc.seconds
 			}
-			w, err := NewClientIndexWindow(cfg.Sketch, "Orders", tc.index, t0, t0.Add(time.Minute))
+			w, err := NewIndex(cfg.Sketch, "Orders", tc.index, t0, t0.Add(time.Minute))
 			if err != nil {
 				t.Fatal(err)
 			}
 			w.Watch(cfg)
-			fraction, _ := cfg.saturationRule()
+			fraction := cfg.SaturationFraction
 			oracle := admitClient(w, 10, fraction, map[string]clientDemand{"HOT": tc.demand, "COLD": {reads: constant(10), writes: constant(10)}})
 			got := clientSatOf(w.Report(cfg), "HOT")
 			if got.ReadSeconds != oracle["HOT"][0] || got.WriteSeconds != oracle["HOT"][1] {
@@ -204,7 +205,7 @@ func TestClientSaturation(t *testing.T) {
 // TestClientSaturationDiagnosis: a key pinned at both limits says so for
 // each side, in the stream side's words, its shard count a lower bound.
 func TestClientSaturationDiagnosis(t *testing.T) {
-	cfg, w := DefaultConfig(), newOrdersWindow(t)
+	cfg, w := detector.DefaultConfig(), newOrdersWindow(t)
 	admitClient(w, 4, 0.9, map[string]clientDemand{"HOT": {reads: constant(9000), writes: constant(9000)}})
 	k := w.Report(cfg).HotKeys[0]
 	want := "Saturated: successful reads pinned at the partition limit (at least 2700 RCU/s for 4 s of the window), so its reads are most likely being throttled and its true demand is at least what was observed." +
@@ -221,7 +222,7 @@ func TestClientSaturationDiagnosis(t *testing.T) {
 // counts toward no saturated second (a lower bound), and a window counts
 // no second before its first charge.
 func TestClientSaturationLateCall(t *testing.T) {
-	cfg, w := DefaultConfig(), newOrdersWindow(t)
+	cfg, w := detector.DefaultConfig(), newOrdersWindow(t)
 	key := ddb.Key{Type: ddb.String, Value: []byte("HOT")}
 	w.AddCapacity(key, t0, 0, 500)
 	w.AddCapacity(key, t0.Add(time.Second), 0, 950)
@@ -237,7 +238,7 @@ func TestClientSaturationLateCall(t *testing.T) {
 // nothing once its buffers have grown: the per-call path stays free of
 // allocations.
 func TestClientSaturationAllocs(t *testing.T) {
-	cfg, w := DefaultConfig(), newOrdersWindow(t)
+	cfg, w := detector.DefaultConfig(), newOrdersWindow(t)
 	hot := ddb.Key{Type: ddb.String, Value: []byte("HOT")}
 	cold := make([]ddb.Key, 100)
 	for i := range cold {

@@ -1,10 +1,11 @@
-package detector
+package clientwindow
 
 import (
 	"cmp"
 	"slices"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
+	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
@@ -13,8 +14,8 @@ import (
 // and events) against the read and write thresholds, flags throttled keys
 // whatever their share, applies the latency outlier rule, and says what
 // to do.
-func (w *ClientWindow) Report(cfg Config) report.ClientReport {
-	cfg = cfg.withClientDefaults()
+func (w *Window) Report(cfg detector.Config) report.ClientReport {
+	cfg = withDefaults(cfg)
 	rep := report.ClientReport{
 		Window:                   report.Window{Table: w.table, Index: w.index, Start: w.Start(), End: w.End()},
 		Requests:                 w.requests,
@@ -68,7 +69,7 @@ func (w *ClientWindow) Report(cfg Config) report.ClientReport {
 
 // candidates are every tracked key of every sketch, once, typed: the
 // events' keys without their kind byte.
-func (w *ClientWindow) candidates(n int) [][]byte {
+func (w *Window) candidates(n int) [][]byte {
 	seen := map[string]bool{}
 	var cands [][]byte
 	add := func(key []byte) {
@@ -118,7 +119,7 @@ func bounds(s *sketch.Summary, key []byte) (e sketch.Entry) {
 }
 
 // kindBounds is bounds of key under kind in s.
-func (w *ClientWindow) kindBounds(s *sketch.Summary, kind byte, key []byte) sketch.Entry {
+func (w *Window) kindBounds(s *sketch.Summary, kind byte, key []byte) sketch.Entry {
 	if s == nil {
 		return sketch.Entry{}
 	}
@@ -126,7 +127,7 @@ func (w *ClientWindow) kindBounds(s *sketch.Summary, kind byte, key []byte) sket
 	return bounds(s, w.keyBuf)
 }
 
-func (w *ClientWindow) keyReport(j judge, key []byte) report.ClientKeyReport {
+func (w *Window) keyReport(j judge, key []byte) report.ClientKeyReport {
 	calls, reads, writes := bounds(w.calls, key), bounds(w.reads, key), bounds(w.writes, key)
 	// Throttles, unprocessed items and condition failures are exact for a
 	// key tracked from its first one; Upper otherwise (never an
@@ -135,7 +136,7 @@ func (w *ClientWindow) keyReport(j judge, key []byte) report.ClientKeyReport {
 	unp := w.kindBounds(w.events, byte(eventUnprocessed), key)
 	cond := w.kindBounds(w.events, byte(eventConditional), key)
 	k := report.ClientKeyReport{
-		KeyFigures:               j.figures(key, writes),
+		KeyFigures:               j.cfg.KeyFigures(key, writes, j.total, j.seconds),
 		Requests:                 calls.Upper,
 		RCU:                      float64(reads.Upper) / 2,
 		RCULower:                 float64(reads.Lower) / 2,
@@ -171,7 +172,7 @@ func (w *ClientWindow) keyReport(j judge, key []byte) report.ClientKeyReport {
 
 // widen moves k's bounds out by the slack of its apportioned shares: the
 // units it may have been charged too many (below) or too few (above).
-func (w *ClientWindow) widen(k *report.ClientKeyReport, key []byte) {
+func (w *Window) widen(k *report.ClientKeyReport, key []byte) {
 	if w.slack == nil {
 		return
 	}
@@ -185,7 +186,7 @@ func (w *ClientWindow) widen(k *report.ClientKeyReport, key []byte) {
 
 // latencyOutliers applies the outlier rule over the keys with enough
 // samples: a p99 over 10× the median key's p99.
-func (w *ClientWindow) latencyOutliers(keys []report.ClientKeyReport) {
+func (w *Window) latencyOutliers(keys []report.ClientKeyReport) {
 	var p99s []float64
 	for _, k := range keys {
 		if k.LatencySamples >= LatencyOutlierMinSamples {
@@ -206,7 +207,7 @@ func (w *ClientWindow) latencyOutliers(keys []report.ClientKeyReport) {
 }
 
 // judgeKey flags a key for what made it hot and writes its diagnosis.
-func (w *ClientWindow) judgeKey(j judge, k *report.ClientKeyReport, key []byte) {
+func (w *Window) judgeKey(j judge, k *report.ClientKeyReport, key []byte) {
 	cfg := j.cfg
 	readSev := report.None
 	switch {
@@ -215,10 +216,10 @@ func (w *ClientWindow) judgeKey(j judge, k *report.ClientKeyReport, key []byte) 
 	case k.ReadShare >= cfg.ShareThreshold && k.PeakRCUPerSecond >= cfg.MinRCUPerSecond:
 		readSev = report.Warning
 	}
-	writeSev := j.severity(k.Share, k.PeakWCUPerSecond)
+	writeSev := cfg.Severity(k.Share, k.PeakWCUPerSecond)
 	// Saturated on either side: pinned at a limit, most likely throttled
-	// (the stream side's rule, saturation, against both limits).
-	_, need := cfg.saturation()
+	// (the stream side's rule, Config.SaturationLevel, against both limits).
+	_, need := cfg.SaturationLevel(cfg.PartitionLimit)
 	readSat, writeSat := k.ReadSaturatedSeconds >= need, k.SaturatedSeconds >= need
 	if readSat || writeSat {
 		k.HotFor = append(k.HotFor, report.CauseSaturated)
@@ -231,7 +232,7 @@ func (w *ClientWindow) judgeKey(j judge, k *report.ClientKeyReport, key []byte) 
 	if writeSev != report.None {
 		k.HotFor = append(k.HotFor, report.CauseWrites)
 	}
-	sev := worse(readSev, writeSev)
+	sev := readSev.Worse(writeSev)
 	if k.Saturated {
 		sev = report.Critical
 	}
@@ -241,22 +242,31 @@ func (w *ClientWindow) judgeKey(j judge, k *report.ClientKeyReport, key []byte) 
 	}
 	if k.LatencyOutlier {
 		k.HotFor = append(k.HotFor, report.CauseLatency)
-		sev = worse(sev, report.Warning)
+		sev = sev.Worse(report.Warning)
 	}
 	k.Severity = sev
 	if sev == report.None {
 		return
 	}
-	k.RecommendedShards = recommendedShards(k.PeakWCUPerSecond, cfg.PartitionLimit)
+	k.RecommendedShards = detector.RecommendedShards(k.PeakWCUPerSecond, cfg.PartitionLimit)
 	if writeSev != report.None {
-		k.Pattern = classify(keyShape{text: string(key[1:]), isString: ddb.KeyType(key[0]) == ddb.String, sortKeyed: true, manyItems: true})
+		// A client cannot tell whether the table has a sort key, nor how
+		// many items a key holds: only the key's shape explains it.
+		k.Pattern = detector.Classify(ddb.Key{Type: ddb.KeyType(key[0]), Value: key[1:]}, true, true)
 	}
 	k.Diagnosis = diagnoseClient(k, cfg)
 }
 
-// withClientDefaults fills the client-side thresholds a Config made for
-// the stream side leaves at zero.
-func (c Config) withClientDefaults() Config {
+// judge holds what every key of a window is judged against.
+type judge struct {
+	cfg     detector.Config // the client defaults filled in (withDefaults)
+	total   uint64          // the window's WCU
+	seconds float64         // the window's length
+}
+
+// withDefaults fills the client-side thresholds a Config made for the
+// stream side leaves at zero.
+func withDefaults(c detector.Config) detector.Config {
 	if c.ReadPartitionLimit <= 0 {
 		c.ReadPartitionLimit = DefaultReadPartitionLimit
 	}
@@ -267,7 +277,7 @@ func (c Config) withClientDefaults() Config {
 		c.MinRCUPerSecond = DefaultMinRCUPerSecond
 	}
 	if c.PartitionLimit <= 0 {
-		c.PartitionLimit = DefaultPartitionLimit
+		c.PartitionLimit = detector.DefaultPartitionLimit
 	}
 	return c
 }
