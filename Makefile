@@ -102,11 +102,11 @@ build-HotKeysFunction:
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(LAMBDA_GOARCH) $(GO) build -tags lambda.norpc -trimpath \
 		-ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./lambda
 
-## build-HistoryRollupFunction: the history rollup function (./cmd/rollup), as `sam build` runs it.
+## build-HistoryRollupFunction: the history rollup function (./lambda/rollup), as `sam build` runs it.
 build-HistoryRollupFunction:
 	mkdir -p $(ARTIFACTS_DIR)
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(LAMBDA_GOARCH) $(GO) build -tags lambda.norpc -trimpath \
-		-ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./cmd/rollup
+		-ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./lambda/rollup
 
 ## rie: the Lambda Runtime Interface Emulator go.mod pins, in .cache/.
 rie: $(RIE)

@@ -14,6 +14,8 @@ type MetricPutter interface {
 	PutMetricData(ctx context.Context, in *cloudwatch.PutMetricDataInput, optFns ...func(*cloudwatch.Options)) (*cloudwatch.PutMetricDataOutput, error)
 }
 
+var _ MetricPutter = (*cloudwatch.Client)(nil)
+
 // PutMetricData limits: 1,000 datums and 1 MB per request. The byte budget
 // stays under 1 MiB with room for the request envelope, and is counted on
 // the uncompressed CBOR body, which bounds the gzipped one.

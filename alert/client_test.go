@@ -12,6 +12,7 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hotkeys-dev/hotkeys/clientwatch"
 	"github.com/hotkeys-dev/hotkeys/clientwatch/clientwindow"
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
@@ -19,6 +20,10 @@ import (
 	"github.com/hotkeys-dev/hotkeys/redact"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
+
+// ClientPublisher is clientwatch's Publisher for CloudWatch. The assertion
+// lives in a test: clientwatch does not import alert, nor alert clientwatch.
+var _ clientwatch.Publisher = ClientPublisher{}
 
 // clientReport is a client-side window's report: a read-hot, throttled key
 // among quiet ones, its key hashed.

@@ -22,8 +22,7 @@ func ExamplePublisher_Publish_emf() {
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	rep := report.Report{
 		Window:       report.Window{Table: "Orders", Start: start, End: start.Add(time.Minute)},
-		Records:      3000,
-		WCU:          3200,
+		Totals:       report.Totals{Records: 3000, WCU: 3200},
 		DistinctKeys: 41,
 		HotKeys: []report.KeyReport{{
 			KeyFigures: report.KeyFigures{Key: "OPS_LOG", Type: "S", WCU: 2400, WCULower: 2400, WCUUpper: 2400, Share: 0.75, AvgWCUPerSecond: 40, PeakWCUPerSecond: 880, Severity: report.Critical, Pattern: report.PatternSingleKey, Diagnosis: "one key carries 75% of the writes", RecommendedShards: 2},

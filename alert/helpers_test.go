@@ -64,15 +64,11 @@ func sampleReport(table string, start time.Time) report.Report {
 		KeyFigures: report.KeyFigures{Key: "USER#0001", Type: "S", WCU: 100, WCULower: 90, WCUUpper: 110, Share: 0.004263301500682128, AvgWCUPerSecond: 1.6666666666666667, PeakWCUPerSecond: 12},
 	})
 	return report.Report{
-		Window:         report.Window{Table: table, Start: start, End: start.Add(time.Minute)},
-		Records:        10000,
-		TTLDeletes:     12,
-		Malformed:      3,
-		InternalErrors: 1,
-		WCU:            23456,
-		DistinctKeys:   4567,
-		HotKeys:        hot,
-		TopKeys:        top,
+		Window:       report.Window{Table: table, Start: start, End: start.Add(time.Minute)},
+		Totals:       report.Totals{Records: 10000, TTLDeletes: 12, Malformed: 3, InternalErrors: 1, WCU: 23456},
+		DistinctKeys: 4567,
+		HotKeys:      hot,
+		TopKeys:      top,
 		Shards: []report.ShardReport{
 			{Shard: "shardId-00000001", Records: 6000, WCU: 15000, PeakWCUPerSecond: 990},
 			{Shard: "shardId-00000002", Records: 4000, WCU: 8456, PeakWCUPerSecond: 400.25},

@@ -10,6 +10,14 @@ import (
 	"github.com/aws/smithy-go/middleware"
 )
 
+// A Watcher goes into a client's stack by itself (Initialize step) or
+// through Middleware, with a call's own state in both steps.
+var (
+	_ middleware.InitializeMiddleware  = (*Watcher)(nil)
+	_ middleware.InitializeMiddleware  = (*callState)(nil)
+	_ middleware.DeserializeMiddleware = (*attemptWatch)(nil)
+)
+
 // ID names the middleware in the client's stack.
 func (w *Watcher) ID() string { return "HotkeysClientWatch" }
 

@@ -51,8 +51,9 @@ func (w *Watcher) finish(st *callState, params, result any, callErr error, start
 }
 
 // operation adds the windows, keys and capacity of the call with input
-// params and output result (nil when it failed). It is a flat switch over
-// the operations, one case each.
+// params and output result (nil when it failed).
+//
+// Long because it is a flat switch over the operations, one case each.
 func (r *recorder) operation(params, result any) {
 	switch in := params.(type) {
 	case *dynamodb.GetItemInput:

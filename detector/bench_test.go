@@ -26,13 +26,13 @@ func benchWindow(b *testing.B) *Window {
 }
 
 // BenchmarkWindowMarshal encodes a window's state, as every tumbling-window
-// invoke of the Lambda does (MarshalWithin, within budget).
+// invoke of the Lambda does (marshalWithin, within budget).
 func BenchmarkWindowMarshal(b *testing.B) {
 	ws := []*Window{benchWindow(b)}
 	var n int
 	b.ReportAllocs()
 	for b.Loop() {
-		encs, err := MarshalWithin(ws, 1<<20)
+		encs, err := marshalWithin(ws, 1<<20)
 		if err != nil {
 			b.Fatal(err)
 		}

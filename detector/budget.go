@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// ErrBudget is wrapped by MarshalWithin when the windows do not fit even
+// ErrBudget is wrapped by MarshalState when the windows do not fit even
 // with every heavy-hitter key dropped.
 var ErrBudget = errors.New("detector: windows do not fit the byte budget")
 
@@ -16,8 +16,8 @@ var ErrBudget = errors.New("detector: windows do not fit the byte budget")
 // drop at once; the encodings are measured after each round.
 const entryOverhead = 32
 
-// MarshalWithin encodes ws (MarshalBinary) so that their encodings take at
-// most budget bytes together: the Lambda's tumbling-window state, which
+// marshalWithin encodes ws (MarshalBinary) so that their encodings take at
+// most budget bytes together: a WindowSet's state (MarshalState), which
 // Lambda caps at 1 MB, holds a table's window and its indexes' windows.
 //
 // When they do not fit, the heavy-hitter keys of lowest share of their own
@@ -30,7 +30,7 @@ const entryOverhead = 32
 //
 // It returns ErrBudget, wrapped, if the windows do not fit with every key
 // dropped: their count-min cells and HyperLogLogs alone exceed budget.
-func MarshalWithin(ws []*Window, budget int) ([][]byte, error) {
+func marshalWithin(ws []*Window, budget int) ([][]byte, error) {
 	out := make([][]byte, len(ws))
 	size := 0
 	for i, w := range ws {

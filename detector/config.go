@@ -3,6 +3,7 @@ package detector
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
@@ -31,7 +32,7 @@ type Config struct {
 	// stayed at SaturationFraction of PartitionLimit or more for at least
 	// SaturationSeconds seconds of a window: its successful writes are
 	// pinned at the limit, so it is most likely throttled. Zero means the
-	// default (DefaultSaturationFraction, DefaultSaturationSeconds). The
+	// default (0.9 and DefaultSaturationSeconds, 3 seconds). The
 	// client engine (package clientwatch/clientwindow) applies the same
 	// rule to a key's RCU against ReadPartitionLimit as well.
 	SaturationFraction float64
@@ -89,7 +90,7 @@ func (c Config) SaturationLevel(limit float64) (level uint64, seconds int) {
 func (c Config) saturationRule() (fraction float64, seconds int) {
 	f, n := c.SaturationFraction, c.SaturationSeconds
 	if f == 0 {
-		f = DefaultSaturationFraction
+		f = defaultSaturationFraction
 	}
 	if n == 0 {
 		n = DefaultSaturationSeconds
@@ -112,7 +113,7 @@ func (c Config) IndexSketchConfig() sketch.Config {
 // most that far apart) and a 256 × 4 count-min (e/256 ≈ 1.1 % of the
 // index's WCU with probability 1 - e^-4 ≈ 98 %). They are smaller than a
 // table's so that a table's window and 20 index windows travel together
-// in one tumbling window's state (see MarshalWithin), and so that the
+// in one tumbling window's state (see StateBudget), and so that the
 // index windows cost the pipeline less (docs/performance.md, "With global
 // secondary indexes", has what three indexes cost).
 func DefaultIndexSketch() sketch.Config { return sketch.Config{Counters: 64, Width: 256, Depth: 4} }
@@ -120,13 +121,13 @@ func DefaultIndexSketch() sketch.Config { return sketch.Config{Counters: 64, Wid
 // Defaults, as documented in docs/cli.md (the flags) and docs/lambda.md
 // (the function's variables).
 const (
-	DefaultWindow               = 60 * time.Second
-	DefaultShareThreshold       = 0.10
-	DefaultMinWCUPerSecond      = 100
-	DefaultCriticalWCUPerSecond = 800
+	defaultWindow               = 60 * time.Second
+	defaultShareThreshold       = 0.10
+	defaultMinWCUPerSecond      = 100
+	defaultCriticalWCUPerSecond = 800
 	DefaultPartitionLimit       = ddb.PartitionWriteUnits
 	DefaultTop                  = 10
-	DefaultSaturationFraction   = 0.9
+	defaultSaturationFraction   = 0.9
 	DefaultSaturationSeconds    = 3
 	MaxWindow                   = 15 * time.Minute
 )
@@ -134,15 +135,15 @@ const (
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
 	return Config{
-		Window:               DefaultWindow,
-		ShareThreshold:       DefaultShareThreshold,
-		MinWCUPerSecond:      DefaultMinWCUPerSecond,
-		CriticalWCUPerSecond: DefaultCriticalWCUPerSecond,
+		Window:               defaultWindow,
+		ShareThreshold:       defaultShareThreshold,
+		MinWCUPerSecond:      defaultMinWCUPerSecond,
+		CriticalWCUPerSecond: defaultCriticalWCUPerSecond,
 		PartitionLimit:       DefaultPartitionLimit,
-		SaturationFraction:   DefaultSaturationFraction,
+		SaturationFraction:   defaultSaturationFraction,
 		SaturationSeconds:    DefaultSaturationSeconds,
 		Top:                  DefaultTop,
-		Lateness:             DefaultWindow,
+		Lateness:             defaultWindow,
 		Sketch:               sketch.DefaultConfig(),
 		IndexSketch:          DefaultIndexSketch(),
 	}
@@ -154,7 +155,7 @@ var ErrConfig = errors.New("detector: invalid configuration")
 // A FieldError says which field of a Config is invalid and what it may
 // hold. It wraps ErrConfig (and Err, when set). Its message names fields as
 // Go does (ShareThreshold); the CLI and the Lambda, which know what their
-// users set, name them with Message.
+// users set, name them with Message, by the fields' addresses.
 type FieldError struct {
 	Field string // the invalid field: "ShareThreshold"
 	Value any    // what it held
@@ -168,7 +169,7 @@ type FieldError struct {
 }
 
 func (e *FieldError) Error() string {
-	return ErrConfig.Error() + ": " + e.Message(nil)
+	return ErrConfig.Error() + ": " + e.Message(nil, nil)
 }
 
 // Unwrap returns ErrConfig and the cause, if any.
@@ -181,11 +182,18 @@ func (e *FieldError) Unwrap() []error {
 
 // Message says what is wrong, each field named as names has it, or by its
 // Go name: "--share-threshold 2: want a fraction in (0, 1], e.g. 0.10" with
-// the CLI's flags.
-func (e *FieldError) Message(names map[string]string) string {
+// the CLI's flags. names maps fields of c, by address (&c.ShareThreshold),
+// to the names users set them by ("--share-threshold"), so that a caller's
+// table of names stops compiling when a field is renamed.
+func (e *FieldError) Message(c *Config, names map[any]string) string {
 	name := func(field string) string {
-		if n, ok := names[field]; ok {
-			return n
+		if c == nil {
+			return field
+		}
+		if f := reflect.ValueOf(c).Elem().FieldByName(field); f.IsValid() {
+			if n, ok := names[f.Addr().Interface()]; ok {
+				return n
+			}
 		}
 		return field
 	}

@@ -203,8 +203,8 @@ func TestWindowsAlignAndLateRecordsAreCounted(t *testing.T) {
 	// Records span [..603, ..627]: windows ..600 and ..610 are past; ..620 is open.
 	window := func(start int64, records, late, malformed uint64) report.Report {
 		return report.Report{
-			Window:  report.Window{Table: "T1", Start: time.Unix(start, 0), End: time.Unix(start+10, 0)},
-			Records: records, WCU: records, Late: late, Malformed: malformed, DistinctKeys: 1,
+			Window: report.Window{Table: "T1", Start: time.Unix(start, 0), End: time.Unix(start+10, 0)},
+			Totals: report.Totals{Records: records, WCU: records, Late: late, Malformed: malformed}, DistinctKeys: 1,
 			HotKeys: []report.KeyReport{}, Shards: []report.ShardReport{},
 		}
 	}
@@ -452,10 +452,10 @@ func TestRedactionCoversEveryKey(t *testing.T) {
 // sketch's own error for a sketch), and whose Message a caller words in
 // its own names.
 func TestConfigValidateNamesTheField(t *testing.T) {
-	flag := map[string]string{}
-	for _, f := range []string{"Window", "ShareThreshold", "MinWCUPerSecond", "CriticalWCUPerSecond", "PartitionLimit",
-		"MinRCUPerSecond", "CriticalRCUPerSecond", "ReadPartitionLimit", "Top", "Lateness"} {
-		flag[f] = "--" + f
+	flags := func(c *Config) map[any]string {
+		return map[any]string{&c.Window: "--Window", &c.ShareThreshold: "--ShareThreshold", &c.MinWCUPerSecond: "--MinWCUPerSecond",
+			&c.CriticalWCUPerSecond: "--CriticalWCUPerSecond", &c.PartitionLimit: "--PartitionLimit", &c.MinRCUPerSecond: "--MinRCUPerSecond",
+			&c.CriticalRCUPerSecond: "--CriticalRCUPerSecond", &c.ReadPartitionLimit: "--ReadPartitionLimit", &c.Top: "--Top", &c.Lateness: "--Lateness"}
 	}
 	for _, tt := range []struct {
 		mut  func(*Config)
@@ -479,7 +479,9 @@ func TestConfigValidateNamesTheField(t *testing.T) {
 		tt.mut(&c)
 		err := c.Validate()
 		var fe *FieldError
-		if !errors.Is(err, ErrConfig) || !errors.As(err, &fe) || fe.Message(flag) != tt.want {
+		// Named through another Config than the one validated: by field.
+		var named Config
+		if !errors.Is(err, ErrConfig) || !errors.As(err, &fe) || fe.Message(&named, flags(&named)) != tt.want {
 			t.Errorf("Validate() = %v, want a *FieldError wrapping ErrConfig saying %q", err, tt.want)
 			continue
 		}
@@ -490,10 +492,18 @@ func TestConfigValidateNamesTheField(t *testing.T) {
 			t.Errorf("New() = %v, want ErrConfig", err)
 		}
 	}
-	// A sketch's own error stays in the chain.
+	// Names keyed by the fields of another Config than the one named
+	// through name nothing: the Go name stays.
 	c := DefaultConfig()
-	c.IndexSketch.Depth = 99
+	c.Top = -1
 	var fe *FieldError
+	var named, other Config
+	if !errors.As(c.Validate(), &fe) || fe.Message(&named, flags(&other)) != "Top -1: want 0 to 1000" {
+		t.Errorf("names of another Config: %v", fe)
+	}
+	// A sketch's own error stays in the chain.
+	c = DefaultConfig()
+	c.IndexSketch.Depth = 99
 	if err := c.Validate(); !errors.Is(err, ErrConfig) || !errors.Is(err, sketch.ErrConfig) || !errors.As(err, &fe) || fe.Field != "IndexSketch" {
 		t.Errorf("Validate() = %v, want a *FieldError on IndexSketch wrapping ErrConfig and sketch.ErrConfig", err)
 	}

@@ -10,12 +10,17 @@
 // I/O, and time is passed in.
 //
 // A Feed decodes a payload into a Sink: a Detector, which opens and closes
-// windows by record time (replay, watch, the Lambda's plain batches), or
-// the Lambda's tumbling Window. A Window encodes (MarshalBinary,
-// MarshalWithin for a byte budget) to travel as tumbling-window state, and
+// windows by record time (replay, watch, the Lambda's plain batches), or a
+// WindowSet, one table's window over one span with its indexes' windows
+// and what was counted before the table was known. A Detector keeps one
+// WindowSet per table and span; the Lambda keeps one per tumbling window,
+// which travels as the window's state (MarshalState, within StateBudget,
+// dropping the lightest keys first). A Window encodes (MarshalBinary) and
 // merges. Keys are counted in package sketch's bounded summaries: the
 // Space-Saving heavy hitters (Metwally, Agrawal and El Abbadi, ICDT 2005)
-// tightened by a count-min sketch (Cormode and Muthukrishnan, 2005).
+// tightened by a count-min sketch (Cormode and Muthukrishnan, 2005), whose
+// bounds survive a merge (Agarwal et al., "Mergeable Summaries", PODS
+// 2012).
 //
 // The rules a key is judged by exist here once. The client engine (package
 // clientwatch/clientwindow), which judges what an application's own

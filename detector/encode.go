@@ -12,8 +12,19 @@ import (
 
 // windowVersion is the first byte of an encoded Window. Bump it on any
 // change of layout: a Lambda deploy can meet state written by the previous
-// version, and must reject it cleanly rather than misread it.
-const windowVersion = 5 // 2: InternalErrors; 3: the index name and its TTL WCU; 4: trimmed; 5: onsets and saturation
+// version, and must reject it cleanly rather than misread it. A counter
+// added to report.Totals is no change of layout: the state says how many
+// counters it holds.
+//
+// Versions: 2 added InternalErrors; 3 the index name and its TTL WCU; 4
+// trimmed; 5 onsets and saturation; 6 writes the counters as
+// report.Totals encodes them, after their number, up to the last that is
+// not 0 (version 5 wrote all seven, in another order: this build still
+// reads it, so that a deploy reads the state the build before it wrote).
+const (
+	windowVersion  = 6
+	oldestReadable = 5
+)
 
 // Limits on decoded fields, checked before anything is allocated.
 const (
@@ -28,7 +39,7 @@ var ErrCorruptWindow = errors.New("detector: corrupt window state")
 // windowFormat is the frame of a Window's encoding. State of another
 // version is refused as corrupt: the Lambda then starts the window afresh.
 var windowFormat = frame.Format{
-	Name: "detector", Oldest: windowVersion, Newest: windowVersion,
+	Name: "detector", Oldest: oldestReadable, Newest: windowVersion,
 	Corrupt: ErrCorruptWindow, Version: ErrCorruptWindow,
 }
 
@@ -41,11 +52,11 @@ func (w *Window) MarshalBinary() ([]byte, error) {
 	b = frame.AppendString(b, w.index)
 	b = binary.AppendVarint(b, w.start)
 	b = binary.AppendVarint(b, w.end)
-	for _, v := range []uint64{w.records, w.ttlDeletes, w.malformed, w.late, w.wcu, w.internal, w.ttlWCU} {
-		b = binary.AppendUvarint(b, v)
-	}
+	n := w.totals.Used()
+	b = binary.AppendUvarint(b, uint64(n))
+	b = w.totals.AppendCounters(b, 0, n)
 	var flags byte
-	if w.lowerBound {
+	if w.totals.WCUIsLowerBound {
 		flags |= 1
 	}
 	if w.terminatedEarly {
@@ -91,7 +102,7 @@ func (w *Window) MarshalBinary() ([]byte, error) {
 // sketch configuration the window was made with. Truncated, corrupted or
 // foreign input returns an error wrapping ErrCorruptWindow; it never panics.
 func UnmarshalWindow(data []byte, cfg sketch.Config) (*Window, error) {
-	_, r, err := windowFormat.Open(data)
+	version, r, err := windowFormat.Open(data)
 	if err != nil {
 		return nil, err
 	}
@@ -99,41 +110,22 @@ func UnmarshalWindow(data []byte, cfg sketch.Config) (*Window, error) {
 	w.table = readName(&r)
 	w.index = readName(&r)
 	w.start, w.end = r.Varint(), r.Varint()
-	w.records, w.ttlDeletes, w.malformed, w.late, w.wcu = r.Uvarint(), r.Uvarint(), r.Uvarint(), r.Uvarint(), r.Uvarint()
-	w.internal = r.Uvarint()
-	w.ttlWCU = r.Uvarint()
-	flags := r.Byte()
-	w.lowerBound, w.terminatedEarly, w.trimmed = flags&1 != 0, flags&2 != 0, flags&4 != 0
-	if n := r.Count(1); n > maxShards {
-		r.Failf("%d shards", n)
+	if version == 5 {
+		// Five counters, then InternalErrors and TTLWCU: the last two in
+		// the order report.Totals does not encode them.
+		w.totals.ReadCounters(&r, 0, 5)
+		w.totals.InternalErrors, w.totals.TTLWCU = r.Uvarint(), r.Uvarint()
 	} else {
-		w.shards = make([]shardLoad, n)
+		// Fewer counters than this build knows: an older build's, the
+		// rest 0; more: a later build's, dropped.
+		w.totals.ReadCounters(&r, 0, r.Count(1))
 	}
-	for i := range w.shards {
-		s := &w.shards[i]
-		s.id = readName(&r)
-		s.records, s.wcu = r.Uvarint(), r.Uvarint()
-		s.tick = r.Varint()
-		s.tickWCU, s.peak = r.Uvarint(), r.Uvarint()
-		s.saturated = readSeconds(&r)
-	}
+	flags := r.Byte()
+	w.totals.WCUIsLowerBound, w.terminatedEarly, w.trimmed = flags&1 != 0, flags&2 != 0, flags&4 != 0
+	w.shards = readShards(&r)
 	w.sec = r.Varint()
 	w.dropped = r.Uvarint()
-	if n := r.Count(10); n > MaxWatchedKeys {
-		r.Failf("%d watched keys, at most %d", n, MaxWatchedKeys)
-	} else if n > 0 {
-		w.watchedKeys = make([]watchedKey, n)
-	}
-	for i := range w.watchedKeys {
-		k := &w.watchedKeys[i]
-		k.hash = r.Uint64()
-		f := r.Byte()
-		if f > 1 {
-			r.Failf("watched key %d: flags %#x", i, f)
-		}
-		k.announced = f == 1
-		k.saturated = readSeconds(&r)
-	}
+	w.watchedKeys = readWatchedKeys(&r)
 	if sumLen := r.Uvarint(); r.Err() == nil && sumLen != uint64(r.Len()) {
 		r.Failf("summary length %d, %d bytes left", sumLen, r.Len())
 	}
@@ -155,6 +147,49 @@ func UnmarshalWindow(data []byte, cfg sketch.Config) (*Window, error) {
 	}
 	w.summary = s
 	return w, nil
+}
+
+// readShards reads the shards' loads MarshalBinary wrote.
+func readShards(r *frame.Reader) []shardLoad {
+	n := r.Count(1)
+	if n > maxShards {
+		r.Failf("%d shards", n)
+		return nil
+	}
+	shards := make([]shardLoad, n)
+	for i := range shards {
+		s := &shards[i]
+		s.id = readName(r)
+		s.records, s.wcu = r.Uvarint(), r.Uvarint()
+		s.tick = r.Varint()
+		s.tickWCU, s.peak = r.Uvarint(), r.Uvarint()
+		s.saturated = readSeconds(r)
+	}
+	return shards
+}
+
+// readWatchedKeys reads the watched keys MarshalBinary wrote; nil for none.
+func readWatchedKeys(r *frame.Reader) watchedKeys {
+	n := r.Count(10)
+	if n > MaxWatchedKeys {
+		r.Failf("%d watched keys, at most %d", n, MaxWatchedKeys)
+		return nil
+	}
+	if n == 0 {
+		return nil
+	}
+	keys := make(watchedKeys, n)
+	for i := range keys {
+		k := &keys[i]
+		k.hash = r.Uint64()
+		f := r.Byte()
+		if f > 1 {
+			r.Failf("watched key %d: flags %#x", i, f)
+		}
+		k.announced = f == 1
+		k.saturated = readSeconds(r)
+	}
+	return keys
 }
 
 // readSeconds reads a count of seconds in a window, at most MaxWindow's.

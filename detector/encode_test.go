@@ -1,7 +1,11 @@
 package detector
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -11,7 +15,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/hotkeys-dev/hotkeys/internal/frame"
 	"github.com/hotkeys-dev/hotkeys/record"
+	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
@@ -100,7 +106,7 @@ func summaryView(s *sketch.Summary) summaryViewT {
 
 func TestWindowRoundTrip(t *testing.T) {
 	w := testWindow(t)
-	// Trimmed of its lightest key, as MarshalWithin trims, so that Trimmed
+	// Trimmed of its lightest key, as marshalWithin trims, so that Trimmed
 	// and a raised floor travel too.
 	w.summary.Trim(len(w.summary.Top(w.summary.Config().Counters)) - 1)
 	w.trimmed = true
@@ -128,6 +134,64 @@ func TestWindowRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(summaryView(w.summary), summaryView(got.summary)); diff != "" {
 		t.Errorf("round trip changed the summary (-before +after):\n%s", diff)
 	}
+}
+
+// TestWindowCountersOfOtherBuilds: state that holds fewer counters than
+// report.Totals has (a build's from before one was added) reads with the
+// rest 0; state that holds more (a later build's, met on a rollback) reads
+// with the ones this build does not know dropped.
+func TestWindowCountersOfOtherBuilds(t *testing.T) {
+	w := testWindow(t)
+	w.totals.TTLWCU = 6 // the seventh counter, InternalErrors, is 2
+	b, err := w.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The counters follow the version, the names and the span.
+	at := 1 + 1 + len(w.table) + 1 + len(w.index) + len(binary.AppendVarint(nil, w.start)) + len(binary.AppendVarint(nil, w.end))
+	n := w.totals.Used()
+	if int(b[at]) != n {
+		t.Fatalf("byte %d is %d, not the number of counters used, %d", at, b[at], n)
+	}
+	counters := w.totals.AppendCounters(nil, 0, n)
+	five := len(w.totals.AppendCounters(nil, 0, 5))
+	rest := b[at+1+len(counters) : len(b)-4]
+	state := func(n byte, counters []byte) []byte {
+		out := append(append(append(slices.Clone(b[:at]), n), counters...), rest...)
+		return frame.AppendChecksum(out, 0)
+	}
+	older := *w
+	older.totals = firstCounters(w.totals, 5)
+	later := *w
+	for name, c := range map[string]struct {
+		enc  []byte
+		want *Window
+	}{
+		"five counters":       {state(5, counters[:five]), &older},
+		"two counters more":   {state(report.NumCounters+2, append(w.totals.AppendCounters(nil, 0, report.NumCounters), 0x81, 0x01, 0x09)), &later},
+		"as this build wrote": {state(byte(n), counters), w},
+	} {
+		got, err := UnmarshalWindow(c.enc, DefaultConfig().Sketch)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if diff := cmp.Diff(c.want, got, windowState); diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", name, diff)
+		}
+	}
+	if !bytes.Equal(state(byte(n), counters), b) {
+		t.Error("the test's state is not the window's encoding")
+	}
+}
+
+// firstCounters returns tot with only its first n counters (in
+// report.Totals' encoding order) and its flags: what a build that knew n
+// counters reads of it.
+func firstCounters(tot report.Totals, n int) report.Totals {
+	out := report.Totals{WCUIsLowerBound: tot.WCUIsLowerBound}
+	r := windowFormat.NewReader(tot.AppendCounters(nil, 0, n))
+	out.ReadCounters(&r, 0, n)
+	return out
 }
 
 func TestUnmarshalWindowRejectsDamage(t *testing.T) {
@@ -162,6 +226,11 @@ func FuzzUnmarshalWindow(f *testing.F) {
 	f.Add(b)
 	f.Add(b[:20])
 	f.Add([]byte{windowVersion})
+	v5, err := os.ReadFile(filepath.Join("testdata", "window-table.bin")) // version 5
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(v5)
 	cfg := DefaultConfig()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, err := UnmarshalWindow(data, cfg.Sketch)

@@ -29,14 +29,28 @@ func (e *InternalError) Error() string {
 // Unwrap makes errors.Is(err, ErrInternal) hold.
 func (e *InternalError) Unwrap() error { return ErrInternal }
 
-// Sink is what a Feed counts records into: a Detector, or the Lambda's
-// tumbling window.
+// Sink is what a Feed counts records into: a Detector, a WindowSet, or a
+// caller's type around one.
 type Sink interface {
 	// Add counts a well-formed record; its Time is set.
 	Add(r *record.Record) error
 	// AddMalformed counts a record skipped as malformed; table is "" only
 	// when neither the record nor any before it named one.
 	AddMalformed(table string)
+}
+
+var (
+	_ Sink = (*Detector)(nil)
+	_ Sink = (*WindowSet)(nil)
+)
+
+// Deduper is a Sink that knows the records it has counted before: the
+// Lambda's, whose records come at least once. A Feed asks Seen of each
+// record before Add; a record seen is counted in Counts.Duplicates, and not
+// added.
+type Deduper interface {
+	Sink
+	Seen(r *record.Record) bool
 }
 
 // Feed is the one path from the raw JSON of DynamoDB stream records (a
@@ -59,11 +73,26 @@ type Feed struct {
 	now       func() time.Time
 	lastTime  time.Time
 	lastTable string
+
+	// visitor hands the decoder's findings to the Decode call under way,
+	// call: made once, so that a call allocates nothing of its own.
+	visitor record.Visitor
+	call    feedCall
+}
+
+// feedCall is a Decode call under way.
+type feedCall struct {
+	sink, to Sink    // Decode's, and the current event's (Hooks.Event)
+	dedupe   Deduper // to, when it dedupes
+	hooks    Hooks
+	counts   Counts
 }
 
 // NewFeed returns a Feed that decodes with dec and reads the clock with now.
 func NewFeed(dec *record.Decoder, now func() time.Time) *Feed {
-	return &Feed{dec: dec, now: now}
+	f := &Feed{dec: dec, now: now}
+	f.visitor = record.Visitor{Event: f.event, Record: f.record, Malformed: f.malformed}
+	return f
 }
 
 // SetPartitionKey names the partition-key attribute from now on (see
@@ -75,12 +104,11 @@ type Hooks struct {
 	// Shard, when not empty, is the stream shard the records came from
 	// (watch knows it; a plain Lambda batch does not say).
 	Shard string
-	// Event is called for each event object, before its records: the
-	// Lambda reads a tumbling window's state here. Its error stops Decode.
-	Event func(ev *record.Event) error
-	// Seen reports a record already counted (a redelivered batch); it is
-	// counted in Counts.Duplicates and not added to the sink.
-	Seen func(r *record.Record) bool
+	// Event is called for each event object, before its records. It
+	// returns where the event's records go, nil for Decode's sink: the
+	// Lambda restores a tumbling window from the event's state here. Its
+	// error stops Decode.
+	Event func(ev *record.Event) (Sink, error)
 	// Malformed is called after a malformed record is counted: to say so on
 	// stderr or in a log.
 	Malformed func(m *record.Malformed)
@@ -93,60 +121,90 @@ type Hooks struct {
 // Counts is what one Decode call saw.
 type Counts struct {
 	Records    int // added to the sink
-	Duplicates int // skipped because Hooks.Seen said so
+	Duplicates int // skipped because the sink's Seen said so (Deduper)
 	Malformed  int // counted as malformed
 	Internal   int // InternalErrors passed to Hooks.Internal
 }
 
-// Decode decodes payload into sink. It returns the decoder's errors as they
-// are (*record.SyntaxError, *record.AmbiguousKeyError), an Event hook's
-// error, or, when Hooks.Internal is nil, the first *InternalError. Records
-// before the error have been counted.
+// Decode decodes payload into sink, or into the sink Hooks.Event chooses
+// for an event's records. It returns the decoder's errors as they are
+// (*record.SyntaxError, *record.AmbiguousKeyError), an Event hook's error,
+// or, when Hooks.Internal is nil, the first *InternalError. Records before
+// the error have been counted.
 func (f *Feed) Decode(payload []byte, sink Sink, h Hooks) (Counts, error) {
-	var c Counts
-	err := f.dec.Decode(payload, record.Visitor{
-		Event: h.Event,
-		Record: func(r *record.Record) error {
-			added, ie := f.record(r, sink, h)
-			switch {
-			case ie == nil && added:
-				c.Records++
-			case ie == nil:
-				c.Duplicates++
-			case h.Internal == nil:
-				return ie
-			default:
-				c.Internal++
-				h.Internal(ie)
-			}
-			return nil
-		},
-		Malformed: func(m *record.Malformed) error {
-			if m.Table == "" {
-				m.Table = f.lastTable
-			}
-			c.Malformed++
-			sink.AddMalformed(m.Table)
-			if h.Malformed != nil {
-				h.Malformed(m)
-			}
-			return nil
-		},
-	})
+	f.call = feedCall{sink: sink, to: sink, dedupe: deduper(sink), hooks: h}
+	err := f.dec.Decode(payload, f.visitor)
+	c := f.call.counts
+	f.call = feedCall{} // keep no sink alive
 	return c, err
 }
 
-// record handles one well-formed record: settles its shard and time, asks
-// Hooks.Seen, and adds it to sink. Whatever panics on the way, or a sink's
-// error, becomes an InternalError.
-func (f *Feed) record(r *record.Record, sink Sink, h Hooks) (added bool, ie *InternalError) {
+// deduper returns s as a Deduper, or nil when it does not dedupe.
+func deduper(s Sink) Deduper {
+	d, _ := s.(Deduper)
+	return d
+}
+
+// event takes an event: its records go where Hooks.Event says.
+func (f *Feed) event(ev *record.Event) error {
+	c := &f.call
+	if c.hooks.Event == nil {
+		return nil
+	}
+	chosen, err := c.hooks.Event(ev)
+	if chosen == nil {
+		chosen = c.sink
+	}
+	c.to, c.dedupe = chosen, deduper(chosen)
+	return err
+}
+
+// record counts a well-formed record, or passes on the InternalError it
+// raised.
+func (f *Feed) record(r *record.Record) error {
+	c := &f.call
+	added, ie := f.add(r)
+	switch {
+	case ie == nil && added:
+		c.counts.Records++
+	case ie == nil:
+		c.counts.Duplicates++
+	case c.hooks.Internal == nil:
+		return ie
+	default:
+		c.counts.Internal++
+		c.hooks.Internal(ie)
+	}
+	return nil
+}
+
+// malformed counts a malformed record, against the table before it when
+// it names none.
+func (f *Feed) malformed(m *record.Malformed) error {
+	c := &f.call
+	if m.Table == "" {
+		m.Table = f.lastTable
+	}
+	c.counts.Malformed++
+	c.to.AddMalformed(m.Table)
+	if c.hooks.Malformed != nil {
+		c.hooks.Malformed(m)
+	}
+	return nil
+}
+
+// add handles one well-formed record: settles its shard and time, asks the
+// sink whether it was counted before (Deduper), and adds it. Whatever
+// panics on the way, or a sink's error, becomes an InternalError.
+func (f *Feed) add(r *record.Record) (added bool, ie *InternalError) {
 	defer func() {
 		if p := recover(); p != nil {
 			added, ie = false, &InternalError{Table: r.Table, EventID: string(r.EventID), Cause: fmt.Sprint(p), Stack: debug.Stack()}
 		}
 	}()
-	if h.Shard != "" {
-		r.Shard = h.Shard
+	c := &f.call
+	if c.hooks.Shard != "" {
+		r.Shard = c.hooks.Shard
 	}
 	if r.Time.IsZero() {
 		r.Time = f.lastTime
@@ -155,10 +213,10 @@ func (f *Feed) record(r *record.Record, sink Sink, h Hooks) (added bool, ie *Int
 		}
 	}
 	f.lastTime, f.lastTable = r.Time, r.Table
-	if h.Seen != nil && h.Seen(r) {
+	if c.dedupe != nil && c.dedupe.Seen(r) {
 		return false, nil
 	}
-	if err := sink.Add(r); err != nil {
+	if err := c.to.Add(r); err != nil {
 		return false, &InternalError{Table: r.Table, EventID: string(r.EventID), Cause: err.Error()}
 	}
 	return true, nil

@@ -48,6 +48,14 @@ func (s *seenBy) Add(r *record.Record) error {
 
 func (s *seenBy) AddMalformed(table string) { s.malformed = append(s.malformed, table) }
 
+// dedupingSink is a seenBy that has seen the records of partition key seen.
+type dedupingSink struct {
+	seenBy
+	seen string
+}
+
+func (s *dedupingSink) Seen(r *record.Record) bool { return string(r.PartitionKey.Value) == s.seen }
+
 func newTestFeed(t *testing.T, now time.Time) *Feed {
 	t.Helper()
 	dec, err := record.NewDecoder(record.DefaultConfig())
@@ -86,13 +94,6 @@ func TestFeed(t *testing.T) {
 			hooks:   Hooks{Shard: "shard-1"},
 			want:    seenBy{added: []string{"T/a@1000 shard-1"}},
 			counts:  Counts{Records: 1},
-		},
-		{
-			name:    "records already seen are skipped",
-			payload: feedRecord("T", "a", 1000) + feedRecord("T", "b", 1000),
-			hooks:   Hooks{Seen: func(r *record.Record) bool { return string(r.PartitionKey.Value) == "a" }},
-			want:    seenBy{added: []string{"T/b@1000 "}},
-			counts:  Counts{Records: 1, Duplicates: 1},
 		},
 		{
 			name:    "a sink that panics or refuses is an internal error, and the feed goes on",
@@ -154,11 +155,48 @@ func TestFeedInternalErrors(t *testing.T) {
 	}
 }
 
+// TestFeedEventChoosesTheSink: each event's records go where the Event hook
+// says, or to Decode's sink when it says nil; a sink that dedupes is asked
+// of each record, and a sink that does not is not.
+func TestFeedEventChoosesTheSink(t *testing.T) {
+	plain := &seenBy{}
+	tumbling := &dedupingSink{seen: "b"}
+	var events []string
+	payload := `{"Records":[` + feedRecord("T", "a", 1000) + `,` + feedRecord("T", "b", 1000) + `]}` +
+		`{"Records":[` + feedRecord("T", "b", 1001) + `,` + malformedRecord + `,` + feedRecord("T", "c", 1002) + `],` +
+		`"window":{"start":"1970-01-01T00:16:00Z","end":"1970-01-01T00:17:00Z"}}` +
+		`{"Records":[` + feedRecord("T", "d", 1003) + `]}`
+	c, err := newTestFeed(t, time.Unix(0, 0)).Decode([]byte(payload), plain, Hooks{Event: func(ev *record.Event) (Sink, error) {
+		events = append(events, fmt.Sprint(ev.TimeWindow))
+		if ev.TimeWindow {
+			return tumbling, nil
+		}
+		return nil, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Counts{Records: 4, Duplicates: 1, Malformed: 1}); c != want {
+		t.Errorf("counts %+v, want %+v", c, want)
+	}
+	if diff := cmp.Diff([]string{"false", "true", "false"}, events); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	want := seenBy{added: []string{"T/a@1000 ", "T/b@1000 ", "T/d@1003 "}}
+	if diff := cmp.Diff(want, *plain, cmp.AllowUnexported(seenBy{})); diff != "" {
+		t.Errorf("Decode's sink (-want +got):\n%s", diff)
+	}
+	want = seenBy{added: []string{"T/c@1002 "}, malformed: []string{"T"}}
+	if diff := cmp.Diff(want, tumbling.seenBy, cmp.AllowUnexported(seenBy{})); diff != "" {
+		t.Errorf("the event's sink (-want +got):\n%s", diff)
+	}
+}
+
 func TestFeedStopsAtEventHookError(t *testing.T) {
 	stop := errors.New("stop")
 	sink := &seenBy{}
 	payload := `{"Records":[` + feedRecord("T", "a", 1000) + `]}`
-	_, err := newTestFeed(t, time.Unix(0, 0)).Decode([]byte(payload), sink, Hooks{Event: func(*record.Event) error { return stop }})
+	_, err := newTestFeed(t, time.Unix(0, 0)).Decode([]byte(payload), sink, Hooks{Event: func(*record.Event) (Sink, error) { return nil, stop }})
 	if err != stop || len(sink.added) != 0 {
 		t.Errorf("err %v, added %v; want the hook's error and nothing added", err, sink.added)
 	}

@@ -52,10 +52,9 @@ func levelOf(x float64) uint64 {
 }
 
 // Watch makes the window announce onsets (see Onsets) against cfg's
-// critical rate, redacting and diagnosing keys as cfg's reports do. The
-// Detector's windows watch; the Lambda makes its tumbling windows watch,
-// afresh after each decode (the state carries what was announced, not
-// the configuration).
+// critical rate, redacting and diagnosing keys as cfg's reports do. A
+// WindowSet's windows watch, afresh after UnmarshalState (the state
+// carries what was announced, not the configuration).
 //
 // A watching window also counts, for each key and each stream shard, the
 // seconds in which its WCU reached cfg's saturation level (see
@@ -186,7 +185,7 @@ func (ks watchedKeys) seconds(sum *sketch.Summary, sec, start int64, level uint6
 // explained against the window so far.
 func (w *Window) onset(e *sketch.TickEntry, soFar bool) report.Onset {
 	cfg := w.watch.cfg
-	j := judge{cfg: cfg, total: w.wcu, seconds: float64(w.end - w.start), index: w.index}
+	j := judge{cfg: cfg, total: w.totals.WCU, seconds: float64(w.end - w.start), index: w.index}
 	k := j.physical(e.Entry)
 	j.explain(&k, e.Entry)
 	return report.Onset{
@@ -216,16 +215,16 @@ func (w *Window) mergeWatched(other *Window) {
 // Call it after each batch of records, before Flush.
 func (d *Detector) Onsets(dst []report.Onset) []report.Onset {
 	n := len(dst)
-	for _, w := range d.open {
-		dst = w.Onsets(dst)
+	for _, s := range d.open {
+		dst = s.appendOnsets(dst)
 	}
-	SortOnsets(dst[n:])
+	sortOnsets(dst[n:])
 	return dst
 }
 
-// SortOnsets orders onsets by second, then table, index and key: the
+// sortOnsets orders onsets by second, then table, index and key: the
 // order they are announced in.
-func SortOnsets(onsets []report.Onset) {
+func sortOnsets(onsets []report.Onset) {
 	slices.SortFunc(onsets, func(a, b report.Onset) int {
 		return cmp.Or(a.Second.Compare(b.Second), cmp.Compare(a.Table, b.Table), cmp.Compare(a.Index, b.Index), cmp.Compare(a.Key.Key, b.Key.Key))
 	})

@@ -20,14 +20,7 @@ import (
 func (w *Window) Report(cfg Config) report.Report {
 	rep := report.Report{
 		Window:          report.Window{Table: w.table, Index: w.index, Start: w.Start(), End: w.End()},
-		TTLWCU:          w.ttlWCU,
-		Records:         w.records,
-		TTLDeletes:      w.ttlDeletes,
-		Malformed:       w.malformed,
-		InternalErrors:  w.internal,
-		Late:            w.late,
-		WCU:             w.wcu,
-		WCUIsLowerBound: w.lowerBound,
+		Totals:          w.totals,
 		DistinctKeys:    w.summary.Distinct(),
 		TerminatedEarly: w.terminatedEarly,
 		Trimmed:         w.trimmed,
@@ -38,7 +31,7 @@ func (w *Window) Report(cfg Config) report.Report {
 	if rep.Records > 0 && rep.DistinctKeys == 0 {
 		rep.DistinctKeys = 1 // the estimator never says 0 for a non-empty window
 	}
-	j := judge{cfg: cfg, total: w.wcu, seconds: float64(w.end - w.start), index: w.index, saturated: w.saturatedSeconds()}
+	j := judge{cfg: cfg, total: w.totals.WCU, seconds: float64(w.end - w.start), index: w.index, saturated: w.saturatedSeconds()}
 	w.judgeKeys(j, &rep)
 	return rep
 }

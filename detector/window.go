@@ -12,8 +12,8 @@ import (
 
 // Window summarises the records of one table in one time window: exact
 // counts and WCU, a sketch.Summary of the partition keys' write load, and
-// per-stream-shard load. It is what travels as Lambda tumbling-window state,
-// so it encodes to a few tens of KB and merges.
+// per-stream-shard load. It travels in Lambda's tumbling-window state (see
+// WindowSet.MarshalState), so it encodes to a few tens of KB and merges.
 //
 // A Window is not safe for concurrent use.
 type Window struct {
@@ -21,13 +21,10 @@ type Window struct {
 	index      string // a global secondary index's name; "" for the table itself
 	start, end int64  // Unix seconds, [start, end)
 
-	records, ttlDeletes, malformed, late uint64
-	internal                             uint64 // records lost to an InternalError
-	wcu                                  uint64
-	ttlWCU                               uint64 // an index's entries removed by TTL deletes (free)
-	lowerBound, terminatedEarly          bool
+	totals          report.Totals // records, WCU and what was counted beside them
+	terminatedEarly bool
 	// trimmed: keys were dropped from the summary to fit a byte budget
-	// (see MarshalWithin); its floor, and so OtherKeysWCUUpper, covers them.
+	// (see marshalWithin); its floor, and so OtherKeysWCUUpper, covers them.
 	trimmed bool
 
 	summary *sketch.Summary
@@ -91,14 +88,14 @@ func (w *Window) AddIndex(r *record.Record, iw *record.IndexWrite) {
 	if !iw.Touched() {
 		return
 	}
-	w.records++
-	w.wcu += iw.WCU
+	w.totals.Records++
+	w.totals.WCU += iw.WCU
 	if iw.TTLWCU > 0 {
-		w.ttlDeletes++
-		w.ttlWCU += iw.TTLWCU
+		w.totals.TTLDeletes++
+		w.totals.TTLWCU += iw.TTLWCU
 	}
 	if !iw.Exact {
-		w.lowerBound = true
+		w.totals.WCUIsLowerBound = true
 	}
 	tick := w.start
 	if !r.Time.IsZero() {
@@ -132,19 +129,19 @@ func (w *Window) Start() time.Time { return time.Unix(w.start, 0).UTC() }
 func (w *Window) End() time.Time { return time.Unix(w.end, 0).UTC() }
 
 // Records returns the number of records added.
-func (w *Window) Records() uint64 { return w.records }
+func (w *Window) Records() uint64 { return w.totals.Records }
 
 // Add counts one decoded record. Its time decides nothing here: the caller
-// (Detector, or the Lambda for tumbling windows) has already chosen the
-// window. A record without a time counts in the window's first second.
+// (a WindowSet) has already chosen the window. A record without a time
+// counts in the window's first second.
 func (w *Window) Add(r *record.Record) {
-	w.records++
-	w.wcu += r.WCU
+	w.totals.Records++
+	w.totals.WCU += r.WCU
 	if r.TTLDelete {
-		w.ttlDeletes++
+		w.totals.TTLDeletes++
 	}
 	if !r.WCUExact {
-		w.lowerBound = true
+		w.totals.WCUIsLowerBound = true
 	}
 	tick := w.start
 	if !r.Time.IsZero() {
@@ -167,15 +164,15 @@ func (w *Window) Add(r *record.Record) {
 }
 
 // AddMalformed counts n records that were skipped as malformed.
-func (w *Window) AddMalformed(n uint64) { w.malformed += n }
+func (w *Window) AddMalformed(n uint64) { w.totals.Malformed += n }
 
 // AddInternal counts n records that could not be handled because of a bug
 // in hotkeys (see InternalError): never the input's fault, so never
 // counted as malformed.
-func (w *Window) AddInternal(n uint64) { w.internal += n }
+func (w *Window) AddInternal(n uint64) { w.totals.InternalErrors += n }
 
 // AddLate counts n records that arrived after the window had closed.
-func (w *Window) AddLate(n uint64) { w.late += n }
+func (w *Window) AddLate(n uint64) { w.totals.Late += n }
 
 // MarkTerminatedEarly records that Lambda ended the window before its end.
 func (w *Window) MarkTerminatedEarly() { w.terminatedEarly = true }
@@ -222,14 +219,7 @@ func (w *Window) Merge(other *Window) error {
 	if err := w.summary.Merge(other.summary); err != nil {
 		return fmt.Errorf("detector: %w", err)
 	}
-	w.records += other.records
-	w.ttlDeletes += other.ttlDeletes
-	w.malformed += other.malformed
-	w.internal += other.internal
-	w.late += other.late
-	w.wcu += other.wcu
-	w.ttlWCU += other.ttlWCU
-	w.lowerBound = w.lowerBound || other.lowerBound
+	w.totals.Add(other.totals)
 	w.terminatedEarly = w.terminatedEarly || other.terminatedEarly
 	w.trimmed = w.trimmed || other.trimmed
 	w.mergeWatched(other)

@@ -20,7 +20,7 @@ func Example() {
 	for minute, peak := range []float64{120, 950, 0} {
 		w := report.Window{Table: "Orders", Start: start.Add(time.Duration(minute) * time.Minute)}
 		w.End = w.Start.Add(time.Minute)
-		r := report.Report{Window: w, WCU: 20000, OtherKeysWCUUpper: 40, HotKeys: []report.KeyReport{}}
+		r := report.Report{Window: w, Totals: report.Totals{WCU: 20000}, OtherKeysWCUUpper: 40, HotKeys: []report.KeyReport{}}
 		if peak > 0 {
 			k := report.KeyReport{KeyFigures: report.KeyFigures{Key: "OPS_LOG", Type: "S",
 				WCU: uint64(peak * 20), WCULower: uint64(peak * 20), WCUUpper: uint64(peak * 20), PeakWCUPerSecond: peak}}

@@ -29,7 +29,7 @@ func minute(m int, wcu, ceiling uint64, top []report.KeyReport, shards ...report
 	start := t0.Add(time.Duration(m) * time.Minute)
 	return report.Report{
 		Window:            report.Window{Table: "Shop", Start: start, End: start.Add(time.Minute)},
-		WCU:               wcu,
+		Totals:            report.Totals{WCU: wcu},
 		TopKeys:           top,
 		HotKeys:           []report.KeyReport{},
 		OtherKeysWCUUpper: ceiling,
@@ -151,7 +151,7 @@ func TestColumnsAlignAsWindowsDo(t *testing.T) {
 	var want []Column
 	for k := range 3 {
 		start := first.Add(time.Duration(k) * window)
-		b.Add(report.Report{Window: report.Window{Table: "Shop", Start: start, End: start.Add(window)}, WCU: 10,
+		b.Add(report.Report{Window: report.Window{Table: "Shop", Start: start, End: start.Add(window)}, Totals: report.Totals{WCU: 10},
 			TopKeys: []report.KeyReport{key("A", 10, 10, 2, report.None)}, HotKeys: []report.KeyReport{}})
 		want = append(want, Column{Start: start, End: start.Add(window), Windows: 1, WCU: 10})
 	}

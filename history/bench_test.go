@@ -37,7 +37,7 @@ func variants(b testing.TB) [][]byte {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rep := report.Report{Window: report.Window{Table: "Orders", Start: t0, End: t0.Add(time.Minute)}, Records: 30000, WCU: 40000, DistinctKeys: 20000, OtherKeysWCUUpper: 40}
+		rep := report.Report{Window: report.Window{Table: "Orders", Start: t0, End: t0.Add(time.Minute)}, Totals: report.Totals{Records: 30000, WCU: 40000}, DistinctKeys: 20000, OtherKeysWCUUpper: 40}
 		for k := range 10 {
 			rep.TopKeys = append(rep.TopKeys, report.KeyReport{KeyFigures: report.KeyFigures{Key: fmt.Sprintf("KEY#%d", (v*7+k)%200), Type: "S", WCULower: uint64(3000 - 200*k), WCUUpper: uint64(3000 - 200*k + 30), PeakWCUPerSecond: 90}})
 		}

@@ -25,10 +25,10 @@ func compatSummaries() map[string]*Summary {
 	}
 	return map[string]*Summary{
 		"table-v1.hks": {Table: "Orders", Shard: "shardId-00000001", Start: start, End: start.Add(time.Minute),
-			Records: 15000, TTLDeletes: 7, Malformed: 2, Late: 1, WCU: 15000, WCUIsLowerBound: true, TerminatedEarly: true,
+			Totals: report.Totals{Records: 15000, TTLDeletes: 7, Malformed: 2, Late: 1, WCU: 15000, WCUIsLowerBound: true}, TerminatedEarly: true,
 			DistinctKeys: 2900, Keys: keys, OtherKeysWCUUpper: 9,
 			Shards: []report.ShardReport{{Shard: "shardId-00000001", Records: 15000, WCU: 15000, PeakWCUPerSecond: 400}}},
 		"index-v2.hks": {Table: "Orders", Index: "GSI1", Shard: "shardId-00000001", Start: start, End: start.Add(time.Minute),
-			Records: 1900, TTLDeletes: 3, WCU: 3720, TTLWCU: 9, DistinctKeys: 40, Keys: keys[:2], OtherKeysWCUUpper: 2, Trimmed: true},
+			Totals: report.Totals{Records: 1900, TTLDeletes: 3, WCU: 3720, TTLWCU: 9}, DistinctKeys: 40, Keys: keys[:2], OtherKeysWCUUpper: 2, Trimmed: true},
 	}
 }

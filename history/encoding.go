@@ -1,6 +1,7 @@
 package history
 
 import (
+	"encoding"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/internal/frame"
 	"github.com/hotkeys-dev/hotkeys/report"
+	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
 // MaxEncodedSize caps a summary's encoding so that its item (the encoding
@@ -50,6 +52,15 @@ const (
 	version3 = 3
 	version4 = 4
 )
+
+// Counters: each version holds the first versionCounters[version] of
+// report.Totals (in its encoding's order; version 1 the first five,
+// version 2 TTLWCU too, 3 and 4 InternalErrors too), the first five before
+// DistinctKeys and the ceiling, the rest after them. A counter Totals adds
+// needs a new version here, and Version to write it where it is not 0.
+const leadingCounters = 5
+
+var versionCounters = [...]int{version1: leadingCounters, version2: 6, version3: 7, version4: 7}
 
 // NewestVersion is the newest version this build writes; it reads every
 // version from 1 up to it.
@@ -106,6 +117,11 @@ var patterns = []report.Pattern{"", report.PatternSingleKey, report.PatternLowCa
 
 const oldPatterns = 7
 
+var (
+	_ encoding.BinaryMarshaler   = (*Summary)(nil)
+	_ encoding.BinaryUnmarshaler = (*Summary)(nil)
+)
+
 // MarshalBinary encodes the summary in at most MaxEncodedSize bytes: 'h',
 // 'k', a version byte, the fields as varints and length-prefixed strings,
 // the HyperLogLog deflated, and a CRC-32C of all of it.
@@ -135,7 +151,7 @@ func (s *Summary) MarshalRollup() ([]byte, error) {
 // every number of keys from all down, or, with bisect, finds the largest
 // that fits in a logarithmic number of tries.
 func (s *Summary) marshal(limit int, bisect bool) ([]byte, error) {
-	hll, err := packHLL(s.Distinct)
+	hll, err := sketch.PackDistinct(s.Distinct)
 	if err != nil {
 		return nil, err
 	}
@@ -207,6 +223,8 @@ func (s *Summary) keepOrder() []int {
 }
 
 // encode writes s as version (s.Version(); tests forge others).
+//
+// Long because it writes the format's fields in their order, one by one.
 func (s *Summary) encode(version int, keys []int, ceiling uint64, trimmed bool, hll []byte) []byte {
 	b := make([]byte, 0, 1024+len(hll))
 	v2 := version >= version2 // versions 2 and 3 hold the index's fields
@@ -218,15 +236,10 @@ func (s *Summary) encode(version int, keys []int, ceiling uint64, trimmed bool, 
 	b = frame.AppendString(b, s.Shard)
 	b = binary.AppendVarint(b, s.Start.Unix())
 	b = binary.AppendVarint(b, s.End.Unix())
-	for _, v := range []uint64{s.Records, s.TTLDeletes, s.Malformed, s.Late, s.WCU, s.DistinctKeys, ceiling} {
-		b = binary.AppendUvarint(b, v)
-	}
-	if v2 {
-		b = binary.AppendUvarint(b, s.TTLWCU)
-	}
-	if version >= version3 {
-		b = binary.AppendUvarint(b, s.InternalErrors)
-	}
+	b = s.AppendCounters(b, 0, leadingCounters)
+	b = binary.AppendUvarint(b, s.DistinctKeys)
+	b = binary.AppendUvarint(b, ceiling)
+	b = s.AppendCounters(b, leadingCounters, versionCounters[version])
 	if version >= version4 {
 		b = binary.AppendUvarint(b, s.Sources)
 	}
@@ -312,14 +325,11 @@ func (s *Summary) UnmarshalBinary(data []byte) error {
 		return r.Err()
 	}
 	if hll != "" {
-		raw, err := unpackHLL([]byte(hll))
+		enc, err := sketch.UnpackDistinct([]byte(hll))
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}
-		if err := checkHLL(raw); err != nil {
-			return err
-		}
-		out.Distinct = raw
+		out.Distinct = enc
 	}
 	*s = out
 	return nil
@@ -339,18 +349,13 @@ func readWindow(r *frame.Reader, version int, out *Summary) {
 	out.Shard = r.Text()
 	start, end := r.Varint(), r.Varint()
 	out.Start, out.End = time.Unix(start, 0).UTC(), time.Unix(end, 0).UTC()
-	for _, p := range []*uint64{&out.Records, &out.TTLDeletes, &out.Malformed, &out.Late, &out.WCU, &out.DistinctKeys, &out.OtherKeysWCUUpper} {
-		*p = r.Uvarint()
-	}
-	if v2 {
-		out.TTLWCU = r.Uvarint()
-	}
-	if version >= version3 {
-		// Without internal errors the window is written as version 1 or
-		// 2: one encoding per summary, whose version is Version().
-		if out.InternalErrors = r.Uvarint(); out.InternalErrors == 0 && version == version3 && r.Err() == nil {
-			r.Failf("version 3 without internal errors")
-		}
+	out.ReadCounters(r, 0, leadingCounters)
+	out.DistinctKeys, out.OtherKeysWCUUpper = r.Uvarint(), r.Uvarint()
+	out.ReadCounters(r, leadingCounters, versionCounters[version])
+	// Without internal errors the window is written as version 1 or 2:
+	// one encoding per summary, whose version is Version().
+	if version == version3 && out.InternalErrors == 0 && r.Err() == nil {
+		r.Failf("version 3 without internal errors")
 	}
 	if version >= version4 {
 		out.Sources = r.Uvarint()

@@ -19,7 +19,7 @@ func Example() {
 	window := func(shard string, minute int, wcu, ceiling uint64, keys ...report.KeyReport) *history.Summary {
 		start := t0.Add(time.Duration(minute) * time.Minute)
 		return &history.Summary{Table: "Orders", Shard: shard, Start: start, End: start.Add(time.Minute),
-			Records: wcu, WCU: wcu, DistinctKeys: 100, Keys: keys, OtherKeysWCUUpper: ceiling}
+			Totals: report.Totals{Records: wcu, WCU: wcu}, DistinctKeys: 100, Keys: keys, OtherKeysWCUUpper: ceiling}
 	}
 	m, err := history.NewMerger("Orders", "", 2*time.Minute, 2)
 	if err != nil {

@@ -2,14 +2,11 @@ package history
 
 import (
 	"cmp"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"time"
-
-	"github.com/axiomhq/hyperloglog"
 
 	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
@@ -47,18 +44,15 @@ type Merger struct {
 }
 
 type stepAcc struct {
-	records, ttl, malformed, late, wcu uint64
-	internal                           uint64 // records lost to a bug in hotkeys
-	ttlWCU                             uint64 // an index's: its entries removed by TTL deletes
-	lowerBound, terminatedEarly        bool
-	sources                            uint64 // shard windows merged in
-	ceilings                           uint64 // sum of the summaries' OtherKeysWCUUpper
-	keys                               map[keyID]*keyAcc
-	shards                             map[string]*report.ShardReport
-	regs                               []byte              // dense registers united, or nil
-	sparse                             *hyperloglog.Sketch // sparse sketches united, or nil
-	missingHLL                         bool                // some summary came without its sketch, or with part of one
-	distinctFloor                      uint64              // the largest single estimate: the union holds at least that
+	totals          report.Totals
+	terminatedEarly bool
+	sources         uint64 // shard windows merged in
+	ceilings        uint64 // sum of the summaries' OtherKeysWCUUpper
+	keys            map[keyID]*keyAcc
+	shards          map[string]*report.ShardReport
+	distinct        sketch.DistinctUnion // the summaries' distinct-key sketches united
+	missingHLL      bool                 // some summary came without its sketch, or with part of one
+	distinctFloor   uint64               // the largest single estimate: the union holds at least that
 	// pending is the step's one summary while it has one, its keys not yet
 	// in keys: a step of one summary (1-minute steps read from rollups)
 	// takes them as they are, sorted, instead of through the map. When it
@@ -100,23 +94,17 @@ func (m *Merger) Add(s *Summary) error {
 	if m.hasFlushed && at < m.flushed {
 		return fmt.Errorf("%w: %s, window %s", ErrFlushed, Source(s.Table, s.Index), s.Start.Format(time.RFC3339))
 	}
-	// A dense sketch merges register by register; a sparse one (a window
-	// of a few thousand keys) is decoded, before anything changes.
-	regs := denseRegisters(s.Distinct)
-	var sparse *hyperloglog.Sketch
-	if regs == nil && len(s.Distinct) > 0 {
-		var err error
-		if sparse, err = decodeHLL(s.Distinct); err != nil {
-			return err
-		}
-	}
 	st := m.steps[at]
 	first := st == nil
 	if first {
 		st = &stepAcc{keys: map[keyID]*keyAcc{}, shards: map[string]*report.ShardReport{}}
 	}
-	if err := st.addDistinct(regs, sparse); err != nil {
-		return err
+	// A sketch that does not unite leaves the step as it was (a new one is
+	// not kept): nothing has changed yet.
+	if len(s.Distinct) == 0 {
+		st.missingHLL = true
+	} else if err := st.distinct.Add(s.Distinct); err != nil {
+		return fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	m.steps[at] = st
 	st.missingHLL = st.missingHLL || s.DistinctPartial
@@ -177,42 +165,10 @@ func (m *Merger) Reports() []report.Report {
 	return reps
 }
 
-// addDistinct unites a summary's distinct-key sketch, dense registers or
-// a sparse sketch (or neither, when the summary came without one), with
-// the step's.
-func (st *stepAcc) addDistinct(regs []byte, sparse *hyperloglog.Sketch) error {
-	switch {
-	case regs != nil:
-		if st.regs == nil {
-			st.regs = make([]byte, hllRegisters)
-		}
-		for i, r := range regs {
-			st.regs[i] = max(st.regs[i], r)
-		}
-	case sparse != nil && st.sparse == nil:
-		st.sparse = sparse
-	case sparse != nil:
-		// Both of one precision (decodeHLL checks): cannot fail.
-		if err := st.sparse.Merge(sparse); err != nil {
-			return fmt.Errorf("%w: distinct-key sketch: %w", ErrCorrupt, err)
-		}
-	default:
-		st.missingHLL = true
-	}
-	return nil
-}
-
 // addTotals adds a summary's counts, flags and shards' load to the step's.
 func (st *stepAcc) addTotals(s *Summary) {
 	st.sources += max(1, s.Sources)
-	st.records += s.Records
-	st.ttl += s.TTLDeletes
-	st.malformed += s.Malformed
-	st.internal += s.InternalErrors
-	st.late += s.Late
-	st.wcu += s.WCU
-	st.ttlWCU += s.TTLWCU
-	st.lowerBound = st.lowerBound || s.WCUIsLowerBound
+	st.totals.Add(s.Totals)
 	st.terminatedEarly = st.terminatedEarly || s.TerminatedEarly
 	st.ceilings += s.OtherKeysWCUUpper
 	st.distinctFloor = max(st.distinctFloor, s.DistinctKeys)
@@ -262,16 +218,13 @@ func (st *stepAcc) addKey(k report.KeyReport, ceiling uint64) {
 func (m *Merger) summary(at int64, st *stepAcc) *Summary {
 	s := &Summary{
 		Table: m.table, Index: m.index, Start: time.Unix(at, 0).UTC(), End: time.Unix(at+m.step, 0).UTC(),
-		Records: st.records, TTLDeletes: st.ttl, TTLWCU: st.ttlWCU, Malformed: st.malformed, InternalErrors: st.internal, Late: st.late,
-		WCU: st.wcu, WCUIsLowerBound: st.lowerBound, TerminatedEarly: st.terminatedEarly,
+		Totals: st.totals, TerminatedEarly: st.terminatedEarly,
 		OtherKeysWCUUpper: st.ceilings, Sources: st.sources,
 	}
 	if p := st.pending; p != nil && p.Sources > 0 {
 		s.DistinctKeys, s.Distinct, s.DistinctPartial = p.DistinctKeys, slices.Clone(p.Distinct), p.DistinctPartial && len(p.Distinct) > 0
-	} else if hll := st.distinct(); hll != nil {
-		s.DistinctKeys = hll.Estimate()
-		// Both kinds of sketch marshal without error.
-		s.Distinct, _ = hll.MarshalBinary()
+	} else if !st.distinct.Empty() {
+		s.DistinctKeys, s.Distinct = st.distinct.Encode()
 		s.DistinctPartial = st.missingHLL
 		if st.missingHLL {
 			s.DistinctKeys = max(s.DistinctKeys, st.distinctFloor)
@@ -362,24 +315,4 @@ func byWCU(a, b report.KeyReport) int {
 // order is the same on every run.
 func byLoad(a, b report.ShardReport) int {
 	return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Shard, b.Shard))
-}
-
-// distinct unites the step's dense registers and sparse sketches.
-func (st *stepAcc) distinct() *hyperloglog.Sketch {
-	if st.regs == nil {
-		return st.sparse
-	}
-	raw := make([]byte, hllHeader, hllHeader+hllRegisters)
-	raw[0], raw[1] = 2, sketch.HLLPrecision
-	binary.BigEndian.PutUint32(raw[4:], hllRegisters)
-	dense, err := decodeHLL(append(raw, st.regs...))
-	if err != nil {
-		panic(err) // registers taken from checked sketches
-	}
-	if st.sparse != nil {
-		if err := dense.Merge(st.sparse); err != nil {
-			panic(err) // equal precisions
-		}
-	}
-	return dense
 }

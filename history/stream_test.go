@@ -23,7 +23,7 @@ func (m *Merger) held() (steps, keys int) {
 }
 
 // TestFlushHoldsOneStep reads an hour of four shards' windows in order of
-// window start, as historytable.Read hands them, and flushes up to each
+// window start, as store.Read hands them, and flushes up to each
 // window's start: the merger never holds more than the one step the window
 // falls in (nor more keys than the busiest step has), whatever the range,
 // and the flushed steps are exactly what merging everything at the end

@@ -30,18 +30,15 @@ type Summary struct {
 	Start time.Time
 	End   time.Time
 
-	Records, TTLDeletes, Malformed, Late, WCU uint64
-	// InternalErrors counts records lost to a bug in hotkeys
-	// (report.Report.InternalErrors): a window with some is incomplete,
-	// and the stored summary must say so.
-	InternalErrors                   uint64
-	WCUIsLowerBound, TerminatedEarly bool
-	// TTLWCU is what an index's entries removed by TTL deletes would have
-	// cost (report.Report.TTLWCU): free, so not in WCU; 0 for a table.
-	TTLWCU uint64
+	// Totals are the window's counters, as its report's. InternalErrors
+	// above 0 says the window is incomplete, and the stored summary says
+	// so; TTLWCU is 0 for a table.
+	report.Totals
+	TerminatedEarly bool
 
 	// DistinctKeys is the window's own estimate; Distinct the HyperLogLog
-	// it came from (axiomhq/hyperloglog's encoding), which merges.
+	// it came from, as sketch.Summary.AppendDistinct encodes it, which
+	// merges (sketch.DistinctUnion).
 	DistinctKeys uint64
 	Distinct     []byte
 
@@ -75,9 +72,7 @@ type Summary struct {
 func FromReport(rep report.Report, shard string, distinct []byte) *Summary {
 	s := &Summary{
 		Table: rep.Table, Index: rep.Index, Shard: shard, Start: rep.Start.UTC(), End: rep.End.UTC(),
-		Records: rep.Records, TTLDeletes: rep.TTLDeletes, Malformed: rep.Malformed, InternalErrors: rep.InternalErrors, Late: rep.Late,
-		WCU: rep.WCU, TTLWCU: rep.TTLWCU,
-		WCUIsLowerBound: rep.WCUIsLowerBound, TerminatedEarly: rep.TerminatedEarly, Trimmed: rep.Trimmed,
+		Totals: rep.Totals, TerminatedEarly: rep.TerminatedEarly, Trimmed: rep.Trimmed,
 		DistinctKeys: rep.DistinctKeys, Distinct: distinct,
 		OtherKeysWCUUpper: rep.OtherKeysWCUUpper,
 		Shards:            slices.Clone(rep.Shards),
@@ -130,9 +125,8 @@ type keyID struct {
 // estimate.
 func (s *Summary) Report(top int) report.Report {
 	rep := report.Report{
-		Window:  report.Window{Table: s.Table, Index: s.Index, Start: s.Start, End: s.End},
-		Records: s.Records, TTLDeletes: s.TTLDeletes, TTLWCU: s.TTLWCU, Malformed: s.Malformed, InternalErrors: s.InternalErrors, Late: s.Late,
-		WCU: s.WCU, WCUIsLowerBound: s.WCUIsLowerBound, TerminatedEarly: s.TerminatedEarly, DistinctKeys: s.DistinctKeys,
+		Window: report.Window{Table: s.Table, Index: s.Index, Start: s.Start, End: s.End},
+		Totals: s.Totals, TerminatedEarly: s.TerminatedEarly, DistinctKeys: s.DistinctKeys,
 		HotKeys: []report.KeyReport{}, TopKeys: []report.KeyReport{}, Shards: append([]report.ShardReport{}, s.Shards...),
 	}
 	seconds := s.End.Sub(s.Start).Seconds()

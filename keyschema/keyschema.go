@@ -29,6 +29,8 @@ type DescribeTableAPI interface {
 	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
 }
 
+var _ DescribeTableAPI = (*dynamodb.Client)(nil)
+
 // Schema is what hotkeys needs to know about a table.
 type Schema struct {
 	Table            string // the table's name (also when it was looked up by ARN)

@@ -105,9 +105,9 @@ func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 		return nil, err
 	}
 
-	// Decode and count: the Feed hands the event to inv, which restores its
-	// tumbling window from the state, then each record, which inv counts
-	// into that window or into the container's detector.
+	// Decode and count: the Feed hands the event to inv, which chooses its
+	// sink (a tumbling window's set restored from the state, or the
+	// container's detector); the Feed then counts each record into it.
 	inv := h.newInvocation(table)
 	err := inv.decode(payload)
 	var amb *record.AmbiguousKeyError
@@ -128,15 +128,12 @@ func (h *handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 
 	// Announce: the keys that crossed the critical rate in what this
 	// batch counted, before the batch returns, whatever the window.
-	inv.announce(ctx)
+	h.announce(ctx, inv.sink.Onsets(nil))
 
 	// Close and publish: a tumbling window goes back to Lambda in the
 	// state, or is published on its last batch; a plain batch closes the
 	// container's windows its records and the clock have passed.
-	if inv.tumbling {
-		return inv.closeTumbling(ctx)
-	}
-	return inv.closePlain(ctx)
+	return inv.sink.finish(ctx)
 }
 
 // firstTable returns the table the batch's first eventSourceARN names (""

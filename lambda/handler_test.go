@@ -22,10 +22,11 @@ func env(kv ...string) func(string) string {
 }
 
 func TestConfigFromEnvDefaults(t *testing.T) {
-	cfg, acfg, pk, err := configFromEnv(env())
+	c, err := configFromEnv(env())
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg, acfg, pk := c.detector, c.alert, c.partitionKey
 	if diff := cmp.Diff(detector.DefaultConfig(), cfg); diff != "" {
 		t.Errorf("detector config (-want +got):\n%s", diff)
 	}
@@ -36,7 +37,7 @@ func TestConfigFromEnvDefaults(t *testing.T) {
 }
 
 func TestConfigFromEnvSettings(t *testing.T) {
-	cfg, acfg, pk, err := configFromEnv(env(
+	c, err := configFromEnv(env(
 		"HOTKEYS_WINDOW", "5m",
 		"HOTKEYS_SHARE_THRESHOLD", "0.25",
 		"HOTKEYS_MIN_WCU_PER_SECOND", "50",
@@ -50,6 +51,7 @@ func TestConfigFromEnvSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg, acfg, pk := c.detector, c.alert, c.partitionKey
 	// Every value differs from its default, so each one shows it was read.
 	want := detector.DefaultConfig()
 	want.Window, want.Lateness = 5*time.Minute, 5*time.Minute
@@ -63,8 +65,8 @@ func TestConfigFromEnvSettings(t *testing.T) {
 		t.Errorf("alert config (-want +got):\n%s\npartition key %q", diff, pk)
 	}
 	// A window given in plain seconds, as the SAM parameter is.
-	if cfg, _, _, err := configFromEnv(env("HOTKEYS_WINDOW", "120")); err != nil || cfg.Window != 2*time.Minute {
-		t.Errorf("HOTKEYS_WINDOW=120: %v, %v", cfg.Window, err)
+	if c, err := configFromEnv(env("HOTKEYS_WINDOW", "120")); err != nil || c.detector.Window != 2*time.Minute {
+		t.Errorf("HOTKEYS_WINDOW=120: %v, %v", c.detector.Window, err)
 	}
 }
 
@@ -96,7 +98,7 @@ func TestConfigFromEnvErrors(t *testing.T) {
 		{[]string{"HOTKEYS_NAMESPACE", "AWS/DynamoDB"}, "HOTKEYS_NAMESPACE"},
 		{[]string{"HOTKEYS_NAMESPACE", strings.Repeat("n", 256)}, "HOTKEYS_NAMESPACE"},
 	} {
-		_, _, _, err := configFromEnv(env(tc.kv...))
+		_, err := configFromEnv(env(tc.kv...))
 		if err == nil {
 			t.Errorf("%s=%q: accepted", tc.kv[0], tc.kv[1])
 			continue
@@ -153,38 +155,24 @@ func TestEnvError(t *testing.T) {
 		{[]string{"HOTKEYS_SHARE_THRESHOLD", "2"}, "detector: invalid configuration: HOTKEYS_SHARE_THRESHOLD 2: want a fraction in (0, 1], e.g. 0.10"},
 		{[]string{"HOTKEYS_WINDOW", "20m"}, "detector: invalid configuration: HOTKEYS_WINDOW 20m0s: want 1s to 15m"},
 	} {
-		_, _, _, err := configFromEnv(env(tc.kv...))
+		_, err := configFromEnv(env(tc.kv...))
 		if err == nil || err.Error() != tc.want || !errors.Is(err, detector.ErrConfig) {
 			t.Errorf("%v: error %v, want %q wrapping detector.ErrConfig", tc.kv, err, tc.want)
 		}
 	}
-	for field, v := range fieldVars {
-		if !slices.Contains(envVars, v) {
-			t.Errorf("field %s is set by %s, which the function does not read", field, v)
+	for _, f := range fieldVars(&detector.Config{}) {
+		if !slices.Contains(envVars, f.name) {
+			t.Errorf("a field is set by %s, which the function does not read", f.name)
 		}
 	}
 }
 
 // TestEnvVarsListed: envVars, which docs/lambda.md ("Configuration") and
-// the template follow, lists
-// exactly the variables configFromEnv, redactionFromEnv and the other
-// readers of main.go read.
+// the template follow, lists exactly the variables configFromEnv reads.
 func TestEnvVarsListed(t *testing.T) {
 	read := map[string]bool{}
 	getenv := func(k string) string { read[k] = true; return "" }
-	if _, _, _, err := configFromEnv(getenv); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := redactionFromEnv(getenv); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := indexesFromEnv(getenv); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := historyFromEnv(getenv, nil, "", nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := notifierFromEnv(getenv, func() topicPublisher { return nil }, 1000, "", nil); err != nil {
+	if _, err := configFromEnv(getenv); err != nil {
 		t.Fatal(err)
 	}
 	for _, v := range envVars {

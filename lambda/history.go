@@ -5,12 +5,13 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
@@ -25,9 +26,10 @@ const MetricHistoryWriteErrors = "HistoryWriteErrors"
 // write that still fails after its retries is logged and counted, and the
 // window's metrics are published all the same.
 type historyStore struct {
-	api       historytable.API
-	table     string
-	retention time.Duration
+	// table spreads the items over its write shards
+	// (HOTKEYS_HISTORY_WRITE_SHARDS) and keeps them its retention
+	// (HOTKEYS_HISTORY_RETENTION_DAYS).
+	table     *store.Table
 	namespace string
 	emf       io.Writer // where the HistoryWriteErrors EMF line goes (stdout)
 	log       *slog.Logger
@@ -37,15 +39,27 @@ type historyStore struct {
 	attempts   int
 	firstDelay time.Duration
 	reserve    time.Duration
-	// writeShards spreads the items over as many partition key values
-	// (HOTKEYS_HISTORY_WRITE_SHARDS); spread delays a final invoke's first
-	// write by historytable.WriteDelay of its shard
-	// (HOTKEYS_HISTORY_WRITE_SPREAD), so that the shards' writes, which
-	// all come when a window closes, do not land in the same second.
-	writeShards int
-	spread      time.Duration
-	sleep       func(context.Context, time.Duration) // waits, or less when ctx ends
-	delayedFor  string                               // the shard and window last delayed for
+	// spread delays a final invoke's first write by store.WriteDelay of
+	// its shard (HOTKEYS_HISTORY_WRITE_SPREAD), so that the shards'
+	// writes, which all come when a window closes, do not land in the
+	// same second.
+	spread     time.Duration
+	sleep      func(context.Context, time.Duration) // waits, or less when ctx ends
+	delayedFor string                               // the shard and window last delayed for
+}
+
+// newHistoryStore returns the history store c configures, writing through
+// api: nil when no table is set.
+func newHistoryStore(c historyConfig, api store.API, namespace string, log *slog.Logger) (*historyStore, error) {
+	if c.Table == "" {
+		return nil, nil
+	}
+	table, err := c.Open(api)
+	if err != nil {
+		return nil, err
+	}
+	return &historyStore{table: table, namespace: namespace, emf: os.Stdout, log: log, now: time.Now,
+		attempts: 5, firstDelay: 100 * time.Millisecond, reserve: 2 * time.Second, spread: c.spread, sleep: sleepCtx}, nil
 }
 
 // sleepCtx waits d, or until ctx ends.
@@ -68,7 +82,7 @@ func (s *historyStore) delay(ctx context.Context, shard string, start time.Time)
 		return
 	}
 	s.delayedFor = key
-	d := historytable.WriteDelay(shard, s.spread)
+	d := store.WriteDelay(shard, s.spread)
 	if deadline, ok := ctx.Deadline(); ok {
 		d = min(d, deadline.Sub(s.now())-2*s.reserve)
 	}
@@ -95,7 +109,7 @@ func (s *historyStore) write(ctx context.Context, w *detector.Window, rep report
 		for attempt := 1; ; attempt++ {
 			// The item's key is the window's start, table and shard: a
 			// redelivered final invoke puts the same item again.
-			if err = historytable.Put(ctx, s.api, s.table, sum, s.retention, s.writeShards); err == nil {
+			if err = s.table.Put(ctx, sum); err == nil {
 				return true
 			}
 			deadline, ok := ctx.Deadline()
@@ -110,7 +124,7 @@ func (s *historyStore) write(ctx context.Context, w *detector.Window, rep report
 		}
 	}
 	s.log.Error("history: the window's summary could not be stored; its metrics are published all the same",
-		"error", err.Error(), "history_table", s.table, "table", rep.Table, "index", rep.Index, "shard", shard, "window_start", rep.Start.Format(time.RFC3339))
+		"error", err.Error(), "history_table", s.table.Name(), "table", rep.Table, "index", rep.Index, "shard", shard, "window_start", rep.Start.Format(time.RFC3339))
 	s.emf.Write(alert.AppendEMFCount(nil, s.namespace, rep.Start, alert.DimensionTableName, rep.Table, MetricHistoryWriteErrors, 1))
 	return false
 }

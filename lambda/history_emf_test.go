@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 )
 
 // TestHistoryWriteErrorsLine: a window whose summary is not stored is
@@ -22,7 +23,7 @@ func TestHistoryWriteErrorsLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	var emf bytes.Buffer
-	s := &historyStore{table: "hotkeys-history", namespace: "HotKeys", emf: &emf,
+	s := &historyStore{table: mustTable(t, nil, "hotkeys-history", store.Options{}), namespace: "HotKeys", emf: &emf,
 		log: slog.New(slog.NewJSONHandler(io.Discard, nil)), now: time.Now, attempts: 1}
 	// A context already done: no write is started, and none is needed to
 	// fail.

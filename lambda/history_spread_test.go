@@ -19,7 +19,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/report"
@@ -40,19 +40,19 @@ func oneWriteWindow(t *testing.T) (*detector.Window, report.Report) {
 }
 
 // TestHistoryWriteSpread: a final invoke waits its shard's
-// historytable.WriteDelay once before its first write, however many
+// store.WriteDelay once before its first write, however many
 // windows (the table's, the indexes') it stores; the wait is cut so that
 // twice the reserve of the deadline is left, and skipped when less is;
 // the items go to the shard's write shard. The clock and the wait are the
 // test's: nothing sleeps.
 func TestHistoryWriteSpread(t *testing.T) {
 	client, _ := dynamodblocal.Clients(t)
-	table, _ := dynamodblocal.CreateTable(t, client, dynamodblocal.TableSpec{Prefix: "history", HashKey: historytable.AttrDay,
-		RangeKey: historytable.AttrWindow, NoStream: true})
+	table, _ := dynamodblocal.CreateTable(t, client, dynamodblocal.TableSpec{Prefix: "history", HashKey: store.AttrDay,
+		RangeKey: store.AttrWindow, NoStream: true})
 	w, rep := oneWriteWindow(t)
 	const shard = "shardId-00000001795305600000-0000f778"
 	const spread = 8 * time.Second
-	full := historytable.WriteDelay(shard, spread)
+	full := store.WriteDelay(shard, spread)
 	if full < 5*time.Second {
 		t.Fatalf("the test wants a shard whose delay is over 5s, this one's is %s", full)
 	}
@@ -68,9 +68,9 @@ func TestHistoryWriteSpread(t *testing.T) {
 		deadline := time.Now().Add(time.Hour)
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
 		var logs bytes.Buffer
-		s := &historyStore{api: client, table: table, retention: time.Hour, namespace: "NS", emf: &bytes.Buffer{},
+		s := &historyStore{table: mustTable(t, client, table, store.Options{WriteShards: 16, Retention: time.Hour}), namespace: "NS", emf: &bytes.Buffer{},
 			log: slog.New(slog.NewJSONHandler(&logs, nil)), now: func() time.Time { return deadline.Add(-tc.left) },
-			attempts: 1, firstDelay: time.Millisecond, reserve: time.Second * 2, writeShards: 16, spread: spread,
+			attempts: 1, firstDelay: time.Millisecond, reserve: time.Second * 2, spread: spread,
 			sleep: func(_ context.Context, d time.Duration) { slept = append(slept, d) }}
 		for range 3 { // the table's window and two indexes'
 			s.write(ctx, w, rep, shard)
@@ -84,9 +84,9 @@ func TestHistoryWriteSpread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("2026-11-22#%d", historytable.Suffix(shard, 16))
+	want := fmt.Sprintf("2026-11-22#%d", store.Suffix(shard, 16))
 	for _, item := range out.Items {
-		if pk := item[historytable.AttrDay].(*types.AttributeValueMemberS).Value; pk != want {
+		if pk := item[store.AttrDay].(*types.AttributeValueMemberS).Value; pk != want {
 			t.Errorf("stored under %s, want %s", pk, want)
 		}
 	}
@@ -100,12 +100,12 @@ func TestHistoryFromEnvWriteShardsAndSpread(t *testing.T) {
 		m["HOTKEYS_HISTORY_TABLE"] = "H"
 		return func(k string) string { return m[k] }
 	}
-	h, err := historyFromEnv(env(map[string]string{}), nil, "NS", nil)
-	if err != nil || h.writeShards != historytable.DefaultWriteShards || h.spread != 0 {
-		t.Errorf("defaults: %+v, %v; want %d write shards, no spread", h, err, historytable.DefaultWriteShards)
+	h, err := historyFromEnv(env(map[string]string{}))
+	if err != nil || h.WriteShards != store.DefaultWriteShards || h.spread != 0 {
+		t.Errorf("defaults: %+v, %v; want %d write shards, no spread", h, err, store.DefaultWriteShards)
 	}
-	h, err = historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_WRITE_SHARDS": "8", "HOTKEYS_HISTORY_WRITE_SPREAD": "4"}), nil, "NS", nil)
-	if err != nil || h.writeShards != 8 || h.spread != 4*time.Second {
+	h, err = historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_WRITE_SHARDS": "8", "HOTKEYS_HISTORY_WRITE_SPREAD": "4"}))
+	if err != nil || h.WriteShards != 8 || h.spread != 4*time.Second {
 		t.Errorf("8 write shards, 4 s: %+v, %v", h, err)
 	}
 	for name, bad := range map[string][]string{
@@ -113,7 +113,7 @@ func TestHistoryFromEnvWriteShardsAndSpread(t *testing.T) {
 		"HOTKEYS_HISTORY_WRITE_SPREAD": {"-1", "21", "21s", "1m", "x"},
 	} {
 		for _, v := range bad {
-			if _, err := historyFromEnv(env(map[string]string{name: v}), nil, "NS", nil); err == nil || !strings.Contains(err.Error(), name) {
+			if _, err := historyFromEnv(env(map[string]string{name: v})); err == nil || !strings.Contains(err.Error(), name) {
 				t.Errorf("%s=%q: %v, want an error naming it", name, v, err)
 			}
 		}
@@ -121,20 +121,23 @@ func TestHistoryFromEnvWriteShardsAndSpread(t *testing.T) {
 }
 
 // TestHistoryWritesSpreadOnDynamoDBLocal: the Lambda's own write path
-// (historyFromEnv's defaults, historyStore.write) stores the windows of
+// (historyFromEnv's defaults, newHistoryStore, historyStore.write) stores the windows of
 // 1,000 stream shards, closed at the same instant, on DynamoDB Local. Read
 // back, each shard's item is under its write shard, the items are over
 // every one of the default 64 partition key values, and the busiest value
 // holds few enough that, were every item the largest a window can be
 // (16 KB, 16 WCU), all of them landing in one second would stay within
 // DynamoDB's 1,000 WCU per second per partition: the same count
-// historytable's TestWriteSpread replays, here from what was stored.
+// history/store's TestWriteSpread replays, here from what was stored.
 func TestHistoryWritesSpreadOnDynamoDBLocal(t *testing.T) {
 	client, _ := dynamodblocal.Clients(t)
-	table, _ := dynamodblocal.CreateTable(t, client, dynamodblocal.TableSpec{Prefix: "history", HashKey: historytable.AttrDay,
-		RangeKey: historytable.AttrWindow, NoStream: true})
-	s, err := historyFromEnv(func(k string) string { return map[string]string{"HOTKEYS_HISTORY_TABLE": table}[k] }, client, "NS",
-		slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	table, _ := dynamodblocal.CreateTable(t, client, dynamodblocal.TableSpec{Prefix: "history", HashKey: store.AttrDay,
+		RangeKey: store.AttrWindow, NoStream: true})
+	c, err := historyFromEnv(func(k string) string { return map[string]string{"HOTKEYS_HISTORY_TABLE": table}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newHistoryStore(c, client, "NS", slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,12 +164,12 @@ func TestHistoryWritesSpreadOnDynamoDBLocal(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, item := range out.Items {
-			pk := item[historytable.AttrDay].(*types.AttributeValueMemberS).Value
-			sk := strings.Split(item[historytable.AttrWindow].(*types.AttributeValueMemberS).Value, "#")
+			pk := item[store.AttrDay].(*types.AttributeValueMemberS).Value
+			sk := strings.Split(item[store.AttrWindow].(*types.AttributeValueMemberS).Value, "#")
 			if len(sk) != 3 || !shards[sk[2]] {
 				t.Fatalf("item %s / %v: not one of the shards' windows", pk, sk)
 			}
-			if want := fmt.Sprintf("2026-11-22#%d", historytable.Suffix(sk[2], historytable.DefaultWriteShards)); pk != want {
+			if want := fmt.Sprintf("2026-11-22#%d", store.Suffix(sk[2], store.DefaultWriteShards)); pk != want {
 				t.Errorf("shard %s stored under %s, want %s", sk[2], pk, want)
 			}
 			perKey[pk]++
@@ -179,8 +182,8 @@ func TestHistoryWritesSpreadOnDynamoDBLocal(t *testing.T) {
 	busiest := slices.Max(slices.Collect(maps.Values(perKey)))
 	largest := int(ddb.WriteUnits(16 * 1024)) // history.MaxEncodedSize and the item's key and attributes
 	t.Logf("1,000 windows over %d partition key values, at most %d on one (%d WCU if every one were %d WCU)", len(perKey), busiest, busiest*largest, largest)
-	if len(perKey) != historytable.DefaultWriteShards || busiest*largest > int(ddb.PartitionWriteUnits) {
+	if len(perKey) != store.DefaultWriteShards || busiest*largest > int(ddb.PartitionWriteUnits) {
 		t.Errorf("1,000 windows over %d partition key values (want %d), at most %d on one: %d WCU in a second, over DynamoDB's %d",
-			len(perKey), historytable.DefaultWriteShards, busiest, busiest*largest, ddb.PartitionWriteUnits)
+			len(perKey), store.DefaultWriteShards, busiest, busiest*largest, ddb.PartitionWriteUnits)
 	}
 }

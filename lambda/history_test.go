@@ -16,7 +16,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/record"
 )
@@ -30,8 +30,8 @@ import (
 func TestHistoryWrittenByTheBootstrap(t *testing.T) {
 	ep := dynamodblocal.Endpoint(t)
 	ddb, _ := dynamodblocal.Clients(t)
-	table, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "history", HashKey: historytable.AttrDay,
-		RangeKey: historytable.AttrWindow, NoStream: true})
+	table, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "history", HashKey: store.AttrDay,
+		RangeKey: store.AttrWindow, NoStream: true})
 	shift := recentShift()
 	p1 := shiftEvent(readSample(t, "tumbling-window-1.json"), shift)
 	p2 := shiftEvent(readSample(t, "tumbling-window-2.json"), shift)
@@ -65,14 +65,14 @@ func TestHistoryWrittenByTheBootstrap(t *testing.T) {
 		t.Fatalf("%d items stored, want 2 (one per shard; the redelivered final invoke overwrites its own)", len(out.Items))
 	}
 	for _, item := range out.Items {
-		exp, _ := item[historytable.AttrExpires].(*types.AttributeValueMemberN)
+		exp, _ := item[store.AttrExpires].(*types.AttributeValueMemberN)
 		want := strconv.FormatInt(start.Add(time.Minute+7*24*time.Hour).Unix(), 10)
 		if exp == nil || exp.Value != want {
-			t.Errorf("expires %v, want %s (window end + 7 days)", item[historytable.AttrExpires], want)
+			t.Errorf("expires %v, want %s (window end + 7 days)", item[store.AttrExpires], want)
 		}
 	}
 	m, _ := history.NewMerger("Orders", "", time.Minute, 10)
-	err = historytable.Read(context.Background(), ddb, table, start, start.Add(time.Minute), m.Add, func(key string, err error) {
+	err = mustTable(t, ddb, table, store.Options{}).Reader(0).Shards(context.Background(), start, start.Add(time.Minute), m.Add, func(key string, err error) {
 		t.Errorf("item %s skipped: %v", key, err)
 	})
 	if err != nil {
@@ -121,20 +121,37 @@ func TestHistoryWriteFailsQuietly(t *testing.T) {
 	}
 }
 
+// mustTable returns the history table name, reached through api.
+func mustTable(t *testing.T, api store.API, name string, opts store.Options) *store.Table {
+	t.Helper()
+	table, err := store.New(api, name, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return table
+}
+
 func TestHistoryFromEnv(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-	if h, err := historyFromEnv(env(nil), nil, "NS", nil); h != nil || err != nil {
+	store := func(m map[string]string) (*historyStore, error) {
+		c, err := historyFromEnv(env(m))
+		if err != nil {
+			return nil, err
+		}
+		return newHistoryStore(c, nil, "NS", nil)
+	}
+	if h, err := store(nil); h != nil || err != nil {
 		t.Errorf("no table: %v, %v; want off", h, err)
 	}
-	h, err := historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_TABLE": "H", "HOTKEYS_HISTORY_RETENTION_DAYS": "7"}), nil, "NS", nil)
-	if err != nil || h.table != "H" || h.retention != 7*24*time.Hour || h.namespace != "NS" {
+	h, err := store(map[string]string{"HOTKEYS_HISTORY_TABLE": "H", "HOTKEYS_HISTORY_RETENTION_DAYS": "7"})
+	if err != nil || h.table.Name() != "H" || h.table.Retention() != 7*24*time.Hour || h.namespace != "NS" {
 		t.Errorf("table H, 7 days: %+v, %v", h, err)
 	}
-	if h, _ := historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_TABLE": "H"}), nil, "NS", nil); h.retention != 30*24*time.Hour {
-		t.Errorf("default retention %s, want 30 days", h.retention)
+	if h, _ := store(map[string]string{"HOTKEYS_HISTORY_TABLE": "H"}); h.table.Retention() != 30*24*time.Hour {
+		t.Errorf("default retention %s, want 30 days", h.table.Retention())
 	}
 	for _, bad := range []string{"0", "-1", "3651", "30d", "1.5"} {
-		_, err := historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_RETENTION_DAYS": bad}), nil, "NS", nil)
+		_, err := historyFromEnv(env(map[string]string{"HOTKEYS_HISTORY_RETENTION_DAYS": bad}))
 		if err == nil || !strings.Contains(err.Error(), "HOTKEYS_HISTORY_RETENTION_DAYS") {
 			t.Errorf("retention %q: %v, want an error naming the variable", bad, err)
 		}
@@ -147,8 +164,8 @@ func TestHistoryFromEnv(t *testing.T) {
 // with time left, the same write stores its item.
 func TestHistoryWriteKeepsTheReserve(t *testing.T) {
 	client, _ := dynamodblocal.Clients(t)
-	table, _ := dynamodblocal.CreateTable(t, client, dynamodblocal.TableSpec{Prefix: "history", HashKey: historytable.AttrDay,
-		RangeKey: historytable.AttrWindow, NoStream: true})
+	table, _ := dynamodblocal.CreateTable(t, client, dynamodblocal.TableSpec{Prefix: "history", HashKey: store.AttrDay,
+		RangeKey: store.AttrWindow, NoStream: true})
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	w, err := detector.NewWindow(detector.DefaultConfig().Sketch, "Orders", start, start.Add(time.Minute))
 	if err != nil {
@@ -165,7 +182,7 @@ func TestHistoryWriteKeepsTheReserve(t *testing.T) {
 		// The store's clock reads tc.left before the invocation's deadline.
 		deadline := time.Now().Add(time.Hour)
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
-		s := &historyStore{api: client, table: table, retention: time.Hour, namespace: "NS", emf: &emf,
+		s := &historyStore{table: mustTable(t, client, table, store.Options{Retention: time.Hour}), namespace: "NS", emf: &emf,
 			log: slog.New(slog.NewJSONHandler(&logs, nil)), now: func() time.Time { return deadline.Add(-tc.left) },
 			attempts: 5, firstDelay: time.Millisecond, reserve: 2 * time.Second}
 		ok := s.write(ctx, w, rep, "shard-1")

@@ -37,8 +37,9 @@ const (
 	// again, so that a missing grant does not cost every batch a call.
 	indexRetry = time.Minute
 	// maxIndexes is the most indexes analysed, DynamoDB's default quota of
-	// GSIs per table: the state budget is sized for it (see stateBudget).
-	maxIndexes = 20
+	// GSIs per table: the state budget is sized for it (see
+	// detector.StateBudget).
+	maxIndexes = detector.MaxIndexes
 )
 
 // indexesFromEnv reads HOTKEYS_INDEXES: auto (the default), on or off.

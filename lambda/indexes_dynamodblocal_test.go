@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/streams"
 )
@@ -93,8 +93,8 @@ func TestIndexesOnDynamoDBLocal(t *testing.T) {
 
 	for _, mode := range []string{"auto", "off", "redacted"} {
 		t.Run(mode, func(t *testing.T) {
-			historyTable, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "history", HashKey: historytable.AttrDay,
-				RangeKey: historytable.AttrWindow, NoStream: true})
+			historyTable, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "history", HashKey: store.AttrDay,
+				RangeKey: store.AttrWindow, NoStream: true})
 			env := map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": endpoint, "HOTKEYS_INDEXES": mode,
 				"HOTKEYS_PARTITION_KEY": "PK", "HOTKEYS_METRICS": "emf", "HOTKEYS_WINDOW": "900", "HOTKEYS_HISTORY_TABLE": historyTable}
 			if mode == "redacted" {
@@ -111,7 +111,7 @@ func TestIndexesOnDynamoDBLocal(t *testing.T) {
 				}
 				payload, _ := json.Marshal(ev)
 				state = tumblingResponse(t, f.invoke(t, payload))
-				if _, ok := state[stateIndex+"0"]; ok != (mode != "off" && i < len(records)-1) {
+				if _, ok := state["hotkeys.index.0"]; ok != (mode != "off" && i < len(records)-1) {
 					t.Fatalf("batch %d: index window in the state: %v", i, ok)
 				}
 			}
@@ -142,7 +142,7 @@ func TestIndexesOnDynamoDBLocal(t *testing.T) {
 			}
 			// The history table: the table's window, and GSI1's unless off.
 			stored := map[string]*history.Summary{}
-			err := historytable.Read(context.Background(), ddb, historyTable, start, start.Add(15*time.Minute), func(s *history.Summary) error {
+			err := mustTable(t, ddb, historyTable, store.Options{}).Reader(0).Shards(context.Background(), start, start.Add(15*time.Minute), func(s *history.Summary) error {
 				stored[s.Index] = s
 				return nil
 			}, func(key string, err error) { t.Errorf("history item %s skipped: %v", key, err) })

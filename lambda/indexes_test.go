@@ -225,7 +225,7 @@ func TestIndexesChange(t *testing.T) {
 // TestStateWorstCase: a table with 20 GSIs, every key of the table and of
 // every index 2,048 bytes long, many more keys than counters, across ten
 // invocations of one tumbling window. The state, as Lambda counts it,
-// stays under stateBudget (and so under 1 MB) after every invocation; the
+// stays under detector.StateBudget (and so under 1 MB) after every invocation; the
 // windows are trimmed and say so; and every bound of every report still
 // holds against the exact per-key WCU.
 func TestStateWorstCase(t *testing.T) {
@@ -297,8 +297,8 @@ func TestStateWorstCase(t *testing.T) {
 		for k, v := range state {
 			size += len(k) + len(v)
 		}
-		if size >= stateBudget || len(state) != nIndexes+2 {
-			t.Fatalf("invocation %d: state of %d keys, %d bytes; want %d keys under %d bytes", b, len(state), size, nIndexes+2, stateBudget)
+		if size >= detector.StateBudget || len(state) != nIndexes+2 {
+			t.Fatalf("invocation %d: state of %d keys, %d bytes; want %d keys under %d bytes", b, len(state), size, nIndexes+2, detector.StateBudget)
 		}
 		t.Logf("invocation %d: state %d bytes (%.0f KB) of Lambda's 1 MB", b, size, float64(size)/1024)
 	}

@@ -240,7 +240,7 @@ func TestWindowStateIsTheException(t *testing.T) {
 	if err := json.Unmarshal(f.invoke(t, shiftEvent(raw, recentShift())), &resp); err != nil {
 		t.Fatal(err)
 	}
-	state, err := base64.StdEncoding.DecodeString(resp.State[stateWindow])
+	state, err := base64.StdEncoding.DecodeString(resp.State["hotkeys.window"])
 	if err != nil || len(state) == 0 {
 		t.Fatalf("no window state in the response: %v", err)
 	}

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/config"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
@@ -25,7 +25,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/alert"
 	"github.com/hotkeys-dev/hotkeys/detector"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/internal/envconfig"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
 	"github.com/hotkeys-dev/hotkeys/redact"
 )
@@ -69,34 +69,26 @@ func main() {
 }
 
 func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*handler, error) {
-	cfg, acfg, partitionKey, err := configFromEnv(getenv)
+	cfg, err := configFromEnv(getenv)
 	if err != nil {
 		return nil, err
 	}
-	secretArn, err := redactionFromEnv(getenv)
-	if err != nil {
-		return nil, err
-	}
-	mode, err := indexesFromEnv(getenv)
-	if err != nil {
-		return nil, err
-	}
-	awsCfg, err := config.LoadDefaultConfig(ctx)
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("loading AWS configuration: %w", err)
 	}
-	if secretArn != "" {
+	if cfg.secretARN != "" {
 		// Once per container: the secret keys every stand-in this
 		// environment publishes.
-		if cfg.Redactor, err = loadRedactor(ctx, secretsmanager.NewFromConfig(awsCfg), secretArn); err != nil {
+		if cfg.detector.Redactor, err = loadRedactor(ctx, secretsmanager.NewFromConfig(awsCfg), cfg.secretARN); err != nil {
 			return nil, err
 		}
 	}
 	var api alert.MetricPutter
-	if acfg.Mode == alert.ModeAPI || acfg.Mode == alert.ModeBoth {
+	if cfg.alert.Mode == alert.ModeAPI || cfg.alert.Mode == alert.ModeBoth {
 		api = cloudwatch.NewFromConfig(awsCfg)
 	}
-	pub, err := alert.NewPublisher(acfg, api, os.Stdout)
+	pub, err := alert.NewPublisher(cfg.alert, api, os.Stdout)
 	if err != nil {
 		return nil, err
 	}
@@ -104,127 +96,173 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	// Asked again every indexRefresh, so that a GSI added while the
 	// container lives is analysed without a restart.
 	schemas := keyschema.NewRefreshingCache(ddb, indexRefresh, time.Now)
-	h, err := newHandler(cfg, partitionKey, mode, schemas, pub, log, time.Now)
+	h, err := newHandler(cfg.detector, cfg.partitionKey, cfg.indexes, schemas, pub, log, time.Now)
 	if err != nil {
 		return nil, err
 	}
-	if h.history, err = historyFromEnv(getenv, ddb, acfg.Namespace, log); err != nil {
+	if h.history, err = newHistoryStore(cfg.history, ddb, cfg.alert.Namespace, log); err != nil {
 		return nil, err
 	}
-	if h.notify, err = notifierFromEnv(getenv, func() topicPublisher { return sns.NewFromConfig(awsCfg) }, cfg.PartitionLimit, acfg.Namespace, log); err != nil {
-		return nil, err
-	}
+	h.notify = newNotifier(cfg.notify, func() topicPublisher { return sns.NewFromConfig(awsCfg) }, cfg.detector.PartitionLimit, cfg.alert.Namespace, log)
 	return h, nil
 }
 
-// notifierFromEnv reads HOTKEYS_NOTIFY_TOPIC_ARN and
-// HOTKEYS_NOTIFY_MAX_PER_INVOCATION: nil when no topic is set.
-func notifierFromEnv(getenv func(string) string, client func() topicPublisher, limit float64, namespace string, log *slog.Logger) (*notifier, error) {
-	topic := getenv("HOTKEYS_NOTIFY_TOPIC_ARN")
-	most := DefaultNotifyMaxPerInvocation
+// config is the function's configuration: every variable of envVars, read
+// by configFromEnv and nowhere else.
+type config struct {
+	detector     detector.Config // the thresholds: HOTKEYS_WINDOW, HOTKEYS_SHARE_THRESHOLD, ... (fieldVars)
+	alert        alert.Config    // HOTKEYS_NAMESPACE, HOTKEYS_METRICS, HOTKEYS_TOP
+	partitionKey string          // HOTKEYS_PARTITION_KEY; "": DescribeTable
+	indexes      indexMode       // HOTKEYS_INDEXES
+	secretARN    string          // HOTKEYS_KEY_REDACTION_SECRET_ARN under HOTKEYS_KEY_REDACTION=hash; "": keys not redacted
+	history      historyConfig   // HOTKEYS_HISTORY_TABLE ("": off), _RETENTION_DAYS, _WRITE_SHARDS, _WRITE_SPREAD
+	notify       notifyConfig    // HOTKEYS_NOTIFY_TOPIC_ARN ("": off), _MAX_PER_INVOCATION
+}
+
+// historyConfig is the history store's: the table's settings, which the
+// rollup function reads too, and the spread of the writes.
+type historyConfig struct {
+	envconfig.History
+	spread time.Duration // HOTKEYS_HISTORY_WRITE_SPREAD
+}
+
+// notifyConfig is the onsets' SNS topic and how many messages one
+// invocation sends at most.
+type notifyConfig struct {
+	topic string
+	max   int
+}
+
+// configFromEnv reads every variable of envVars. An error names the
+// variable; one about the thresholds or the metrics wraps
+// detector.ErrConfig (or alert's sentinels), as the same mistake made with
+// a flag of the CLI does.
+func configFromEnv(getenv func(string) string) (config, error) {
+	cfg := config{partitionKey: getenv("HOTKEYS_PARTITION_KEY")}
+	var err error
+	if cfg.detector, cfg.alert, err = thresholdsFromEnv(getenv); err != nil {
+		return cfg, err
+	}
+	if cfg.secretARN, err = redactionFromEnv(getenv); err != nil {
+		return cfg, err
+	}
+	if cfg.indexes, err = indexesFromEnv(getenv); err != nil {
+		return cfg, err
+	}
+	if cfg.history, err = historyFromEnv(getenv); err != nil {
+		return cfg, err
+	}
+	if cfg.notify, err = notifyFromEnv(getenv); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// notifyFromEnv reads HOTKEYS_NOTIFY_TOPIC_ARN and
+// HOTKEYS_NOTIFY_MAX_PER_INVOCATION.
+func notifyFromEnv(getenv func(string) string) (notifyConfig, error) {
+	c := notifyConfig{topic: getenv("HOTKEYS_NOTIFY_TOPIC_ARN"), max: DefaultNotifyMaxPerInvocation}
 	if v := getenv("HOTKEYS_NOTIFY_MAX_PER_INVOCATION"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 100 {
-			return nil, fmt.Errorf("HOTKEYS_NOTIFY_MAX_PER_INVOCATION=%q: want a whole number of messages, 1 to 100", v)
+		n, ok := envconfig.Whole(v, 1, 100)
+		if !ok {
+			return c, fmt.Errorf("HOTKEYS_NOTIFY_MAX_PER_INVOCATION=%q: want a whole number of messages, 1 to 100", v)
 		}
-		most = n
+		c.max = n
 	}
-	if topic == "" {
-		return nil, nil
+	if c.topic != "" && (!strings.HasPrefix(c.topic, "arn:") || !strings.Contains(c.topic, ":sns:")) {
+		return c, fmt.Errorf("HOTKEYS_NOTIFY_TOPIC_ARN=%q: want an SNS topic ARN, arn:aws:sns:REGION:ACCOUNT:NAME", c.topic)
 	}
-	if !strings.HasPrefix(topic, "arn:") || !strings.Contains(topic, ":sns:") {
-		return nil, fmt.Errorf("HOTKEYS_NOTIFY_TOPIC_ARN=%q: want an SNS topic ARN, arn:aws:sns:REGION:ACCOUNT:NAME", topic)
-	}
-	return &notifier{api: client(), topic: topic, max: most, namespace: namespace, emf: os.Stdout, log: log, now: time.Now, partition: limit}, nil
+	return c, nil
 }
 
 // historyFromEnv reads HOTKEYS_HISTORY_TABLE, _RETENTION_DAYS,
-// _WRITE_SHARDS and _WRITE_SPREAD: nil when the table is not set.
-func historyFromEnv(getenv func(string) string, api historytable.API, namespace string, log *slog.Logger) (*historyStore, error) {
-	table := getenv("HOTKEYS_HISTORY_TABLE")
-	days := 30
-	if v := getenv("HOTKEYS_HISTORY_RETENTION_DAYS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 3650 {
-			return nil, fmt.Errorf("HOTKEYS_HISTORY_RETENTION_DAYS=%q: want whole days, 1 to 3650", v)
-		}
-		days = n
+// _WRITE_SHARDS and _WRITE_SPREAD.
+func historyFromEnv(getenv func(string) string) (historyConfig, error) {
+	h, err := envconfig.HistoryFromEnv(getenv)
+	c := historyConfig{History: h}
+	if err != nil {
+		return c, err
 	}
-	shards := historytable.DefaultWriteShards
-	if v := getenv("HOTKEYS_HISTORY_WRITE_SHARDS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > historytable.MaxWriteShards {
-			return nil, fmt.Errorf("HOTKEYS_HISTORY_WRITE_SHARDS=%q: want a whole number, 1 to %d", v, historytable.MaxWriteShards)
-		}
-		shards = n
-	}
-	var spread time.Duration
 	if v := getenv("HOTKEYS_HISTORY_WRITE_SPREAD"); v != "" {
-		d, err := parseSeconds(v)
-		if err != nil || d < 0 || d > 20*time.Second {
-			return nil, fmt.Errorf("HOTKEYS_HISTORY_WRITE_SPREAD=%q: want 0s to 20s, such as 4s", v)
+		d, ok := envconfig.Seconds(v)
+		if !ok || d < 0 || d > 20*time.Second {
+			return c, fmt.Errorf("HOTKEYS_HISTORY_WRITE_SPREAD=%q: want 0s to 20s, such as 4s", v)
 		}
-		spread = d
+		c.spread = d
 	}
-	if table == "" {
-		return nil, nil
-	}
-	return &historyStore{api: api, table: table, retention: time.Duration(days) * 24 * time.Hour, namespace: namespace,
-		emf: os.Stdout, log: log, now: time.Now, attempts: 5, firstDelay: 100 * time.Millisecond, reserve: 2 * time.Second,
-		writeShards: shards, spread: spread, sleep: sleepCtx}, nil
+	return c, nil
 }
 
-// configFromEnv reads every HOTKEYS_ variable; an error names the variable
-// and wraps detector.ErrConfig (or, for the metrics' settings, alert's
-// sentinels), as the same mistake made with a flag of the CLI does.
-func configFromEnv(getenv func(string) string) (detector.Config, alert.Config, string, error) {
+// fieldVar binds a variable to the field of a detector.Config it sets.
+type fieldVar struct {
+	name  string
+	field any // a pointer to the field: *float64, *int or *time.Duration
+}
+
+// fieldVars binds the variables that set fields of c to those fields, by
+// address, so that a renamed field does not compile: thresholdsFromEnv
+// reads the numbers through it, and envError words a validation error in
+// the variables (HOTKEYS_WINDOW sets Lateness too).
+func fieldVars(c *detector.Config) []fieldVar {
+	return []fieldVar{
+		{"HOTKEYS_WINDOW", &c.Window},
+		{"HOTKEYS_WINDOW", &c.Lateness},
+		{"HOTKEYS_SHARE_THRESHOLD", &c.ShareThreshold},
+		{"HOTKEYS_MIN_WCU_PER_SECOND", &c.MinWCUPerSecond},
+		{"HOTKEYS_CRITICAL_WCU_PER_SECOND", &c.CriticalWCUPerSecond},
+		{"HOTKEYS_PARTITION_LIMIT", &c.PartitionLimit},
+		{"HOTKEYS_SATURATION_FRACTION", &c.SaturationFraction},
+		{"HOTKEYS_TOP", &c.Top},
+		{"HOTKEYS_SATURATION_SECONDS", &c.SaturationSeconds},
+	}
+}
+
+// thresholdsFromEnv reads the detector's thresholds (fieldVars) and the
+// metrics' settings.
+//
+// Long because it reads the variables in turn, each with its own message.
+func thresholdsFromEnv(getenv func(string) string) (detector.Config, alert.Config, error) {
 	cfg := detector.DefaultConfig()
 	acfg := alert.DefaultConfig()
 	bad := func(name, val string, err error) error {
 		return fmt.Errorf("%s=%q: %w", name, val, err)
 	}
 	if v := getenv("HOTKEYS_WINDOW"); v != "" {
-		d, err := parseSeconds(v)
-		if err != nil {
-			return cfg, acfg, "", bad("HOTKEYS_WINDOW", v, err)
+		d, ok := envconfig.Seconds(v)
+		if !ok {
+			return cfg, acfg, bad("HOTKEYS_WINDOW", v, fmt.Errorf("%w: want a duration such as 60s or 5m", detector.ErrConfig))
 		}
 		cfg.Window, cfg.Lateness = d, d
 	}
-	floats := []struct {
-		name string
-		dst  *float64
-	}{
-		{"HOTKEYS_SHARE_THRESHOLD", &cfg.ShareThreshold},
-		{"HOTKEYS_MIN_WCU_PER_SECOND", &cfg.MinWCUPerSecond},
-		{"HOTKEYS_CRITICAL_WCU_PER_SECOND", &cfg.CriticalWCUPerSecond},
-		{"HOTKEYS_PARTITION_LIMIT", &cfg.PartitionLimit},
-		{"HOTKEYS_SATURATION_FRACTION", &cfg.SaturationFraction},
-	}
-	for _, f := range floats {
+	for _, f := range fieldVars(&cfg) {
+		p, ok := f.field.(*float64)
+		if !ok {
+			continue
+		}
 		if v := getenv(f.name); v != "" {
 			x, err := strconv.ParseFloat(v, 64)
 			if err != nil {
-				return cfg, acfg, "", bad(f.name, v, fmt.Errorf("%w: not a number", detector.ErrConfig))
+				return cfg, acfg, bad(f.name, v, fmt.Errorf("%w: not a number", detector.ErrConfig))
 			}
-			*f.dst = x
+			*p = x
 		}
 	}
 	if v := getenv("HOTKEYS_TOP"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return cfg, acfg, "", bad("HOTKEYS_TOP", v, fmt.Errorf("%w: not a whole number", detector.ErrConfig))
+			return cfg, acfg, bad("HOTKEYS_TOP", v, fmt.Errorf("%w: not a whole number", detector.ErrConfig))
 		}
 		cfg.Top, acfg.Top = n, n
 	}
 	if v := getenv("HOTKEYS_SATURATION_SECONDS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return cfg, acfg, "", bad("HOTKEYS_SATURATION_SECONDS", v, fmt.Errorf("%w: not a whole number of seconds", detector.ErrConfig))
+			return cfg, acfg, bad("HOTKEYS_SATURATION_SECONDS", v, fmt.Errorf("%w: not a whole number of seconds", detector.ErrConfig))
 		}
 		cfg.SaturationSeconds = n
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, acfg, "", envError(err)
+		return cfg, acfg, envError(err)
 	}
 	if v := getenv("HOTKEYS_NAMESPACE"); v != "" {
 		acfg.Namespace = v
@@ -232,17 +270,17 @@ func configFromEnv(getenv func(string) string) (detector.Config, alert.Config, s
 	if v := getenv("HOTKEYS_METRICS"); v != "" {
 		m, err := alert.ParseMode(v)
 		if err != nil {
-			return cfg, acfg, "", bad("HOTKEYS_METRICS", v, err)
+			return cfg, acfg, bad("HOTKEYS_METRICS", v, err)
 		}
 		acfg.Mode = m
 	}
 	if acfg.Top > alert.MaxTop {
-		return cfg, acfg, "", bad("HOTKEYS_TOP", strconv.Itoa(acfg.Top), fmt.Errorf("%w: at most %d keys are published per window", alert.ErrConfig, alert.MaxTop))
+		return cfg, acfg, bad("HOTKEYS_TOP", strconv.Itoa(acfg.Top), fmt.Errorf("%w: at most %d keys are published per window", alert.ErrConfig, alert.MaxTop))
 	}
 	if err := acfg.Validate(); err != nil {
-		return cfg, acfg, "", fmt.Errorf("HOTKEYS_NAMESPACE or HOTKEYS_METRICS: %w", err)
+		return cfg, acfg, fmt.Errorf("HOTKEYS_NAMESPACE or HOTKEYS_METRICS: %w", err)
 	}
-	return cfg, acfg, getenv("HOTKEYS_PARTITION_KEY"), nil
+	return cfg, acfg, nil
 }
 
 // redactionFromEnv returns the ARN of the secret that keys the redaction
@@ -268,40 +306,19 @@ func redactionFromEnv(getenv func(string) string) (string, error) {
 	return arn, nil
 }
 
-// fieldVars names the detector.Config fields the function sets by the
-// variables that set them, so that an error names what the user can change.
-var fieldVars = map[string]string{
-	"Window":               "HOTKEYS_WINDOW",
-	"Lateness":             "HOTKEYS_WINDOW",
-	"ShareThreshold":       "HOTKEYS_SHARE_THRESHOLD",
-	"MinWCUPerSecond":      "HOTKEYS_MIN_WCU_PER_SECOND",
-	"CriticalWCUPerSecond": "HOTKEYS_CRITICAL_WCU_PER_SECOND",
-	"PartitionLimit":       "HOTKEYS_PARTITION_LIMIT",
-	"SaturationFraction":   "HOTKEYS_SATURATION_FRACTION",
-	"SaturationSeconds":    "HOTKEYS_SATURATION_SECONDS",
-	"Top":                  "HOTKEYS_TOP",
-}
-
 // envError words a validation error in the variables that set the fields
-// it names: "detector: invalid configuration: HOTKEYS_SHARE_THRESHOLD 2:
-// want a fraction in (0, 1], e.g. 0.10". A field no variable sets keeps
-// its Go name.
+// it names (fieldVars): "detector: invalid configuration:
+// HOTKEYS_SHARE_THRESHOLD 2: want a fraction in (0, 1], e.g. 0.10". A field
+// no variable sets keeps its Go name.
 func envError(err error) error {
 	var fe *detector.FieldError
 	if !errors.As(err, &fe) {
 		return err
 	}
-	return fmt.Errorf("%w: %s", detector.ErrConfig, fe.Message(fieldVars))
-}
-
-// parseSeconds reads "60s", "5m" or a plain number of seconds.
-func parseSeconds(v string) (time.Duration, error) {
-	if n, err := strconv.Atoi(v); err == nil {
-		return time.Duration(n) * time.Second, nil
+	var c detector.Config
+	names := map[any]string{}
+	for _, f := range fieldVars(&c) {
+		names[f.field] = f.name
 	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		return 0, fmt.Errorf("%w: want a duration such as 60s or 5m", detector.ErrConfig)
-	}
-	return d, nil
+	return fmt.Errorf("%w: %s", detector.ErrConfig, fe.Message(&c, names))
 }

@@ -61,7 +61,7 @@ func TestMaximumLengthKeysInTheLambda(t *testing.T) {
 			t.Fatal(err)
 		}
 		state = r.State
-		if i < 2 && len(state[stateWindow]) == 0 {
+		if i < 2 && len(state["hotkeys.window"]) == 0 {
 			t.Fatalf("invocation %d returned no window state", i)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -52,6 +53,16 @@ type notifier struct {
 	log       *slog.Logger
 	now       func() time.Time
 	partition float64 // the partition limit, for the message
+}
+
+// newNotifier returns the notifier c configures, publishing through the
+// client it makes only then, with the partition limit for the message:
+// nil when no topic is set.
+func newNotifier(c notifyConfig, client func() topicPublisher, limit float64, namespace string, log *slog.Logger) *notifier {
+	if c.topic == "" {
+		return nil
+	}
+	return &notifier{api: client(), topic: c.topic, max: c.max, namespace: namespace, emf: os.Stdout, log: log, now: time.Now, partition: limit}
 }
 
 // notify sends one message per onset, up to n.max; what it could not send

@@ -92,7 +92,7 @@ func TestNotifyCapAndFailures(t *testing.T) {
 	}
 }
 
-func TestNotifierFromEnv(t *testing.T) {
+func TestNotifyFromEnv(t *testing.T) {
 	for _, tc := range []struct {
 		env  map[string]string
 		max  int
@@ -104,7 +104,8 @@ func TestNotifierFromEnv(t *testing.T) {
 		{env: map[string]string{"HOTKEYS_NOTIFY_TOPIC_ARN": "hotkeys-alarms"}, fail: "want an SNS topic ARN"},
 		{env: map[string]string{"HOTKEYS_NOTIFY_TOPIC_ARN": testTopic, "HOTKEYS_NOTIFY_MAX_PER_INVOCATION": "0"}, fail: "1 to 100"},
 	} {
-		n, err := notifierFromEnv(func(k string) string { return tc.env[k] }, func() topicPublisher { return nil }, 1000, "NS", slog.New(slog.DiscardHandler))
+		c, err := notifyFromEnv(func(k string) string { return tc.env[k] })
+		n := newNotifier(c, func() topicPublisher { return nil }, 1000, "NS", slog.New(slog.DiscardHandler))
 		switch {
 		case tc.fail != "":
 			if err == nil || !strings.Contains(err.Error(), tc.fail) {

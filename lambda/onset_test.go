@@ -127,14 +127,14 @@ func batchBounds(recs []streamRecord, window int) (bounds [][2]int, ends []float
 // announcedIn reports whether the tumbling state marks key announced.
 func announcedIn(t testing.TB, state map[string]string, key string) bool {
 	t.Helper()
-	if state[stateWindow] == "" {
+	if state["hotkeys.window"] == "" {
 		return false
 	}
-	w, _, err := windowsFromState(state, detector.DefaultConfig())
-	if err != nil {
+	set := detector.NewWindowSet(detector.DefaultConfig(), "", time.Unix(0, 0), time.Unix(1, 0))
+	if err := set.UnmarshalState(state); err != nil {
 		t.Fatal(err)
 	}
-	return w.Announced(ddb.Key{Type: ddb.String, Value: []byte(key)})
+	return set.Windows()[0].Announced(ddb.Key{Type: ddb.String, Value: []byte(key)})
 }
 
 // onsetLines returns the onset log lines of the function's output, once

@@ -139,12 +139,8 @@ func (d *Decoder) top(i int) (int, error) {
 	case '{':
 		return d.object(i)
 	case '[':
-		b := d.scan.Bytes()
-		i = jsonscan.SkipWS(b, i+1)
-		if d.scan.Peek(i) == ']' {
-			return i + 1, nil
-		}
-		for {
+		i, closed := d.scan.Open(i, ']')
+		for !closed {
 			var err error
 			if d.scan.Peek(i) == '{' {
 				i, err = d.object(i)
@@ -154,11 +150,11 @@ func (d *Decoder) top(i int) (int, error) {
 			if err != nil || i < 0 || d.vErr != nil {
 				return i, err
 			}
-			var closed bool
-			if i, closed = d.scan.Next(i, ']'); closed || i < 0 {
+			if i, closed = d.scan.Next(i, ']'); i < 0 {
 				return i, nil
 			}
 		}
+		return i, nil
 	}
 	return d.notRecord(i), nil
 }
@@ -198,12 +194,8 @@ func (d *Decoder) records(i int) int {
 	if want := min(len(b)-i, maxLambdaPayload) / 8; cap(d.scratch)-len(d.scratch) < want {
 		d.scratch = slices.Grow(d.scratch, want)
 	}
-	i = jsonscan.SkipWS(b, i+1)
-	if d.scan.Peek(i) == ']' {
-		d.queueing = false
-		return i + 1
-	}
-	for {
+	i, closed := d.scan.Open(i, ']')
+	for !closed {
 		if d.scan.Peek(i) == '{' {
 			start := i
 			d.resetRecord()
@@ -217,17 +209,12 @@ func (d *Decoder) records(i int) int {
 		} else if i = d.notRecord(i); i < 0 {
 			return i
 		}
-		i = jsonscan.SkipWS(b, i)
-		switch d.scan.Peek(i) {
-		case ',':
-			i = jsonscan.SkipWS(b, i+1)
-			continue
-		case ']':
-			d.queueing = false
-			return i + 1
+		if i, closed = d.scan.Next(i, ']'); i < 0 {
+			return i
 		}
-		return d.scan.Unexpected(i, "',' or ']'")
 	}
+	d.queueing = false
+	return i
 }
 
 // Kinds of object, for members.
@@ -241,63 +228,54 @@ const (
 // members walks the object at i and hands each member to member.
 func (d *Decoder) members(i, kind int) int {
 	b := d.scan.Bytes()
-	i = jsonscan.SkipWS(b, i+1)
-	if d.scan.Peek(i) == '}' {
-		return i + 1
-	}
 	guess := opens[kind]
-	for {
-		if d.scan.Peek(i) != '"' {
-			return d.scan.Unexpected(i, "a string key")
-		}
+	i, closed := d.scan.Open(i, '}')
+	for !closed {
 		var id, j int
 		if len(b)-i >= 32 && lits[guess].starts((*[32]byte)(b[i:])) { // nearly always
 			id, j = guess, i+len(lits[guess].s)
+		} else if g := follows[guess]; len(b)-i >= 32 && lits[g].starts((*[32]byte)(b[i:])) {
+			id, j = g, i+len(lits[g].s) // the expected field is absent (an INSERT has no OldImage)
 		} else {
 			id, j = matchField(b, i, kind)
 		}
 		if id != fUnknown {
 			i = jsonscan.SkipWS(b, j)
 		} else {
-			end, key := d.scan.StringBytes(i)
-			if end < 0 {
-				return end
-			}
-			id = fieldID(kind, key)
-			if i = d.scan.Expect(end, ':', "':'"); i < 0 {
+			var key []byte
+			if i, key = d.scan.Key(i); i < 0 {
 				return i
 			}
+			id = fieldID(kind, key)
 		}
-		if i = d.member(kind, id, i); i < 0 {
+		switch kind { // the member's value
+		case kindRecord:
+			i = d.recordMember(id, i)
+		case kindDynamo:
+			i = d.dynamoMember(id, i)
+		case kindTop:
+			i = d.topMember(id, i)
+		default:
+			i = d.identityMember(id, i)
+		}
+		if i < 0 {
 			return i
 		}
 		guess = follows[id]
-		i = jsonscan.SkipWS(b, i)
-		switch d.scan.Peek(i) {
-		case ',':
-			i = jsonscan.SkipWS(b, i+1)
-			continue
-		case '}':
-			return i + 1
+		if i, closed = d.scan.Next(i, '}'); i < 0 {
+			return i
 		}
-		return d.scan.Unexpected(i, "',' or '}'")
 	}
+	return i
 }
 
-// member decodes the value at i of the member id of an object of kind.
-func (d *Decoder) member(kind, id, i int) int {
-	switch kind {
-	case kindTop:
-		if end, ok := d.eventMember(id, i); ok {
-			return end
-		}
-		return d.recordMember(id, i)
-	case kindRecord:
-		return d.recordMember(id, i)
-	case kindDynamo:
-		return d.dynamoMember(id, i)
+// topMember decodes the value at i of the member id of a top-level
+// object: an event's field, or a record's.
+func (d *Decoder) topMember(id, i int) int {
+	if end, ok := d.eventMember(id, i); ok {
+		return end
 	}
-	return d.identityMember(id, i)
+	return d.recordMember(id, i)
 }
 
 // notRecord skips a value at i that cannot be a record and reports it.

@@ -90,14 +90,10 @@ func (d *Decoder) eventMember(id, i int) (int, bool) {
 		return end, true
 	case fIsFinalInvokeForWindow:
 		d.evSeen = true
-		end, v := d.envelopeBool(i, "isFinalInvokeForWindow")
-		d.ev.IsFinalInvokeForWindow = v
-		return end, true
+		return d.envelopeBool(i, "isFinalInvokeForWindow", &d.ev.IsFinalInvokeForWindow), true
 	case fIsWindowTerminatedEarly:
 		d.evSeen = true
-		end, v := d.envelopeBool(i, "isWindowTerminatedEarly")
-		d.ev.IsWindowTerminatedEarly = v
-		return end, true
+		return d.envelopeBool(i, "isWindowTerminatedEarly", &d.ev.IsWindowTerminatedEarly), true
 	}
 	return 0, false
 }
@@ -121,16 +117,18 @@ func (d *Decoder) window(i int) int {
 	return end
 }
 
-func (d *Decoder) envelopeBool(i int, name string) (int, bool) {
+// envelopeBool decodes the boolean field name at i into *v; null is false.
+func (d *Decoder) envelopeBool(i int, name string, v *bool) int {
+	*v = d.scan.Peek(i) == 't'
 	switch d.scan.Peek(i) {
 	case 't':
-		return d.scan.Literal(i, "true"), true
+		return d.scan.Literal(i, "true")
 	case 'f':
-		return d.scan.Literal(i, "false"), false
+		return d.scan.Literal(i, "false")
 	case 'n':
-		return d.scan.Literal(i, "null"), false
+		return d.scan.Literal(i, "null")
 	}
-	return d.envelopeError(i, name+" is not a boolean"), false
+	return d.envelopeError(i, name+" is not a boolean")
 }
 
 // envelopeError reports a bad envelope field at i and skips it.

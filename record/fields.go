@@ -77,7 +77,7 @@ func (d *Decoder) recordMember(id, i int) int {
 			d.rs.table = d.lastARN.value
 			return end
 		}
-		return d.eventSourceARN(i)
+		return d.rememberString(i, "eventSourceARN", &d.lastARN, &d.rs.table, d.tableName)
 	case fDynamodb:
 		if d.scan.Peek(i) == '{' {
 			d.rs.haveDynamo = true
@@ -143,18 +143,18 @@ func init() {
 	}
 }
 
-// eventSourceARN decodes the record's eventSourceARN at i, other than the
-// last record's, into its table.
-func (d *Decoder) eventSourceARN(i int) int {
-	b := d.scan.Bytes()
+// rememberString decodes the string at i of field, the record's
+// eventSourceARN or StreamViewType, into what conv makes of it, kept in
+// *dst, and remembers both for the next record (see repeated).
+func (d *Decoder) rememberString(i int, field string, r *repeated, dst *string, conv func([]byte) string) int {
 	if d.scan.Peek(i) != '"' {
-		end, _ := d.copyString(i, "eventSourceARN")
+		end, _ := d.copyString(i, field)
 		return end
 	}
 	end, s := d.scan.StringBytes(i)
-	d.rs.table = d.tableName(s)
+	*dst = conv(s)
 	if end >= 0 {
-		d.lastARN.remember(b[i:end], d.rs.table)
+		r.remember(d.scan.Bytes()[i:end], *dst)
 	}
 	return end
 }
@@ -217,7 +217,7 @@ func (d *Decoder) dynamoMember(id, i int) int {
 			d.rs.viewType = d.lastView.value
 			return end
 		}
-		return d.streamViewType(i)
+		return d.rememberString(i, "dynamodb.StreamViewType", &d.lastView, &d.rs.viewType, d.viewType)
 	}
 	return d.scan.SkipValue(i)
 }
@@ -245,22 +245,6 @@ func (d *Decoder) image(i, side int) (int, int) {
 	}
 	d.bad(ErrFieldType, i)
 	return d.scan.SkipValue(i), -1
-}
-
-// streamViewType decodes dynamodb.StreamViewType at i, other than the
-// last record's.
-func (d *Decoder) streamViewType(i int) int {
-	b := d.scan.Bytes()
-	if d.scan.Peek(i) != '"' {
-		end, _ := d.copyString(i, "dynamodb.StreamViewType")
-		return end
-	}
-	end, s := d.scan.StringBytes(i)
-	d.rs.viewType = d.viewType(s)
-	if end >= 0 {
-		d.lastView.remember(b[i:end], d.rs.viewType)
-	}
-	return end
 }
 
 // copyString locates the string at i (see stringSpan). null leaves it

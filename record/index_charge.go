@@ -136,7 +136,7 @@ func (d *Decoder) inIndex(side int, def *compiledIndex) bool {
 // index key, or typ 0 when the image lacks it or it is not S, N or B.
 func (d *Decoder) indexKey(side, id int) keyRef {
 	a := d.attr(side, id)
-	if a == nil {
+	if a == nil || a.typ == 0 {
 		return keyRef{}
 	}
 	switch a.str { // a compact {"S":"…"}: its string's quotes are at valStart+5 and valEnd-2
@@ -148,25 +148,13 @@ func (d *Decoder) indexKey(side, id int) keyRef {
 		return keyRef{value: span{start, len(d.scratch), false}, typ: ddb.String}
 	}
 	var ka keyAttr
-	if _, _, ok := d.compactKeyValue(a.valStart, &ka); ok {
-		return keyRef{value: ka.value, typ: ka.typ}
-	}
-	i := jsonscan.SkipWS(d.scan.Bytes(), a.valStart+1)
-	if d.scan.Peek(i) != '"' {
-		return keyRef{}
-	}
-	save := d.rs.err
-	defer func() { d.rs.err = save }() // the value was checked when it was sized
-	i, tag := d.readTag(i)
-	if i < 0 || (tag != tagS && tag != tagN && tag != tagB) {
-		return keyRef{}
-	}
-	i = jsonscan.SkipWS(d.scan.Bytes(), i)
-	if d.scan.Peek(i) != ':' {
-		return keyRef{}
-	}
-	if end, _ := d.keyValue(a.valStart, &ka); end < 0 || d.rs.err != nil || ka.typ == 0 {
-		return keyRef{}
+	if _, _, ok := d.compactKeyValue(a.valStart, &ka); !ok {
+		// Spelled otherwise: decoded as Keys are. It was checked when it was sized.
+		save := d.rs.err
+		if end, _ := d.keyValue(a.valStart, &ka); end < 0 || d.rs.err != nil {
+			ka.typ = 0
+		}
+		d.rs.err = save
 	}
 	return keyRef{value: ka.value, typ: ka.typ}
 }

@@ -32,7 +32,7 @@ func (d *Decoder) anyAttrChanged() bool {
 	var lists [2][]attrRef
 	for s, im := range [2][2]int{in, io} {
 		lists[s] = d.images.sorted[s][:0]
-		if end, _ := d.walkAttrs(im[0], &lists[s], true); end < 0 {
+		if end, _, _ := d.sizeAttrs(im[0], 0, &lists[s], true); end < 0 {
 			return true
 		}
 		d.images.sorted[s] = lists[s]

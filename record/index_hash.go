@@ -18,48 +18,40 @@ import (
 // canonHash hashes the attribute value object at i, which the size pass
 // has already checked; ok is false if it turns out not to be one.
 func (d *Decoder) canonHash(i int) (h uint64, ok bool) {
-	save, saveSyntax := d.rs.err, d.scan.Err()
-	_, h = d.hashAV(i, 0)
-	ok = d.rs.err == save && d.scan.Err() == saveSyntax
-	d.rs.err = save
+	saveSyntax := d.scan.Err()
+	end, h := d.hashAV(i, 0)
 	if saveSyntax == nil { // else the scanner kept it
 		d.scan.ClearErr()
 	}
-	return h, ok
+	return h, end >= 0
 }
 
-// hashAV hashes the attribute value object at i and returns its end.
+// hashAV hashes the attribute value object at i and returns its end,
+// negative when it turns out not to be one (canonHash then forgets any
+// syntax error the scanner recorded).
 func (d *Decoder) hashAV(i, depth int) (int, uint64) {
-	b := d.scan.Bytes()
 	if d.scan.Peek(i) != '{' || depth > ddb.MaxNesting {
-		d.bad(ErrAttributeValue, i)
 		return -1, 0
 	}
-	i = jsonscan.SkipWS(b, i+1)
+	i = jsonscan.SkipWS(d.scan.Bytes(), i+1)
 	if d.scan.Peek(i) != '"' {
-		d.bad(ErrAttributeValue, i)
 		return -1, 0
 	}
 	i, tag := d.readTag(i)
 	if i < 0 {
 		return i, 0
 	}
-	i = jsonscan.SkipWS(b, i)
-	if d.scan.Peek(i) != ':' {
-		d.bad(ErrAttributeValue, i)
-		return -1, 0
+	if i = d.scan.Expect(i, ':', "':'"); i < 0 {
+		return i, 0
 	}
-	i, h := d.hashTagged(jsonscan.SkipWS(b, i+1), tag, depth)
+	i, h := d.hashTagged(i, tag, depth)
 	if i < 0 {
-		d.bad(ErrAttributeValue, 0)
-		return -1, 0
+		return i, 0
 	}
-	i = jsonscan.SkipWS(b, i)
-	if d.scan.Peek(i) != '}' {
-		d.bad(ErrAttributeValue, i)
-		return -1, 0
+	if i, closed := d.scan.Next(i, '}'); closed {
+		return i, h
 	}
-	return i + 1, h
+	return -1, 0
 }
 
 // hashTagged hashes the value at i of an attribute value tagged tag, and
@@ -117,17 +109,12 @@ func (d *Decoder) hashTagged(i, tag, depth int) (int, uint64) {
 // hashMember hashes the member at i of an M value at depth: its name and
 // its value together.
 func (d *Decoder) hashMember(i, depth int) (int, uint64) {
-	end, name := d.scan.StringBytes(i)
-	if end < 0 {
-		return end, 0
+	v, name := d.scan.Key(i)
+	if v < 0 {
+		return v, 0
 	}
 	hn := d.hashBytes(0, name)
-	b := d.scan.Bytes()
-	end = jsonscan.SkipWS(b, end)
-	if d.scan.Peek(end) != ':' {
-		return -1, 0
-	}
-	end, e := d.hashAV(jsonscan.SkipWS(b, end+1), depth+1)
+	end, e := d.hashAV(v, depth+1)
 	return end, mix(hn ^ bits.RotateLeft64(e, 17))
 }
 
@@ -160,22 +147,16 @@ func (d *Decoder) hashScalar(i, tag int) (int, uint64) {
 // hashElems walks the elements of an array or object at i, calling each
 // at every one; each returns the element's end.
 func (d *Decoder) hashElems(i int, open, close byte, each func(int) int) int {
-	b := d.scan.Bytes()
 	if d.scan.Peek(i) != open {
 		return -1
 	}
-	i = jsonscan.SkipWS(b, i+1)
-	if d.scan.Peek(i) == close {
-		return i + 1
-	}
-	for closed := false; ; {
-		if i = each(i); i < 0 {
-			return i
-		}
-		if i, closed = d.scan.Next(i, close); closed || i < 0 {
-			return i
+	i, closed := d.scan.Open(i, close)
+	for !closed && i >= 0 {
+		if i = each(i); i >= 0 {
+			i, closed = d.scan.Next(i, close)
 		}
 	}
+	return i
 }
 
 func (d *Decoder) hashBytes(tag int, b []byte) uint64 {

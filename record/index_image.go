@@ -71,7 +71,7 @@ func (d *Decoder) itemAttrs(i, side int) (int, int) {
 	}
 	slots = d.newImageSlots(side) // forget what the fast scanner put there
 	d.images.list = d.images.list[:0]
-	end, size := d.walkAttrs(i, &d.images.list, false)
+	end, size, _ := d.sizeAttrs(i, 0, &d.images.list, false)
 	for _, a := range d.images.list {
 		a.gen = d.images.gen[side]
 		slots[a.id] = a.imgAttr
@@ -100,55 +100,6 @@ func (d *Decoder) attr(side, id int) *imgAttr {
 	return nil
 }
 
-// walkAttrs sizes the item at i with the general scanner and lists its
-// top-level attributes in attrs: all of them, or only those the indexes
-// need.
-func (d *Decoder) walkAttrs(i int, attrs *[]attrRef, all bool) (int, int) {
-	// The general scanner, as sizeMembers at the top level.
-	b := d.scan.Bytes()
-	i = jsonscan.SkipWS(b, i+1)
-	if d.scan.Peek(i) == '}' {
-		return i + 1, 0
-	}
-	size := 0
-	for {
-		if d.scan.Peek(i) != '"' {
-			return d.scan.Unexpected(i, "a string key"), 0
-		}
-		a := attrRef{nameStart: i, id: -1}
-		var n, v int
-		if i, n, _ = d.scan.ScanString(i); i < 0 {
-			return i, 0
-		}
-		a.nameEnd = i
-		if !all {
-			a.id = d.attrID(a.nameStart, a.nameEnd, false)
-		}
-		if i = d.scan.Expect(i, ':', "':'"); i < 0 {
-			return i, 0
-		}
-		a.valStart = i
-		if i, v = d.sizeAV(i, 0); i < 0 {
-			return i, 0
-		}
-		a.valEnd, a.size = i, n+v
-		if a.id >= 0 {
-			a.typ = d.valueKeyType(a.valStart)
-		}
-		if all || a.id >= 0 {
-			*attrs = append(*attrs, a)
-		}
-		size += n + v
-		var closed bool
-		if i, closed = d.scan.Next(i, '}'); closed || i < 0 {
-			if i < 0 {
-				return i, 0
-			}
-			return i, size
-		}
-	}
-}
-
 // attrID returns the indexPlan id of the attribute name whose JSON string
 // is b[q:end], plain when it holds no escape; -1 when no index needs it.
 func (d *Decoder) attrID(q, end int, plain bool) int {
@@ -167,9 +118,7 @@ func (d *Decoder) valueKeyType(i int) ddb.KeyType {
 	if d.scan.Peek(i) != '"' {
 		return 0
 	}
-	save := d.rs.err
 	_, tag := d.readTag(i)
-	d.rs.err = save
 	return tagKeyType(tag)
 }
 

@@ -21,11 +21,8 @@ type keyAttr struct {
 func (d *Decoder) keys(i int) int {
 	d.rs.nkeys, d.rs.keysSize, d.rs.keyIDs = 0, 0, [2]int32{}
 	b := d.scan.Bytes()
-	i = jsonscan.SkipWS(b, i+1)
-	if d.scan.Peek(i) == '}' {
-		return i + 1
-	}
-	for {
+	i, closed := d.scan.Open(i, '}')
+	for !closed {
 		if d.scan.Peek(i) != '"' {
 			return d.scan.Unexpected(i, "a string key")
 		}
@@ -61,16 +58,11 @@ func (d *Decoder) keys(i int) int {
 			}
 		}
 		d.rs.nkeys++
-		i = jsonscan.SkipWS(b, i)
-		switch d.scan.Peek(i) {
-		case ',':
-			i = jsonscan.SkipWS(b, i+1)
-			continue
-		case '}':
-			return i + 1
+		if i, closed = d.scan.Next(i, '}'); i < 0 {
+			return i
 		}
-		return d.scan.Unexpected(i, "',' or '}'")
 	}
+	return i
 }
 
 // compactKeyValue is keyValue for what Lambda writes nearly always: a

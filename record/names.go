@@ -158,52 +158,12 @@ func matchField(b []byte, i, kind int) (int, int) {
 		return fUnknown, i
 	}
 	w := binary.LittleEndian.Uint64(b[i:]) // the quote and 7 bytes
-	var id int
-	switch kind {
-	case kindRecord, kindTop:
-		switch w {
-		case lits[fEventID].words[0]:
-			id = fEventID
-		case lits[fEventName].words[0]:
-			id = fEventName
-		case lits[fEventVersion].words[0]:
-			id = fEventVersion
-		case lits[fEventSource].words[0]: // and eventSourceARN
-			id = fEventSource
-			if !lits[id].at(b, i) {
-				id = fEventSourceARN
-			}
-		case lits[fUserIdentity].words[0]:
-			id = fUserIdentity
-		case lits[fAWSRegion].words[0]:
-			id = fAWSRegion
-		case lits[fDynamodb].words[0]:
-			id = fDynamodb
-		}
-	case kindDynamo:
-		switch w {
-		case lits[fNewImage].words[0]:
-			id = fNewImage
-		case lits[fOldImage].words[0]:
-			id = fOldImage
-		case lits[fSequenceNumber].words[0]:
-			id = fSequenceNumber
-		case lits[fSizeBytes].words[0]:
-			id = fSizeBytes
-		case lits[fStreamViewType].words[0]:
-			id = fStreamViewType
-		case lits[fApproximateCreationDateTime].words[0]:
-			id = fApproximateCreationDateTime
-		default:
-			if w&lits[fKeys].masks[0] == lits[fKeys].words[0] { // `"Keys":` is 7 bytes
-				id = fKeys
-			}
+	for id := kindFields[kind][0]; id <= kindFields[kind][1]; id++ {
+		if l := &lits[id]; l.s != "" && w&l.masks[0] == l.words[0] && l.at(b, i) {
+			return id, i + len(l.s)
 		}
 	}
-	if id == fUnknown || !lits[id].at(b, i) {
-		return fUnknown, i
-	}
-	return id, i + len(lits[id].s)
+	return fUnknown, i
 }
 
 // at reports whether b holds the string lit at i.

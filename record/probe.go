@@ -31,23 +31,14 @@ func (d *Decoder) FirstTable(payload []byte) string {
 // It returns the table, or "" and the position just past the object
 // (negative on a syntax error).
 func (d *Decoder) tableIn(i int, event bool) (string, int) {
-	i = jsonscan.SkipWS(d.scan.Bytes(), i+1)
-	if d.scan.Peek(i) == '}' {
-		return "", i + 1
-	}
-	for {
-		if d.scan.Peek(i) != '"' {
-			return "", -1
-		}
-		end, name := d.scan.StringBytes(i)
-		if end < 0 {
-			return "", -1
-		}
-		v := d.scan.Expect(end, ':', "':'")
+	i, closed := d.scan.Open(i, '}')
+	for !closed {
+		v, name := d.scan.Key(i)
 		if v < 0 {
-			return "", -1
+			return "", v
 		}
 		var t string
+		var end int
 		switch {
 		case string(name) == "eventSourceARN" && d.scan.Peek(v) == '"':
 			var arn []byte
@@ -62,21 +53,18 @@ func (d *Decoder) tableIn(i int, event bool) (string, int) {
 		if t != "" || end < 0 {
 			return t, end
 		}
-		var closed bool
-		if i, closed = d.scan.Next(end, '}'); closed || i < 0 {
+		if i, closed = d.scan.Next(end, '}'); i < 0 {
 			return "", i
 		}
 	}
+	return "", i
 }
 
 // tableInArray reads the array at i (of events when event, else of
 // records) for the first of its objects that names a table.
 func (d *Decoder) tableInArray(i int, event bool) (string, int) {
-	i = jsonscan.SkipWS(d.scan.Bytes(), i+1)
-	if d.scan.Peek(i) == ']' {
-		return "", i + 1
-	}
-	for {
+	i, closed := d.scan.Open(i, ']')
+	for !closed {
 		var t string
 		var end int
 		if d.scan.Peek(i) == '{' {
@@ -87,9 +75,9 @@ func (d *Decoder) tableInArray(i int, event bool) (string, int) {
 		if t != "" || end < 0 {
 			return t, end
 		}
-		var closed bool
-		if i, closed = d.scan.Next(end, ']'); closed || i < 0 {
+		if i, closed = d.scan.Next(end, ']'); i < 0 {
 			return "", i
 		}
 	}
+	return "", i
 }

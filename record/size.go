@@ -65,27 +65,24 @@ func ItemSize(itemJSON []byte) (int, error) {
 	d := Decoder{where: "item"}
 	d.scan.Reset(itemJSON)
 	i := jsonscan.SkipWS(itemJSON, 0)
+	object := d.scan.Peek(i) == '{'
 	var size int
-	switch d.scan.Peek(i) {
-	case '{':
-		if i, size = d.item(i); i >= 0 {
-			if i = jsonscan.SkipWS(itemJSON, i); i < len(itemJSON) {
-				d.scan.Fail(i, "data after the item")
-			}
-		}
-	default:
-		if i = d.scan.SkipValue(i); i >= 0 {
-			if i = jsonscan.SkipWS(itemJSON, i); i < len(itemJSON) {
-				d.scan.Fail(i, "data after the item")
-			} else {
-				return 0, fmt.Errorf("%w: an item is a JSON object", ErrAttributeValue)
-			}
+	if object {
+		i, size = d.item(i)
+	} else {
+		i = d.scan.SkipValue(i)
+	}
+	if i >= 0 {
+		if i = jsonscan.SkipWS(itemJSON, i); i < len(itemJSON) {
+			d.scan.Fail(i, "data after the item")
 		}
 	}
-	if d.scan.Err() != nil {
+	switch {
+	case d.scan.Err() != nil:
 		return 0, d.syntaxError()
-	}
-	if d.rs.err != nil {
+	case !object:
+		return 0, fmt.Errorf("%w: an item is a JSON object", ErrAttributeValue)
+	case d.rs.err != nil:
 		return 0, d.rs.err
 	}
 	return size, nil
@@ -103,34 +100,52 @@ func (d *Decoder) item(i int) (int, int) {
 // sizeMembers measures the object of attributes at i (an item, or the
 // value of an M): the sum of name lengths and value sizes, and the count.
 func (d *Decoder) sizeMembers(i, depth int) (end, size, count int) {
+	return d.sizeAttrs(i, depth, nil, false)
+}
+
+// sizeAttrs is sizeMembers that also lists, when attrs is not nil, the
+// item's top-level attributes in attrs: all of them, or only those the
+// indexes need (see attrRef).
+func (d *Decoder) sizeAttrs(i, depth int, attrs *[]attrRef, all bool) (end, size, count int) {
 	b := d.scan.Bytes()
-	i = jsonscan.SkipWS(b, i+1)
-	if d.scan.Peek(i) == '}' {
-		return i + 1, 0, 0
-	}
-	for {
+	i, closed := d.scan.Open(i, '}')
+	for !closed {
 		if d.scan.Peek(i) != '"' {
 			return d.scan.Unexpected(i, "a string key"), 0, 0
 		}
+		a := attrRef{nameStart: i, id: -1}
 		var n, v int
-		if e := jsonscan.PlainString(b, i); e >= 0 {
+		e := jsonscan.PlainString(b, i)
+		if e >= 0 {
 			i, n = e, e-i-2
 		} else if i, n, _ = d.scan.ScanString(i); i < 0 {
 			return i, 0, 0
 		}
+		if attrs != nil && !all {
+			a.id = d.attrID(a.nameStart, i, e >= 0)
+		}
+		a.nameEnd = i
 		if i = d.scan.Expect(i, ':', "':'"); i < 0 {
 			return i, 0, 0
 		}
+		a.valStart = i
 		if i, v = d.sizeAV(i, depth); i < 0 {
 			return i, 0, 0
 		}
+		if attrs != nil && (all || a.id >= 0) {
+			a.valEnd, a.size = i, n+v
+			if a.id >= 0 {
+				a.typ = d.valueKeyType(a.valStart)
+			}
+			*attrs = append(*attrs, a)
+		}
 		size += n + v
 		count++
-		var closed bool
-		if i, closed = d.scan.Next(i, '}'); closed || i < 0 {
-			return i, size, count
+		if i, closed = d.scan.Next(i, '}'); i < 0 {
+			return i, 0, 0
 		}
 	}
+	return i, size, count
 }
 
 // sizeAV measures the attribute value object {"TAG": value} at i.
@@ -138,14 +153,12 @@ func (d *Decoder) sizeAV(i, depth int) (int, int) {
 	if d.scan.Peek(i) != '{' {
 		return d.wrongType(i)
 	}
-	b := d.scan.Bytes()
-	i = jsonscan.SkipWS(b, i+1)
-	switch d.scan.Peek(i) {
-	case '"':
-	case '}':
-		d.bad(ErrAttributeValue, i)
-		return i + 1, 0
-	default:
+	i, empty := d.scan.Open(i, '}')
+	if empty {
+		d.bad(ErrAttributeValue, i-1) // no type tag
+		return i, 0
+	}
+	if d.scan.Peek(i) != '"' {
 		return d.scan.Unexpected(i, "a string key"), 0
 	}
 	i, tag := d.readTag(i)
@@ -183,15 +196,12 @@ func (d *Decoder) readTag(q int) (int, int) {
 
 // closeAV ends an attribute-value object after its one value.
 func (d *Decoder) closeAV(i int) int {
-	i = jsonscan.SkipWS(d.scan.Bytes(), i)
-	switch d.scan.Peek(i) {
-	case '}':
-		return i + 1
-	case ',':
+	if i = jsonscan.SkipWS(d.scan.Bytes(), i); d.scan.Peek(i) == ',' {
 		d.bad(ErrAttributeValue, i) // two type tags
 		return d.scan.SkipMembers(i)
 	}
-	return d.scan.Unexpected(i, "',' or '}'")
+	i, _ = d.scan.Next(i, '}') // its '}', or a syntax error
+	return i
 }
 
 // sizeTagged measures the value at i of an attribute value tagged tag.
@@ -243,13 +253,9 @@ func (d *Decoder) sizeSet(i, tag int) (int, int) {
 	if d.scan.Peek(i) != '[' {
 		return d.wrongType(i)
 	}
-	b := d.scan.Bytes()
-	i = jsonscan.SkipWS(b, i+1)
-	if d.scan.Peek(i) == ']' {
-		return i + 1, 0
-	}
 	total := 0
-	for closed := false; ; {
+	i, closed := d.scan.Open(i, ']')
+	for !closed {
 		var n int
 		switch tag {
 		case tagSS:
@@ -267,10 +273,11 @@ func (d *Decoder) sizeSet(i, tag int) (int, int) {
 			return i, 0
 		}
 		total += n
-		if i, closed = d.scan.Next(i, ']'); closed || i < 0 {
-			return i, total
+		if i, closed = d.scan.Next(i, ']'); i < 0 {
+			return i, 0
 		}
 	}
+	return i, total
 }
 
 // sizeNumber measures the N value (a JSON string) at i.
@@ -278,23 +285,15 @@ func (d *Decoder) sizeNumber(i int) (int, int) {
 	if d.scan.Peek(i) != '"' {
 		return d.wrongType(i)
 	}
-	b := d.scan.Bytes()
-	j := i + 1
-	for j < len(b) && numChar[b[j]] {
-		j++
+	if end, n := fastNumber(d.scan.Bytes(), i); end >= 0 {
+		return end, n
 	}
-	var num ddb.Decimal
-	var err error
-	end := j + 1
-	if d.scan.Peek(j) == '"' {
-		num, err = ddb.ParseNumber(b[i+1 : j])
-	} else { // escapes or junk: take the slow road
-		var s []byte
-		if end, s = d.scan.StringBytes(i); end < 0 {
-			return end, 0
-		}
-		num, err = ddb.ParseNumber(s)
+	// Escapes, junk, or a number DynamoDB cannot store: the error is named.
+	end, s := d.scan.StringBytes(i)
+	if end < 0 {
+		return end, 0
 	}
+	num, err := ddb.ParseNumber(s)
 	if err != nil {
 		d.bad(err, i)
 		return end, 0
@@ -308,23 +307,11 @@ func (d *Decoder) sizeBinary(i int) (int, int) {
 	if d.scan.Peek(i) != '"' {
 		return d.wrongType(i)
 	}
-	b := d.scan.Bytes()
-	j := i + 1
-	for j < len(b) && b64Char[b[j]] {
-		j++
-	}
-	n := j - i - 1
-	pad := 0
-	for pad < 3 && d.scan.Peek(j) == '=' {
-		j++
-		pad++
-	}
-	if d.scan.Peek(j) == '"' {
-		if (n+pad)%4 != 0 || pad > 2 {
+	if end, n, valid := plainBase64(d.scan.Bytes(), i); end >= 0 {
+		if !valid {
 			d.bad(ErrBase64, i)
-			return j + 1, 0
 		}
-		return j + 1, (n+pad)/4*3 - pad
+		return end, n
 	}
 	end, s := d.scan.StringBytes(i)
 	if end < 0 {
@@ -336,6 +323,30 @@ func (d *Decoder) sizeBinary(i int) (int, int) {
 		return end, 0
 	}
 	return end, len(dec)
+}
+
+// plainBase64 sizes the B string at q when it holds only the base64
+// alphabet and padding: the position after it, its decoded length, and
+// whether the padding is right (if not, the length is 0). end < 0 when the
+// string holds anything else (escapes or junk).
+func plainBase64(b []byte, q int) (end, n int, valid bool) {
+	j := q + 1
+	for j < len(b) && b64Char[b[j]] {
+		j++
+	}
+	n = j - q - 1
+	pad := 0
+	for pad < 3 && byteAt(b, j) == '=' {
+		j++
+		pad++
+	}
+	if byteAt(b, j) != '"' {
+		return -1, 0, false
+	}
+	if (n+pad)%4 != 0 || pad > 2 {
+		return j + 1, 0, false
+	}
+	return j + 1, (n+pad)/4*3 - pad, true
 }
 
 // decodeBase64 decodes s as encoding/base64.StdEncoding does (as
@@ -354,22 +365,19 @@ func (d *Decoder) sizeList(i, depth int) (int, int) {
 	if d.scan.Peek(i) != '[' {
 		return d.wrongType(i)
 	}
-	b := d.scan.Bytes()
-	i = jsonscan.SkipWS(b, i+1)
-	if d.scan.Peek(i) == ']' {
-		return i + 1, ddb.ContainerOverhead
-	}
 	total := ddb.ContainerOverhead
-	for closed := false; ; {
+	i, closed := d.scan.Open(i, ']')
+	for !closed {
 		var n int
 		if i, n = d.sizeAV(i, depth); i < 0 {
 			return i, 0
 		}
 		total += ddb.ElementOverhead + n
-		if i, closed = d.scan.Next(i, ']'); closed || i < 0 {
-			return i, total
+		if i, closed = d.scan.Next(i, ']'); i < 0 {
+			return i, 0
 		}
 	}
+	return i, total
 }
 
 // wrongType flags a value whose JSON type does not fit its tag and skips it.

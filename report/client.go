@@ -116,14 +116,8 @@ type ThrottlingReasonCount struct {
 type clientJSON struct {
 	Source string `json:"source"`
 	Window
-	Records         uint64 `json:"records"`
-	TTLDeletes      uint64 `json:"ttl_deletes"`
-	Malformed       uint64 `json:"malformed"`
-	InternalErrors  uint64 `json:"internal_errors"`
-	Late            uint64 `json:"late"`
-	WCU             uint64 `json:"wcu"`
-	WCUIsLowerBound bool   `json:"wcu_is_lower_bound"`
-	DistinctKeys    uint64 `json:"distinct_keys"`
+	Totals              // the stream's counters: the client's WCU and internal errors, the rest 0
+	DistinctKeys uint64 `json:"distinct_keys"`
 
 	Requests                 uint64  `json:"requests,omitempty"`
 	RCU                      float64 `json:"rcu,omitempty"`
@@ -144,18 +138,22 @@ type clientJSON struct {
 	Shards            [0]ShardReport    `json:"shards"`
 }
 
+var (
+	_ json.Marshaler   = ClientReport{}
+	_ json.Unmarshaler = (*ClientReport)(nil)
+)
+
 // MarshalJSON writes the report in the `--format json` shape (clientJSON).
 func (r ClientReport) MarshalJSON() ([]byte, error) {
 	return json.Marshal(clientJSON{
 		Source: SourceClient, Window: r.Window,
-		WCU: r.WCU, DistinctKeys: r.DistinctKeys,
+		Totals: Totals{WCU: r.WCU, InternalErrors: r.InternalErrors}, DistinctKeys: r.DistinctKeys,
 		Requests: r.Requests, RCU: r.RCU,
 		UnattributedRequests: r.UnattributedRequests, UnattributedRCU: r.UnattributedRCU, UnattributedWCU: r.UnattributedWCU,
 		ApportionedRCU: r.ApportionedRCU, ApportionedWCU: r.ApportionedWCU,
 		ThrottledAttempts: r.ThrottledAttempts, UnprocessedItems: r.UnprocessedItems,
 		ConditionalCheckFailures: r.ConditionalCheckFailures, Dropped: r.Dropped,
-		InternalErrors: r.InternalErrors, CapacityEstimated: r.CapacityEstimated,
-		HotKeys: r.HotKeys, TopKeys: r.TopKeys,
+		CapacityEstimated: r.CapacityEstimated, HotKeys: r.HotKeys, TopKeys: r.TopKeys,
 	})
 }
 

@@ -36,20 +36,10 @@ func WindowStart(t time.Time, window time.Duration) time.Time {
 type Report struct {
 	Window
 
-	Records    uint64 `json:"records"`     // records analysed (malformed ones excluded)
-	TTLDeletes uint64 `json:"ttl_deletes"` // of which TTL deletes (0 WCU)
-	// TTLWCU is, for an index, the size in WCU of the entries TTL deletes
-	// removed from it: DynamoDB does not bill them, and they are not in WCU.
-	TTLWCU    uint64 `json:"ttl_wcu,omitempty"`
-	Malformed uint64 `json:"malformed"` // records skipped as malformed
-	// InternalErrors counts records lost to a bug in hotkeys (a panic
-	// recovered while handling them), never the input's fault.
-	InternalErrors uint64 `json:"internal_errors"`
-	Late           uint64 `json:"late"` // records that came after their window had closed (not in records or wcu)
-
-	WCU             uint64 `json:"wcu"`                // exact sum of the analysed records' WCU
-	WCUIsLowerBound bool   `json:"wcu_is_lower_bound"` // some record lacked the image needed to size it
-	DistinctKeys    uint64 `json:"distinct_keys"`      // HyperLogLog estimate (about 0.8 % error)
+	// Totals are the window's counters: records, WCU and what was
+	// counted beside them (their JSON fields come here, in their order).
+	Totals
+	DistinctKeys uint64 `json:"distinct_keys"` // HyperLogLog estimate (about 0.8 % error)
 
 	// TerminatedEarly is true when Lambda ended the tumbling window early
 	// (state over 1 MB or a shard boundary): the window is incomplete.

@@ -23,7 +23,10 @@
 //     github.com/axiomhq/hyperloglog (HyperLogLog, Flajolet et al. 2007, with
 //     the sparse representation of Heule et al., EDBT 2013) at precision 14
 //     (HLLPrecision, the one precision of every such sketch in hotkeys):
-//     about 0.8 % standard error.
+//     about 0.8 % standard error. A summary's distinct-key sketch also
+//     travels alone (AppendDistinct): DistinctUnion unites such sketches,
+//     PackDistinct and UnpackDistinct store them compactly, and this
+//     package is the only one that reads the library's byte layout.
 //   - the exact total weight.
 //
 // Summaries of different records of a stream (parallel batches, shards)
@@ -33,5 +36,6 @@
 //
 // Keys are hashed with XXH3-64 (Hash), whose output is fixed by its
 // specification, so summaries made by different processes and versions
-// merge. The package is pure: no I/O, no clock, no global state.
+// merge. The package is pure: no I/O, no clock, and no global state but a
+// pool of decompressors that keeps nothing between calls.
 package sketch

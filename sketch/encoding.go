@@ -1,6 +1,7 @@
 package sketch
 
 import (
+	"encoding"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -52,6 +53,12 @@ var summaryFormat = frame.Format{
 	Name: "sketch", Oldest: encodingVersion, Newest: encodingVersionTrimmed,
 	Corrupt: ErrCorrupt, Version: ErrVersion,
 }
+
+var (
+	_ encoding.BinaryMarshaler   = (*Summary)(nil)
+	_ encoding.BinaryAppender    = (*Summary)(nil)
+	_ encoding.BinaryUnmarshaler = (*Summary)(nil)
+)
 
 // MarshalBinary encodes s; see AppendBinary.
 func (s *Summary) MarshalBinary() ([]byte, error) {

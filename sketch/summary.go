@@ -9,8 +9,9 @@ import (
 
 // HLLPrecision is the precision of every HyperLogLog of distinct keys in
 // hotkeys: 2^14 registers, about 0.8 % standard error, 16 KB once dense,
-// far less while sparse. Sketches merge only at equal precisions, so
-// package history, which merges stored ones, reads it from here.
+// far less while sparse. Sketches merge only at equal precisions: every
+// one made here, decoded (UnpackDistinct) or united (DistinctUnion) has
+// this one.
 const HLLPrecision = 14
 
 // sparseInserts is how many keys from outside the heavy-hitter table a
@@ -242,8 +243,9 @@ func (s *Summary) Floor() uint64 {
 
 // AppendDistinct appends the encoding of the summary's distinct-key sketch
 // (axiomhq/hyperloglog's, precision 14) to b, so that distinct counts of
-// different summaries can be stored and united later. The summary itself
-// is left as it was: its exact set, if it still has one, is copied in.
+// different summaries can be stored (PackDistinct) and united later
+// (DistinctUnion). The summary itself is left as it was: its exact set,
+// if it still has one, is copied in.
 func (s *Summary) AppendDistinct(b []byte) ([]byte, error) {
 	s.ready()
 	h := s.hll.Clone()

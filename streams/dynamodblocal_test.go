@@ -21,6 +21,9 @@ import (
 	"github.com/hotkeys-dev/hotkeys/streams"
 )
 
+// The Reader reads through the SDK's own client.
+var _ streams.API = (*dynamodbstreams.Client)(nil)
+
 // keyReader runs a Reader on DynamoDB Local and counts the partition keys
 // of the records it delivers, decoded by record's decoder.
 type keyReader struct {

@@ -147,18 +147,22 @@ func (o *options) requireIndexSource(cmd string) error {
 	return nil
 }
 
-// configFlags names the detector.Config fields the flags set, by the
-// flag that sets each (Lateness follows --window).
-var configFlags = map[string]string{
-	"Window":               "--window",
-	"Lateness":             "--window",
-	"ShareThreshold":       "--share-threshold",
-	"MinWCUPerSecond":      "--min-wcu-per-second",
-	"CriticalWCUPerSecond": "--critical-wcu-per-second",
-	"PartitionLimit":       "--partition-limit",
-	"SaturationFraction":   "--saturation-fraction",
-	"SaturationSeconds":    "--saturation-seconds",
-	"Top":                  "--top",
+// configFlags names the fields of c the flags set by the flag that sets
+// each (Lateness follows --window), keyed by the fields' addresses, as
+// detector.FieldError.Message takes them: a renamed field does not
+// compile.
+func configFlags(c *detector.Config) map[any]string {
+	return map[any]string{
+		&c.Window:               "--window",
+		&c.Lateness:             "--window",
+		&c.ShareThreshold:       "--share-threshold",
+		&c.MinWCUPerSecond:      "--min-wcu-per-second",
+		&c.CriticalWCUPerSecond: "--critical-wcu-per-second",
+		&c.PartitionLimit:       "--partition-limit",
+		&c.SaturationFraction:   "--saturation-fraction",
+		&c.SaturationSeconds:    "--saturation-seconds",
+		&c.Top:                  "--top",
+	}
 }
 
 // flagError words a configuration error in the flags the user typed:
@@ -169,5 +173,6 @@ func flagError(err error) error {
 	if !errors.As(err, &fe) {
 		return err
 	}
-	return errors.New(fe.Message(configFlags))
+	var c detector.Config
+	return errors.New(fe.Message(&c, configFlags(&c)))
 }

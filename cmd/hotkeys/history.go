@@ -13,7 +13,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 )
 
 const historyAbout = `Reads the window summaries the Lambda stored in its history table (one per
@@ -70,7 +70,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, no
 		cfg.PartitionLimit = f.limit
 		out = newHeatmapWriter(out, f.heatmap, cfg, now)
 	}
-	n, skipped, err := f.read(ctx, dynamodb.NewFromConfig(awsCfg, historytable.ClientOptions), from, to, out, stderr)
+	n, skipped, err := f.read(ctx, dynamodb.NewFromConfig(awsCfg, store.ClientOptions), from, to, out, stderr)
 	if err != nil {
 		return err
 	}
@@ -124,8 +124,8 @@ func (f *historyFlags) parse(args []string, stderr io.Writer, now time.Time) (fr
 		return from, to, usageError{fmt.Errorf("--top %d: want 0 to 1000", f.top)}
 	case !slices.Contains([]string{"auto", "settled", "rollups", "shards"}, f.source):
 		return from, to, usageError{fmt.Errorf("--source %q: want auto, settled, rollups or shards", f.source)}
-	case f.writeShards < 0 || f.writeShards > historytable.MaxWriteShards:
-		return from, to, usageError{fmt.Errorf("--write-shards %d: want 1 to %d", f.writeShards, historytable.MaxWriteShards)}
+	case f.writeShards < 0 || f.writeShards > store.MaxWriteShards:
+		return from, to, usageError{fmt.Errorf("--write-shards %d: want 1 to %d", f.writeShards, store.MaxWriteShards)}
 	case !(f.limit > 0):
 		return from, to, usageError{fmt.Errorf("--partition-limit %g: want > 0", f.limit)}
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/report"
@@ -122,51 +122,55 @@ func newStoredDay(t *testing.T, shards, minutes int, start time.Time) *storedDay
 func TestHistoryOnDynamoDBLocal(t *testing.T) {
 	ep := dynamodblocal.Endpoint(t)
 	ddb, _ := dynamodblocal.Clients(t)
-	table, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "history", HashKey: historytable.AttrDay,
-		RangeKey: historytable.AttrWindow, NoStream: true})
+	table, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "history", HashKey: store.AttrDay,
+		RangeKey: store.AttrWindow, NoStream: true})
 	ctx := context.Background()
 	// Late in a UTC day, so that the steps span two days (two partitions).
 	start := time.Date(2026, 11, 22, 23, 58, 0, 0, time.UTC)
 	day := newStoredDay(t, 3, 4, start)
 	const retention = 30 * 24 * time.Hour
+	stored, err := store.New(ddb, table, store.Options{Retention: retention})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, s := range day.summaries {
-		if err := historytable.Put(ctx, ddb, table, s, retention, 0); err != nil {
+		if err := stored.Put(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A redelivered final invoke writes its window again: same item.
-	if err := historytable.Put(ctx, ddb, table, day.summaries[0], retention, 0); err != nil {
+	if err := stored.Put(ctx, day.summaries[0]); err != nil {
 		t.Fatal(err)
 	}
 	// The TTL attribute: the window's end plus the retention.
 	got, err := ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{
-		historytable.AttrDay:    &types.AttributeValueMemberS{Value: fmt.Sprintf("2026-11-22#%d", historytable.Suffix("shardId-0", historytable.DefaultWriteShards))},
-		historytable.AttrWindow: &types.AttributeValueMemberS{Value: fmt.Sprintf("%012d#Orders#shardId-0", start.Unix())},
+		store.AttrDay:    &types.AttributeValueMemberS{Value: fmt.Sprintf("2026-11-22#%d", store.Suffix("shardId-0", store.DefaultWriteShards))},
+		store.AttrWindow: &types.AttributeValueMemberS{Value: fmt.Sprintf("%012d#Orders#shardId-0", start.Unix())},
 	}})
 	if err != nil || got.Item == nil {
 		t.Fatalf("get the stored window: %v, %v", err, got)
 	}
-	if n, _ := got.Item[historytable.AttrExpires].(*types.AttributeValueMemberN); n == nil || n.Value != strconv.FormatInt(start.Add(time.Minute+retention).Unix(), 10) {
-		t.Errorf("expires = %v, want %d", got.Item[historytable.AttrExpires], start.Add(time.Minute+retention).Unix())
+	if n, _ := got.Item[store.AttrExpires].(*types.AttributeValueMemberN); n == nil || n.Value != strconv.FormatInt(start.Add(time.Minute+retention).Unix(), 10) {
+		t.Errorf("expires = %v, want %d", got.Item[store.AttrExpires], start.Add(time.Minute+retention).Unix())
 	}
 	// Items history cannot use, each skipped with a warning.
-	good, _ := historytable.Item(day.summaries[0], retention, 0)
-	if f := good[historytable.AttrFormat].(*types.AttributeValueMemberN).Value; f != "1" {
+	good, _ := stored.Item(day.summaries[0])
+	if f := good[store.AttrFormat].(*types.AttributeValueMemberN).Value; f != "1" {
 		t.Fatalf("the corrupt items are made from an item of format %s, want 1", f)
 	}
 	window := func(s string) *types.AttributeValueMemberS {
 		return &types.AttributeValueMemberS{Value: fmt.Sprintf("%012d#%s", start.Unix(), s)}
 	}
 	corrupt := map[string]map[string]types.AttributeValue{
-		"corrupt": {historytable.AttrWindow: window("Orders#corrupt"), historytable.AttrSummary: &types.AttributeValueMemberB{Value: []byte("hk\x01garbage")}},
-		"version": {historytable.AttrWindow: window("Orders#v4"), historytable.AttrFormat: &types.AttributeValueMemberN{Value: "4"}},
+		"corrupt": {store.AttrWindow: window("Orders#corrupt"), store.AttrSummary: &types.AttributeValueMemberB{Value: []byte("hk\x01garbage")}},
+		"version": {store.AttrWindow: window("Orders#v4"), store.AttrFormat: &types.AttributeValueMemberN{Value: "4"}},
 		// A table's summary (version 1) under an index's format, and under
 		// that of a window with internal errors.
-		"mismatch":  {historytable.AttrWindow: window("Orders#v2"), historytable.AttrFormat: &types.AttributeValueMemberN{Value: "2"}},
-		"mismatch3": {historytable.AttrWindow: window("Orders#v3"), historytable.AttrFormat: &types.AttributeValueMemberN{Value: "3"}},
-		"missing":   {historytable.AttrWindow: window("Orders#missing"), historytable.AttrSummary: nil},
-		"foreign":   {historytable.AttrWindow: window("Orders#copied-from-elsewhere")},
-		"flipped":   {historytable.AttrWindow: window("Orders#flipped"), historytable.AttrSummary: &types.AttributeValueMemberB{Value: flip(good[historytable.AttrSummary].(*types.AttributeValueMemberB).Value)}},
+		"mismatch":  {store.AttrWindow: window("Orders#v2"), store.AttrFormat: &types.AttributeValueMemberN{Value: "2"}},
+		"mismatch3": {store.AttrWindow: window("Orders#v3"), store.AttrFormat: &types.AttributeValueMemberN{Value: "3"}},
+		"missing":   {store.AttrWindow: window("Orders#missing"), store.AttrSummary: nil},
+		"foreign":   {store.AttrWindow: window("Orders#copied-from-elsewhere")},
+		"flipped":   {store.AttrWindow: window("Orders#flipped"), store.AttrSummary: &types.AttributeValueMemberB{Value: flip(good[store.AttrSummary].(*types.AttributeValueMemberB).Value)}},
 	}
 	for name, change := range corrupt {
 		item := map[string]types.AttributeValue{}
@@ -329,7 +333,7 @@ func TestHistoryUsage(t *testing.T) {
 // without says nothing of it.
 func TestTableShowsInternalErrors(t *testing.T) {
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	rep := report.Report{Window: report.Window{Table: "Orders", Start: start, End: start.Add(time.Minute)}, Records: 100, WCU: 120, Malformed: 2, Late: 1, InternalErrors: 1234}
+	rep := report.Report{Window: report.Window{Table: "Orders", Start: start, End: start.Add(time.Minute)}, Totals: report.Totals{Records: 100, WCU: 120, Malformed: 2, Late: 1, InternalErrors: 1234}}
 	clean := rep
 	clean.InternalErrors = 0
 	for _, c := range []struct {

@@ -13,14 +13,14 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // segment is a span of time read from one kind of item: hour rollups,
 // window rollups, or the stream shards' windows (level 0).
 type segment struct {
-	level    historytable.Level
+	level    store.Level
 	from, to time.Time
 	settled  bool // window rollups: settled
 }
@@ -32,9 +32,9 @@ type segment struct {
 // window rollups not settled yet count as none). Adjacent spans
 // of one kind (and, for window rollups, settled or not alike) are one
 // segment.
-func plan(cov *historytable.Coverage, step time.Duration, from, to time.Time, shards, settledOnly bool) []segment {
+func plan(cov *store.Coverage, step time.Duration, from, to time.Time, shards, settledOnly bool) []segment {
 	var out []segment
-	add := func(level historytable.Level, a, b time.Time, settled bool) {
+	add := func(level store.Level, a, b time.Time, settled bool) {
 		if n := len(out); n > 0 && out[n-1].level == level && out[n-1].to.Equal(a) && out[n-1].settled == settled {
 			out[n-1].to = b
 			return
@@ -47,12 +47,12 @@ func plan(cov *historytable.Coverage, step time.Duration, from, to time.Time, sh
 	t := from
 	for t.Before(to) {
 		if hours && t.Unix()%3600 == 0 && !t.Add(time.Hour).After(to) && cov.Hours[t.Unix()] {
-			add(historytable.Hours, t, t.Add(time.Hour), true)
+			add(store.Hours, t, t.Add(time.Hour), true)
 			t = t.Add(time.Hour)
 			continue
 		}
 		if settled, ok := cov.Windows[t.Unix()]; ok && windows && !t.Add(r).After(to) && (settled || !settledOnly) {
-			add(historytable.Windows, t, t.Add(r), settled)
+			add(store.Windows, t, t.Add(r), settled)
 			t = t.Add(r)
 			continue
 		}
@@ -83,18 +83,20 @@ func minTime(a, b time.Time) time.Time {
 // WCU), writing each step to out as soon as it is complete. It returns
 // how many steps it wrote and how many items it skipped (each told on
 // stderr), and says on stderr what it read.
-func (f *historyFlags) read(ctx context.Context, api historytable.API, from, to time.Time, out reportWriter[report.Report], stderr io.Writer) (int, int, error) {
-	r, err := historytable.NewReader(api, f.table, f.writeShards, 0)
+func (f *historyFlags) read(ctx context.Context, api store.API, from, to time.Time, out reportWriter[report.Report], stderr io.Writer) (int, int, error) {
+	table, err := store.New(api, f.table, store.Options{WriteShards: f.writeShards})
 	if err != nil {
 		return 0, 0, usageError{err}
 	}
-	cov := &historytable.Coverage{}
+	r := table.Reader(0)
+	cov := &store.Coverage{}
 	if f.source != "shards" {
 		if cov, err = r.Coverage(ctx, from, to); err != nil {
 			return 0, 0, f.readError(err)
 		}
-		if f.writeShards == 0 && cov.WriteShards > r.WriteShards() {
-			r, _ = historytable.NewReader(api, f.table, cov.WriteShards, 0) // within bounds: Coverage checks
+		if f.writeShards == 0 && cov.WriteShards > table.WriteShards() {
+			table, _ = store.New(api, f.table, store.Options{WriteShards: cov.WriteShards}) // within bounds: Coverage checks
+			r = table.Reader(0)
 		}
 	}
 	segs := plan(cov, f.step, from, to, f.source != "rollups", f.source == "settled")
@@ -140,9 +142,9 @@ func describe(segs []segment, from, to time.Time) string {
 	for _, sg := range segs {
 		d := sg.to.Sub(sg.from)
 		switch sg.level {
-		case historytable.Hours:
+		case store.Hours:
 			hours += d
-		case historytable.Windows:
+		case store.Windows:
 			windows += d
 			if !sg.settled {
 				unsettled += d

@@ -13,10 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/rollup"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/report"
-	"github.com/hotkeys-dev/hotkeys/rollup"
 )
 
 // checkTruth checks the table's steps of reps against the exact truth of
@@ -87,8 +87,8 @@ func historyJSON(t *testing.T, args ...string) ([]report.Report, string) {
 // minutes are not settled.
 func TestHistoryFromRollups(t *testing.T) {
 	ddb, _ := dynamodblocal.Clients(t)
-	table, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "history", HashKey: historytable.AttrDay,
-		RangeKey: historytable.AttrWindow, NoStream: true})
+	table, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "history", HashKey: store.AttrDay,
+		RangeKey: store.AttrWindow, NoStream: true})
 	ctx := context.Background()
 	start := time.Date(2026, 11, 22, 10, 27, 0, 0, time.UTC)
 	day := newStoredDay(t, 3, 7, start)
@@ -97,15 +97,19 @@ func TestHistoryFromRollups(t *testing.T) {
 		return s.Index == "" && s.Shard == "shardId-2" && s.Start.Equal(start.Add(time.Minute))
 	})
 	late := day.summaries[lateAt]
+	stored, err := store.New(ddb, table, store.Options{WriteShards: 8, Retention: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, s := range day.summaries {
 		if i != lateAt {
-			if err := historytable.Put(ctx, ddb, table, s, time.Hour, 8); err != nil {
+			if err := stored.Put(ctx, s); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	clock := start
-	job, err := rollup.New(ddb, rollup.Config{Table: table, Window: time.Minute, WriteShards: 8, Retention: time.Hour},
+	job, err := rollup.New(stored, rollup.Config{Window: time.Minute},
 		slog.New(slog.DiscardHandler), func() time.Time { return clock })
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +123,7 @@ func TestHistoryFromRollups(t *testing.T) {
 	for m := range 6 {
 		runAt(start.Add(time.Duration(m+1)*time.Minute + rollup.Grace))
 	}
-	if err := historytable.Put(ctx, ddb, table, late, time.Hour, 8); err != nil {
+	if err := stored.Put(ctx, late); err != nil {
 		t.Fatal(err)
 	}
 	for m := range 3 {
@@ -187,11 +191,11 @@ func totals(reps []report.Report) []string {
 // adjacent spans of one kind merged.
 func TestHistoryPlan(t *testing.T) {
 	h := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	cov := &historytable.Coverage{WindowLength: time.Minute, Hours: map[int64]bool{h.Unix(): true, h.Unix() + 7200: true}, Windows: map[int64]bool{}}
+	cov := &store.Coverage{WindowLength: time.Minute, Hours: map[int64]bool{h.Unix(): true, h.Unix() + 7200: true}, Windows: map[int64]bool{}}
 	for m := range 62 {
 		cov.Windows[h.Add(time.Hour+time.Duration(m)*time.Minute).Unix()] = m < 50
 	}
-	seg := func(level historytable.Level, a, b time.Duration, settled bool) segment {
+	seg := func(level store.Level, a, b time.Duration, settled bool) segment {
 		return segment{level: level, from: h.Add(a), to: h.Add(b), settled: settled}
 	}
 	for _, c := range []struct {
@@ -201,18 +205,18 @@ func TestHistoryPlan(t *testing.T) {
 		shards   bool
 		want     []segment
 	}{
-		{"hours", time.Hour, 0, 4 * time.Hour, true, []segment{seg(historytable.Hours, 0, time.Hour, true),
-			seg(historytable.Windows, time.Hour, time.Hour+50*time.Minute, true), seg(historytable.Windows, time.Hour+50*time.Minute, 2*time.Hour, false),
-			seg(historytable.Hours, 2*time.Hour, 3*time.Hour, true), seg(0, 3*time.Hour, 4*time.Hour, true)}},
+		{"hours", time.Hour, 0, 4 * time.Hour, true, []segment{seg(store.Hours, 0, time.Hour, true),
+			seg(store.Windows, time.Hour, time.Hour+50*time.Minute, true), seg(store.Windows, time.Hour+50*time.Minute, 2*time.Hour, false),
+			seg(store.Hours, 2*time.Hour, 3*time.Hour, true), seg(0, 3*time.Hour, 4*time.Hour, true)}},
 		{"minutes", time.Minute, 30 * time.Minute, 2*time.Hour + 10*time.Minute, true, []segment{seg(0, 30*time.Minute, time.Hour, true),
-			seg(historytable.Windows, time.Hour, time.Hour+50*time.Minute, true), seg(historytable.Windows, time.Hour+50*time.Minute, 2*time.Hour+2*time.Minute, false),
+			seg(store.Windows, time.Hour, time.Hour+50*time.Minute, true), seg(store.Windows, time.Hour+50*time.Minute, 2*time.Hour+2*time.Minute, false),
 			seg(0, 2*time.Hour+2*time.Minute, 2*time.Hour+10*time.Minute, true)}},
 		{"unaligned start", 5 * time.Minute, time.Hour + 90*time.Second, time.Hour + 5*time.Minute, true, []segment{
-			seg(0, time.Hour+90*time.Second, time.Hour+2*time.Minute, true), seg(historytable.Windows, time.Hour+2*time.Minute, time.Hour+5*time.Minute, true)}},
+			seg(0, time.Hour+90*time.Second, time.Hour+2*time.Minute, true), seg(store.Windows, time.Hour+2*time.Minute, time.Hour+5*time.Minute, true)}},
 		{"seconds", 30 * time.Second, time.Hour, time.Hour + 2*time.Minute, true, []segment{seg(0, time.Hour, time.Hour+2*time.Minute, true)}},
-		{"only rollups", time.Hour, 0, 4 * time.Hour, false, []segment{seg(historytable.Hours, 0, time.Hour, true),
-			seg(historytable.Windows, time.Hour, time.Hour+50*time.Minute, true), seg(historytable.Windows, time.Hour+50*time.Minute, 2*time.Hour, false),
-			seg(historytable.Hours, 2*time.Hour, 3*time.Hour, true)}},
+		{"only rollups", time.Hour, 0, 4 * time.Hour, false, []segment{seg(store.Hours, 0, time.Hour, true),
+			seg(store.Windows, time.Hour, time.Hour+50*time.Minute, true), seg(store.Windows, time.Hour+50*time.Minute, 2*time.Hour, false),
+			seg(store.Hours, 2*time.Hour, 3*time.Hour, true)}},
 	} {
 		got := plan(cov, c.step, h.Add(c.from), h.Add(c.to), c.shards, false)
 		if diff := cmp.Diff(c.want, got, cmp.AllowUnexported(segment{})); diff != "" {
@@ -220,7 +224,7 @@ func TestHistoryPlan(t *testing.T) {
 		}
 	}
 	settled := plan(cov, time.Minute, h.Add(time.Hour), h.Add(2*time.Hour), true, true)
-	if want := []segment{seg(historytable.Windows, time.Hour, time.Hour+50*time.Minute, true), seg(0, time.Hour+50*time.Minute, 2*time.Hour, true)}; !cmp.Equal(want, settled, cmp.AllowUnexported(segment{})) {
+	if want := []segment{seg(store.Windows, time.Hour, time.Hour+50*time.Minute, true), seg(0, time.Hour+50*time.Minute, 2*time.Hour, true)}; !cmp.Equal(want, settled, cmp.AllowUnexported(segment{})) {
 		t.Errorf("--source settled: %v, want %v", settled, want)
 	}
 	if got := describe(plan(cov, time.Hour, h, h.Add(4*time.Hour), false, false), h, h.Add(4*time.Hour)); got != "2h from hour rollups, 1h from window rollups (10m of them not settled yet: a shard's window stored late joins its rollup up to 70 minutes after the window's end), nothing for 1h without rollups (--source rollups)" {

@@ -55,8 +55,8 @@ func TestReplayFindsTheHotKey(t *testing.T) {
 	// (60 distinct), every item under 1 KB: 1 WCU each. 61 keys fit the
 	// sketch's counters, so every figure is exact.
 	want := report.Report{
-		Window:  report.Window{Table: "Orders", Start: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), End: time.Date(2026, 11, 22, 10, 1, 0, 0, time.UTC)},
-		Records: 420, WCU: 420, DistinctKeys: 61,
+		Window: report.Window{Table: "Orders", Start: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), End: time.Date(2026, 11, 22, 10, 1, 0, 0, time.UTC)},
+		Totals: report.Totals{Records: 420, WCU: 420}, DistinctKeys: 61,
 		HotKeys: []report.KeyReport{{
 			KeyFigures: report.KeyFigures{Key: "OPS_LOG", Type: "S", WCU: 360, WCULower: 360, WCUUpper: 360, Share: 360.0 / 420, AvgWCUPerSecond: 6, PeakWCUPerSecond: 120, Severity: report.Warning, Pattern: report.PatternSingleItem, RecommendedShards: 2},
 		}},

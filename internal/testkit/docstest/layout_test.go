@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,9 +24,9 @@ import (
 //     the developer tool behind `make invoke` (internal/testkit/invoke).
 //
 // Every other Go file may not, whatever its build tags: every package the
-// function (lambda) and the CLI (cmd/hotkeys) link is among them, so
-// neither can ever carry test support (TestBinariesLinkNoTestkit checks
-// that outcome directly).
+// functions (lambda, lambda/rollup) and the CLI (cmd/hotkeys) link is
+// among them, so none can ever carry test support
+// (TestBinariesLinkNoTestkit checks that outcome directly).
 func TestProductionCodeNeverImportsTestkit(t *testing.T) {
 	root := repoRoot(t)
 	testkit := modulePath(t, root) + "/internal/testkit"
@@ -60,13 +61,24 @@ func TestProductionCodeNeverImportsTestkit(t *testing.T) {
 // goList runs `go list args...` in root and returns the packages it names.
 func goList(t *testing.T, root string, args ...string) []string {
 	t.Helper()
+	return strings.Fields(goListOutput(t, root, args...))
+}
+
+// goListLines runs `go list args...` in root and returns its lines.
+func goListLines(t *testing.T, root string, args ...string) []string {
+	t.Helper()
+	return strings.Split(strings.TrimSpace(goListOutput(t, root, args...)), "\n")
+}
+
+func goListOutput(t *testing.T, root string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command("go", append([]string{"list"}, args...)...)
 	cmd.Dir = root
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("go list %s: %v", strings.Join(args, " "), err)
 	}
-	return strings.Fields(string(out))
+	return string(out)
 }
 
 // modulePath reads the module directive of root's go.mod.
@@ -86,16 +98,53 @@ func modulePath(t *testing.T, root string) string {
 	return ""
 }
 
-// TestBinariesLinkNoTestkit: what the rule above is for. The function and
-// the CLI, built as `make build` builds them, link no package under
+// binaries returns the directories of the main packages that ship: every
+// one outside internal/testkit/ (whose mains are tools for developers).
+func binaries(t *testing.T, root string) []string {
+	t.Helper()
+	module := modulePath(t, root)
+	var dirs []string
+	for _, line := range goListLines(t, root, "-f", "{{.Name}} {{.ImportPath}}", "./...") {
+		name, pkg, _ := strings.Cut(line, " ")
+		dir := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+		if name == "main" && !strings.HasPrefix(dir, "internal/testkit/") {
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs
+}
+
+// TestBinariesLiveInLambdaAndCmd: the project's design puts the Lambda
+// functions under lambda/ and the CLI under cmd/; no other folder holds a
+// main package, test support aside.
+func TestBinariesLiveInLambdaAndCmd(t *testing.T) {
+	dirs := binaries(t, repoRoot(t))
+	for _, dir := range dirs {
+		if dir != "lambda" && !strings.HasPrefix(dir, "lambda/") && !strings.HasPrefix(dir, "cmd/") {
+			t.Errorf("%s is a main package outside lambda/ and cmd/", dir)
+		}
+	}
+	for _, want := range []string{"lambda", "lambda/rollup", "cmd/hotkeys"} {
+		if !slices.Contains(dirs, want) {
+			t.Errorf("no binary in %s: the template and the Makefile build one there (binaries: %v)", want, dirs)
+		}
+	}
+}
+
+// TestBinariesLinkNoTestkit: what the rule above is for. The functions
+// and the CLI, built as `make build` builds them, link no package under
 // internal/testkit/.
 func TestBinariesLinkNoTestkit(t *testing.T) {
 	root := repoRoot(t)
 	testkit := modulePath(t, root) + "/internal/testkit"
+	var pkgs []string
+	for _, dir := range binaries(t, root) {
+		pkgs = append(pkgs, "./"+dir)
+	}
 	for _, tags := range []string{"", "lambda.norpc"} {
-		for _, pkg := range goList(t, root, "-deps", "-tags", tags, "./lambda", "./cmd/hotkeys") {
+		for _, pkg := range goList(t, root, append([]string{"-deps", "-tags", tags}, pkgs...)...) {
 			if pkg == testkit || strings.HasPrefix(pkg, testkit+"/") {
-				t.Errorf("with tags %q, lambda or cmd/hotkeys links %s", tags, pkg)
+				t.Errorf("with tags %q, one of %v links %s", tags, pkgs, pkg)
 			}
 		}
 	}
@@ -159,4 +208,30 @@ func layoutFolders(t *testing.T, readme string) map[string]bool {
 		}
 	}
 	return folders
+}
+
+// TestOnlyTheMainsReadTheEnvironment holds README's rule that
+// configuration is read only in the mains: internal/envconfig, the
+// binaries' shared reader of their environment (its errors name the
+// variables), is imported only by packages under lambda/ and cmd/, their
+// tests included. No library, and no test of one, takes it.
+func TestOnlyTheMainsReadTheEnvironment(t *testing.T) {
+	root := repoRoot(t)
+	module := modulePath(t, root)
+	envconfig := module + "/internal/envconfig"
+	importers := 0
+	for _, line := range goListLines(t, root, "-f", `{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`, "./...") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || !slices.Contains(fields[1:], envconfig) {
+			continue
+		}
+		importers++
+		dir := strings.TrimPrefix(strings.TrimPrefix(fields[0], module), "/")
+		if dir != "lambda" && !strings.HasPrefix(dir, "lambda/") && !strings.HasPrefix(dir, "cmd/") {
+			t.Errorf("%s imports internal/envconfig: only the mains (lambda/..., cmd/...) read the environment", dir)
+		}
+	}
+	if importers == 0 {
+		t.Error("nothing imports internal/envconfig: the test would prove nothing")
+	}
 }

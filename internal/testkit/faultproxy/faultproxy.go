@@ -288,6 +288,9 @@ func (p *Proxy) writeError(w http.ResponseWriter, errType string, members map[st
 
 // leaveUnprocessed forwards the batch without the key's items and answers
 // DynamoDB Local's response with them added as unprocessed.
+//
+// Long because BatchGetItem and BatchWriteItem hold their keys in
+// different shapes, and each is split here.
 func (p *Proxy) leaveUnprocessed(w http.ResponseWriter, r *http.Request, rp *httputil.ReverseProxy, op string, req map[string]any) {
 	member := "UnprocessedItems"
 	if op == "BatchGetItem" {

@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 )
 
 // config is what the served table holds.
@@ -31,110 +31,152 @@ type config struct {
 // last shardHours hours, the window rollups of the last day, the hour
 // rollups of days days, and the coverage that says so, as the Lambda and
 // the rollup job store them.
-func build(cfg config, progress func(string)) (*store, error) {
-	st := newStore()
-	retention := 30 * 24 * time.Hour
-	ids := shardIDs(cfg.shards, 7)
-	// Each shape: every shard's window of one minute, as of minute 0.
-	var shapes [][]*history.Summary
-	for sh := range cfg.shapes {
+func build(cfg config, progress func(string)) (*served, error) {
+	table, err := store.New(nil, cfg.table, store.Options{WriteShards: cfg.writeShards, Retention: 30 * 24 * time.Hour})
+	if err != nil {
+		return nil, err
+	}
+	b := &builder{cfg: cfg, st: newServed(), table: table, progress: progress, cov: map[int64]*coverage{}}
+	if err := b.makeShapes(); err != nil {
+		return nil, err
+	}
+	if err := b.putShardWindows(); err != nil {
+		return nil, err
+	}
+	minuteRollups, err := b.putWindowRollups()
+	if err != nil {
+		return nil, err
+	}
+	if err := b.putHourRollups(minuteRollups); err != nil {
+		return nil, err
+	}
+	for _, c := range b.cov {
+		b.st.put(c.item(cfg.writeShards))
+	}
+	b.st.sort()
+	return b.st, nil
+}
+
+// builder is a build under way.
+type builder struct {
+	cfg      config
+	st       *served
+	table    *store.Table
+	progress func(string)
+	// shapes: each is every shard's window of one minute, as of minute 0.
+	shapes [][]*history.Summary
+	cov    map[int64]*coverage // by hour
+}
+
+// makeShapes makes the shards' windows of each shape.
+func (b *builder) makeShapes() error {
+	ids := shardIDs(b.cfg.shards, 7)
+	for sh := range b.cfg.shapes {
 		var sums []*history.Summary
 		for i, id := range ids {
-			s, err := shardWindow(cfg.table, id, i, time.Unix(0, 0).UTC(), cfg.records, uint64(sh))
+			s, err := shardWindow(b.cfg.table, id, i, time.Unix(0, 0).UTC(), b.cfg.records, uint64(sh))
 			if err != nil {
-				return nil, err
+				return err
 			}
 			sums = append(sums, s)
 		}
-		shapes = append(shapes, sums)
-		progress(fmt.Sprintf("shape %d: %d shard windows", sh, len(sums)))
+		b.shapes = append(b.shapes, sums)
+		b.progress(fmt.Sprintf("shape %d: %d shard windows", sh, len(sums)))
 	}
-	shapeAt := func(t time.Time) []*history.Summary { return shapes[int(t.Unix()/60)%len(shapes)] }
+	return nil
+}
 
-	// The shards' windows.
-	rolledUntil := cfg.end.Add(-2 * time.Minute)
+// putShardWindows stores the shards' windows of the last shardHours
+// hours, a shape a minute, in turn.
+func (b *builder) putShardWindows() error {
 	var shardItems, shardBytes int
-	for t := cfg.end.Add(-time.Duration(cfg.shardHours) * time.Hour); t.Before(cfg.end); t = t.Add(time.Minute) {
-		for _, s := range shapeAt(t) {
-			item, err := historytable.Item(restamp(s, t), retention, cfg.writeShards)
+	for t := b.cfg.end.Add(-time.Duration(b.cfg.shardHours) * time.Hour); t.Before(b.cfg.end); t = t.Add(time.Minute) {
+		for _, s := range b.shapes[int(t.Unix()/60)%len(b.shapes)] {
+			item, err := b.table.Item(restamp(s, t))
 			if err != nil {
-				return nil, err
+				return err
 			}
-			if cfg.legacy {
-				item[historytable.AttrDay] = &types.AttributeValueMemberS{Value: t.Format(time.DateOnly)}
-				delete(item, historytable.AttrWriteShards)
+			if b.cfg.legacy {
+				item[store.AttrDay] = &types.AttributeValueMemberS{Value: t.Format(time.DateOnly)}
+				delete(item, store.AttrWriteShards)
 			}
-			shardBytes += st.put(item)
+			shardBytes += b.st.put(item)
 			shardItems++
 		}
 	}
-	progress(fmt.Sprintf("%d shard windows, %d MB", shardItems, shardBytes>>20))
+	b.progress(fmt.Sprintf("%d shard windows, %d MB", shardItems, shardBytes>>20))
+	return nil
+}
 
-	// Window rollups of the last day, one per shape restamped.
+// putWindowRollups stores the window rollups of the last day but its last
+// two minutes, one per shape restamped, settled up to 70 minutes before
+// the end, and returns the shapes' rollups.
+func (b *builder) putWindowRollups() ([]*history.Summary, error) {
 	var minuteRollups []*history.Summary
-	for _, sums := range shapes {
-		r, err := rollupOf(cfg.table, time.Minute, sums)
+	for _, sums := range b.shapes {
+		r, err := rollupOf(b.cfg.table, time.Minute, sums)
 		if err != nil {
 			return nil, err
 		}
 		minuteRollups = append(minuteRollups, r)
 	}
 	var rollupBytes, rollupItems int
-	cov := map[int64]*coverage{}
-	covAt := func(t time.Time) *coverage {
-		h := t.Truncate(time.Hour).Unix()
-		if cov[h] == nil {
-			cov[h] = &coverage{hour: h}
-		}
-		return cov[h]
-	}
-	settledUntil := cfg.end.Add(-70 * time.Minute)
-	for t := cfg.end.Add(-24 * time.Hour); t.Before(rolledUntil); t = t.Add(time.Minute) {
-		r := restamp(minuteRollups[int(t.Unix()/60)%len(shapes)], t)
-		item, err := historytable.RollupItem(historytable.Windows, r, retention, t.Add(2*time.Minute), t.Before(settledUntil))
+	rolledUntil, settledUntil := b.cfg.end.Add(-2*time.Minute), b.cfg.end.Add(-70*time.Minute)
+	for t := b.cfg.end.Add(-24 * time.Hour); t.Before(rolledUntil); t = t.Add(time.Minute) {
+		r := restamp(minuteRollups[int(t.Unix()/60)%len(b.shapes)], t)
+		item, err := b.table.RollupItem(store.Windows, r, t.Add(2*time.Minute), t.Before(settledUntil))
 		if err != nil {
 			return nil, err
 		}
-		rollupBytes += st.put(item)
+		rollupBytes += b.st.put(item)
 		rollupItems++
-		c := covAt(t)
+		c := b.coverage(t)
 		c.rolled = append(c.rolled, t.Unix())
 		if t.Before(settledUntil) {
 			c.settled = append(c.settled, t.Unix())
 		}
 	}
-	progress(fmt.Sprintf("%d window rollups, %d MB (%d KB each)", rollupItems, rollupBytes>>20, rollupBytes/max(1, rollupItems)>>10))
+	b.progress(fmt.Sprintf("%d window rollups, %d MB (%d KB each)", rollupItems, rollupBytes>>20, rollupBytes/max(1, rollupItems)>>10))
+	return minuteRollups, nil
+}
 
-	// Hour rollups: each merges an hour of window rollups.
+// putHourRollups stores the hour rollups of days days but the last two
+// hours: each merges an hour of the shapes' window rollups.
+func (b *builder) putHourRollups(minuteRollups []*history.Summary) error {
 	var hourRollups []*history.Summary
-	for sh := range shapes {
+	for sh := range b.shapes {
 		var hour []*history.Summary
 		for m := range 60 {
-			hour = append(hour, restamp(minuteRollups[(m+sh)%len(shapes)], time.Unix(int64(m*60), 0).UTC()))
+			hour = append(hour, restamp(minuteRollups[(m+sh)%len(b.shapes)], time.Unix(int64(m*60), 0).UTC()))
 		}
-		r, err := rollupOf(cfg.table, time.Hour, hour)
+		r, err := rollupOf(b.cfg.table, time.Hour, hour)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		hourRollups = append(hourRollups, r)
 	}
-	rollupBytes, rollupItems = 0, 0
-	for t := cfg.end.Add(-time.Duration(cfg.days) * 24 * time.Hour); t.Before(cfg.end.Add(-2 * time.Hour)); t = t.Add(time.Hour) {
-		r := restamp(hourRollups[int(t.Unix()/3600)%len(shapes)], t)
-		item, err := historytable.RollupItem(historytable.Hours, r, retention, t.Add(130*time.Minute), true)
+	var rollupBytes, rollupItems int
+	for t := b.cfg.end.Add(-time.Duration(b.cfg.days) * 24 * time.Hour); t.Before(b.cfg.end.Add(-2 * time.Hour)); t = t.Add(time.Hour) {
+		r := restamp(hourRollups[int(t.Unix()/3600)%len(b.shapes)], t)
+		item, err := b.table.RollupItem(store.Hours, r, t.Add(130*time.Minute), true)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		rollupBytes += st.put(item)
+		rollupBytes += b.st.put(item)
 		rollupItems++
-		covAt(t).hourly = true
+		b.coverage(t).hourly = true
 	}
-	progress(fmt.Sprintf("%d hour rollups, %d MB (%d KB each)", rollupItems, rollupBytes>>20, rollupBytes/max(1, rollupItems)>>10))
-	for _, c := range cov {
-		st.put(c.item(cfg.writeShards))
+	b.progress(fmt.Sprintf("%d hour rollups, %d MB (%d KB each)", rollupItems, rollupBytes>>20, rollupBytes/max(1, rollupItems)>>10))
+	return nil
+}
+
+// coverage returns the coverage item of t's hour.
+func (b *builder) coverage(t time.Time) *coverage {
+	h := t.Truncate(time.Hour).Unix()
+	if b.cov[h] == nil {
+		b.cov[h] = &coverage{hour: h}
 	}
-	st.sort()
-	return st, nil
+	return b.cov[h]
 }
 
 // coverage is the rollup job's coverage item of an hour.
@@ -154,17 +196,17 @@ func (c *coverage) item(writeShards int) map[string]types.AttributeValue {
 	}
 	t := time.Unix(c.hour, 0).UTC()
 	item := map[string]types.AttributeValue{
-		historytable.AttrDay:           &types.AttributeValueMemberS{Value: t.Format(time.DateOnly) + "#c"},
-		historytable.AttrWindow:        &types.AttributeValueMemberS{Value: fmt.Sprintf("%012d", c.hour)},
-		historytable.AttrWriteShards:   &types.AttributeValueMemberN{Value: strconv.Itoa(writeShards)},
-		historytable.AttrWindowSeconds: &types.AttributeValueMemberN{Value: "60"},
-		historytable.AttrHourly:        &types.AttributeValueMemberBOOL{Value: c.hourly},
+		store.AttrDay:           &types.AttributeValueMemberS{Value: t.Format(time.DateOnly) + "#c"},
+		store.AttrWindow:        &types.AttributeValueMemberS{Value: fmt.Sprintf("%012d", c.hour)},
+		store.AttrWriteShards:   &types.AttributeValueMemberN{Value: strconv.Itoa(writeShards)},
+		store.AttrWindowSeconds: &types.AttributeValueMemberN{Value: "60"},
+		store.AttrHourly:        &types.AttributeValueMemberBOOL{Value: c.hourly},
 	}
 	if len(c.rolled) > 0 {
-		item[historytable.AttrRolled] = ns(c.rolled)
+		item[store.AttrRolled] = ns(c.rolled)
 	}
 	if len(c.settled) > 0 {
-		item[historytable.AttrSettledWindow] = ns(slices.Clone(c.settled))
+		item[store.AttrSettledWindow] = ns(slices.Clone(c.settled))
 	}
 	return item
 }

@@ -12,11 +12,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 )
 
 // TestServesWhatTheReaderReads serves a small table and reads it back with
-// historytable's Reader through the SDK's own DynamoDB client: the
+// history/store's Reader through the SDK's own DynamoDB client: the
 // coverage, every rollup and every shard's window, in order, each page
 // within 1 MB and each one continued from its LastEvaluatedKey.
 func TestServesWhatTheReaderReads(t *testing.T) {
@@ -30,11 +30,12 @@ func TestServesWhatTheReaderReads(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	api := dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(srv.URL), Region: "us-east-1",
-		Credentials: credentials.NewStaticCredentialsProvider("k", "s", "")}, historytable.ClientOptions)
-	r, err := historytable.NewReader(api, cfg.table, cfg.writeShards, 4)
+		Credentials: credentials.NewStaticCredentialsProvider("k", "s", "")}, store.ClientOptions)
+	table, err := store.New(api, cfg.table, store.Options{WriteShards: cfg.writeShards})
 	if err != nil {
 		t.Fatal(err)
 	}
+	r := table.Reader(4)
 	ctx := context.Background()
 	day := cfg.end.Add(-24 * time.Hour)
 	cov, err := r.Coverage(ctx, day, cfg.end)
@@ -62,12 +63,12 @@ func TestServesWhatTheReaderReads(t *testing.T) {
 	}
 	skip := func(key string, err error) { t.Errorf("skipped %s: %v", key, err) }
 	if n, src := count(func(fn func(*history.Summary) error) error {
-		return r.Rollups(ctx, historytable.Windows, day, cfg.end, fn, skip)
+		return r.Rollups(ctx, store.Windows, day, cfg.end, fn, skip)
 	}); n != 24*60-2 || src != uint64(n*cfg.shards) {
 		t.Errorf("window rollups: %d of %d sources", n, src)
 	}
 	if n, src := count(func(fn func(*history.Summary) error) error {
-		return r.Rollups(ctx, historytable.Hours, cfg.end.Add(-48*time.Hour), cfg.end, fn, skip)
+		return r.Rollups(ctx, store.Hours, cfg.end.Add(-48*time.Hour), cfg.end, fn, skip)
 	}); n != 46 || src != uint64(n*60*cfg.shards) {
 		t.Errorf("hour rollups: %d of %d sources", n, src)
 	}

@@ -2,7 +2,7 @@
 // a thousand stream shards, as DynamoDB serves it (its JSON 1.0 protocol,
 // Query pages of 1 MB), for the scale measurement of `hotkeys history` in
 // docs/history.md: the items are those the Lambda and the rollup job
-// store (historytable.Item, historytable.RollupItem), of summaries made
+// store (store.Table's Item and RollupItem), of summaries made
 // through the detector, held in memory and paged on demand. It answers
 // Query and nothing else.
 //

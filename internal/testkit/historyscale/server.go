@@ -14,12 +14,12 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 )
 
-// store holds the served items, per partition key value, in sort-key
+// served holds the items served, per partition key value, in sort-key
 // order, each already in DynamoDB's JSON.
-type store struct {
+type served struct {
 	parts map[string][]item
 }
 
@@ -29,18 +29,18 @@ type item struct {
 	size int // DynamoDB's size of the item: what a Query page counts
 }
 
-func newStore() *store { return &store{parts: map[string][]item{}} }
+func newServed() *served { return &served{parts: map[string][]item{}} }
 
 // put adds an item and returns its size.
-func (s *store) put(av map[string]types.AttributeValue) int {
-	pk := av[historytable.AttrDay].(*types.AttributeValueMemberS).Value
-	sk := av[historytable.AttrWindow].(*types.AttributeValueMemberS).Value
+func (s *served) put(av map[string]types.AttributeValue) int {
+	pk := av[store.AttrDay].(*types.AttributeValueMemberS).Value
+	sk := av[store.AttrWindow].(*types.AttributeValueMemberS).Value
 	b, size := itemJSON(av)
 	s.parts[pk] = append(s.parts[pk], item{sk: sk, json: b, size: size})
 	return size
 }
 
-func (s *store) sort() {
+func (s *served) sort() {
 	for _, items := range s.parts {
 		slices.SortFunc(items, func(a, b item) int { return strings.Compare(a.sk, b.sk) })
 	}
@@ -101,14 +101,16 @@ func sortedKeys(m map[string]types.AttributeValue) []string {
 const pageLimit = 1 << 20
 
 // server answers DynamoDB's Query, as the service does over its JSON 1.0
-// protocol, for the key conditions historytable sends: partition key
+// protocol, for the key conditions history/store sends: partition key
 // equal, sort key between.
 type server struct {
 	table string
-	st    *store
+	st    *served
 	// continued counts the pages that ended before the query's items did.
 	continued atomic.Int64
 }
+
+var _ http.Handler = (*server)(nil)
 
 type queryInput struct {
 	TableName                 string
@@ -139,7 +141,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	items := s.st.parts[pk]
 	i, _ := slices.BinarySearchFunc(items, lo, func(it item, k string) int { return strings.Compare(it.sk, k) })
-	if start := in.ExclusiveStartKey[historytable.AttrWindow]["S"]; start != "" {
+	if start := in.ExclusiveStartKey[store.AttrWindow]["S"]; start != "" {
 		i, _ = slices.BinarySearchFunc(items, start, func(it item, k string) int { return strings.Compare(it.sk, k) })
 		for i < len(items) && items[i].sk <= start {
 			i++
@@ -165,7 +167,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if i < len(items) && items[i].sk <= hi && n > 0 {
 		q, _ := json.Marshal(last)
 		p, _ := json.Marshal(pk)
-		fmt.Fprintf(&body, `,"LastEvaluatedKey":{"%s":{"S":%s},"%s":{"S":%s}}`, historytable.AttrDay, p, historytable.AttrWindow, q)
+		fmt.Fprintf(&body, `,"LastEvaluatedKey":{"%s":{"S":%s},"%s":{"S":%s}}`, store.AttrDay, p, store.AttrWindow, q)
 		s.continued.Add(1)
 	}
 	body.WriteByte('}')

@@ -128,6 +128,10 @@ func FromStreamEvent(payload []byte, p Precision) ([]Change, error) {
 	return out, nil
 }
 
+// fromStreamRecord builds one change record from one stream record.
+//
+// Long because it copies the record's fields one by one in the order real
+// change records hold them, which reads best as one list.
 func fromStreamRecord(r *streamRecord, eventARN string, p Precision) (Change, error) {
 	arn := r.EventSourceARN
 	if arn == "" {

@@ -59,6 +59,9 @@ var ErrOptions = errors.New("kinesisbridge: invalid spread options")
 // shard's records in order: data, a partition key of 32 upper-case hex
 // digits (the shape real ones have, derived from the seed and eventID),
 // 56-digit sequence numbers that grow along each shard, and arrival times.
+//
+// Long because routing, duplicating, shuffling and numbering share one
+// seeded random source whose order of draws fixes the output for a seed.
 func Spread(changes []Change, opts Options) ([][]types.Record, error) {
 	if opts.Shards < 1 || opts.Shards > 100 {
 		return nil, fmt.Errorf("%w: Shards %d: want 1 to 100", ErrOptions, opts.Shards)

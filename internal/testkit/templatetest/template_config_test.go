@@ -59,7 +59,7 @@ var envName = regexp.MustCompile(`^HOTKEYS_[A-Z0-9_]+$`)
 
 // sourceEnvironment returns the HOTKEYS_ names that appear as string
 // literals of their own in the non-test sources of a function's package
-// (lambda, cmd/rollup).
+// (lambda, lambda/rollup).
 func sourceEnvironment(t *testing.T, dir string) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(repoRoot, dir, "*.go"))

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/cfn"
 )
 
 // TestTemplateHistoryTable: off by default (no table, HOTKEYS_HISTORY_TABLE
-// empty); on, a table keyed and TTL'd as historytable writes it, on
+// empty); on, a table keyed and TTL'd as history/store writes it, on
 // demand, encrypted, its name and the retention passed to the function.
 func TestTemplateHistoryTable(t *testing.T) {
 	tmpl := readTemplate(t)
@@ -27,9 +27,9 @@ func TestTemplateHistoryTable(t *testing.T) {
 	p := properties(mustResource(t, s, "HistoryTable"))
 	want := map[string]string{
 		"BillingMode":             "PAY_PER_REQUEST",
-		"KeySchema":               fmt.Sprint([]any{map[string]any{"AttributeName": historytable.AttrDay, "KeyType": "HASH"}, map[string]any{"AttributeName": historytable.AttrWindow, "KeyType": "RANGE"}}),
-		"AttributeDefinitions":    fmt.Sprint([]any{map[string]any{"AttributeName": historytable.AttrDay, "AttributeType": "S"}, map[string]any{"AttributeName": historytable.AttrWindow, "AttributeType": "S"}}),
-		"TimeToLiveSpecification": fmt.Sprint(map[string]any{"AttributeName": historytable.AttrExpires, "Enabled": true}),
+		"KeySchema":               fmt.Sprint([]any{map[string]any{"AttributeName": store.AttrDay, "KeyType": "HASH"}, map[string]any{"AttributeName": store.AttrWindow, "KeyType": "RANGE"}}),
+		"AttributeDefinitions":    fmt.Sprint([]any{map[string]any{"AttributeName": store.AttrDay, "AttributeType": "S"}, map[string]any{"AttributeName": store.AttrWindow, "AttributeType": "S"}}),
+		"TimeToLiveSpecification": fmt.Sprint(map[string]any{"AttributeName": store.AttrExpires, "Enabled": true}),
 		"SSESpecification":        fmt.Sprint(map[string]any{"SSEEnabled": true}),
 	}
 	for k, w := range want {

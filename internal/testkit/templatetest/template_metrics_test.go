@@ -48,11 +48,8 @@ func publishWindow(t *testing.T) (map[string]publishedMetric, []map[string]any) 
 	}
 	rep := report.Report{
 		Window:       report.Window{Table: testTable, Start: start, End: start.Add(time.Minute)},
-		Records:      60000,
-		WCU:          100000,
+		Totals:       report.Totals{Records: 60000, WCU: 100000, Malformed: 1, TTLDeletes: 2},
 		DistinctKeys: 1000,
-		Malformed:    1,
-		TTLDeletes:   2,
 		HotKeys:      []report.KeyReport{key},
 		TopKeys:      []report.KeyReport{key},
 		Shards:       []report.ShardReport{{Shard: "shardId-1", Records: 60000, WCU: 100000, PeakWCUPerSecond: 2000}},

@@ -48,8 +48,8 @@ func TestTemplateHistoryRollup(t *testing.T) {
 	if !maps.Equal(vars, want) {
 		t.Errorf("rollup environment %v, want %v", vars, want)
 	}
-	if read := sourceEnvironment(t, filepath.Join("cmd", "rollup")); !slices.Equal(read, slices.Sorted(maps.Keys(want))) {
-		t.Errorf("cmd/rollup reads %v, the template sets %v", read, slices.Sorted(maps.Keys(want)))
+	if read := sourceEnvironment(t, filepath.Join("lambda", "rollup")); !slices.Equal(read, slices.Sorted(maps.Keys(want))) {
+		t.Errorf("lambda/rollup reads %v, the template sets %v", read, slices.Sorted(maps.Keys(want)))
 	}
 	if fn["Role"] != cfn.GetAtt("HistoryRollupRole", "Arn") || fn["Runtime"] != "provided.al2023" || fn["Handler"] != "bootstrap" {
 		t.Errorf("rollup function: role %v, runtime %v, handler %v", fn["Role"], fn["Runtime"], fn["Handler"])
@@ -125,7 +125,7 @@ func TestTemplateHistoryRollup(t *testing.T) {
 		t.Skip("make is not installed")
 	}
 	out, err := exec.Command(makePath, "-s", "-n", "-C", repoRoot, "build-"+rollupID, "ARTIFACTS_DIR=/tmp/x").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "-o /tmp/x/bootstrap ./cmd/rollup") || !strings.Contains(string(out), "CGO_ENABLED=0") {
+	if err != nil || !strings.Contains(string(out), "-o /tmp/x/bootstrap ./lambda/rollup") || !strings.Contains(string(out), "CGO_ENABLED=0") {
 		t.Errorf("make build-%s: %v\n%s", rollupID, err, out)
 	}
 }

@@ -6,7 +6,7 @@
 //
 // A rollup is a merged step (history.Merger), kept to its heaviest keys
 // and shards (history.Summary.Compact) and stored as one item of up to
-// 400 KB (historytable.PutRollup). Its bounds stay honest: every key it
+// 400 KB (store.Table.PutRollup). Its bounds stay honest: every key it
 // leaves out is under its other_keys_wcu_upper.
 //
 // Windows close late: Lambda delivers a window's final invoke after the
@@ -23,7 +23,7 @@
 //     window is settled, from settled rollups only (a window rollup that
 //     is missing or not settled then is rolled up there and then).
 //
-// Readers see which rollups are settled (historytable.Coverage), and
+// Readers see which rollups are settled (store.Coverage), and
 // `hotkeys history` says so. Each run works on the times its scheduled
 // time fixes, not on the clock: a retried or repeated run does the same
 // work and stores the same items (PutRollup never replaces a rollup by one
@@ -39,7 +39,7 @@ import (
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 )
 
 // Grace and Settle: how long after a window's end it is first rolled up,
@@ -52,26 +52,12 @@ const (
 	Settle = 70 * time.Minute
 )
 
-// API is what the job needs of the DynamoDB client: queries, puts and the
-// coverage updates.
-type API interface {
-	historytable.API
-	historytable.Updater
-}
-
-// Config is the job's configuration.
+// Config is the job's configuration beside its table.
 type Config struct {
-	// Table is the history table.
-	Table string
 	// Window is the length of the stored windows (HOTKEYS_WINDOW); it
 	// must divide an hour. A rollup covers the shortest whole number of
 	// windows that is a whole number of minutes.
 	Window time.Duration
-	// WriteShards is how many write shards the windows were stored under
-	// (HOTKEYS_HISTORY_WRITE_SHARDS; 0: historytable.DefaultWriteShards).
-	WriteShards int
-	// Retention is how long the rollups live (the table's TTL).
-	Retention time.Duration
 }
 
 // ErrConfig is wrapped by every configuration error.
@@ -79,33 +65,28 @@ var ErrConfig = errors.New("rollup: invalid configuration")
 
 // Job is the rollup job.
 type Job struct {
-	api    API
+	table  *store.Table
 	cfg    Config
 	length time.Duration // of a window rollup
-	shards *historytable.Reader
-	exact  *historytable.Reader // consistent reads: of what this run just wrote
+	shards *store.Reader
+	exact  *store.Reader // consistent reads: of what this run just wrote
 	log    *slog.Logger
 	now    func() time.Time
 }
 
-// New returns the job.
-func New(api API, cfg Config, log *slog.Logger, now func() time.Time) (*Job, error) {
-	if cfg.Table == "" {
-		return nil, fmt.Errorf("%w: no history table", ErrConfig)
-	}
+// New returns the job of table, which it reads under the table's write
+// shards (those the stream function writes under) and whose rollups live
+// the table's retention.
+func New(table *store.Table, cfg Config, log *slog.Logger, now func() time.Time) (*Job, error) {
 	if cfg.Window < time.Second || cfg.Window%time.Second != 0 || time.Hour%cfg.Window != 0 {
 		return nil, fmt.Errorf("%w: window %s: rollups need whole seconds that divide an hour (60s, 5m, ...)", ErrConfig, cfg.Window)
 	}
-	if cfg.Retention <= 0 {
-		return nil, fmt.Errorf("%w: retention %s", ErrConfig, cfg.Retention)
+	if table.Retention() <= 0 {
+		return nil, fmt.Errorf("%w: retention %s", ErrConfig, table.Retention())
 	}
-	shards, err := historytable.NewReader(api, cfg.Table, cfg.WriteShards, 0)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-	exact, _ := historytable.NewReader(api, cfg.Table, cfg.WriteShards, 0)
+	exact := table.Reader(0)
 	exact.ConsistentRead()
-	return &Job{api: api, cfg: cfg, length: rollupLength(cfg.Window), shards: shards, exact: exact, log: log, now: now}, nil
+	return &Job{table: table, cfg: cfg, length: rollupLength(cfg.Window), shards: table.Reader(0), exact: exact, log: log, now: now}, nil
 }
 
 // rollupLength is the least common multiple of window and a minute: it
@@ -174,10 +155,10 @@ func (j *Job) rollWindow(ctx context.Context, start time.Time, settled bool, res
 	if err != nil {
 		return fmt.Errorf("rollup: read the windows of %s: %w", start.Format(time.RFC3339), err)
 	}
-	if err := j.store(ctx, historytable.Windows, mergers, settled, res); err != nil {
+	if err := j.put(ctx, store.Windows, mergers, settled, res); err != nil {
 		return err
 	}
-	return historytable.MarkWindow(ctx, j.api, j.cfg.Table, start, j.length, settled, j.shards.WriteShards(), j.cfg.Retention)
+	return j.table.MarkWindow(ctx, start, j.length, settled)
 }
 
 // rollHour rolls up the hour starting at hour from its window rollups,
@@ -196,21 +177,21 @@ func (j *Job) rollHour(ctx context.Context, hour time.Time, res *Result) error {
 		}
 	}
 	mergers := newMergers(time.Hour, j.skip(res))
-	if err := j.exact.Rollups(ctx, historytable.Windows, hour, hour.Add(time.Hour), mergers.add, j.skip(res)); err != nil {
+	if err := j.exact.Rollups(ctx, store.Windows, hour, hour.Add(time.Hour), mergers.add, j.skip(res)); err != nil {
 		return fmt.Errorf("rollup: read the window rollups of %s: %w", hour.Format(time.RFC3339), err)
 	}
-	if err := j.store(ctx, historytable.Hours, mergers, true, res); err != nil {
+	if err := j.put(ctx, store.Hours, mergers, true, res); err != nil {
 		return err
 	}
-	return historytable.MarkHour(ctx, j.api, j.cfg.Table, hour, j.cfg.Retention)
+	return j.table.MarkHour(ctx, hour)
 }
 
-// store compacts and stores the mergers' rollups.
-func (j *Job) store(ctx context.Context, level historytable.Level, m *mergers, settled bool, res *Result) error {
+// put compacts and stores the mergers' rollups.
+func (j *Job) put(ctx context.Context, level store.Level, m *mergers, settled bool, res *Result) error {
 	for _, id := range m.order {
 		for _, s := range m.byID[id].Flush(time.Unix(math.MaxInt64/2, 0)) {
 			s.Compact(history.RollupKeys, history.RollupShards)
-			if _, err := historytable.PutRollup(ctx, j.api, j.cfg.Table, level, s, j.cfg.Retention, j.now(), settled); err != nil {
+			if _, err := j.table.PutRollup(ctx, level, s, j.now(), settled); err != nil {
 				return err
 			}
 			res.Rollups++

@@ -1,4 +1,4 @@
-package historytable
+package store
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package historytable
+package store
 
 import (
 	"cmp"
@@ -16,43 +16,23 @@ import (
 
 // Reader reads a history table's items back in order of window start.
 type Reader struct {
-	api   API
-	table string
-	// writeShards is how many write shards to query: at least as many as
-	// any writer of the span read used.
-	writeShards int
+	t *Table
 	// parallel bounds the Query requests in flight.
 	parallel int
 	// consistent makes every read strongly consistent.
 	consistent bool
 }
 
+// Reader returns a Reader of t that queries t's write shards of the
+// shards' windows (and the partition of builds before write sharding),
+// with at most parallel Query requests in flight (0: 16).
+func (t *Table) Reader(parallel int) *Reader {
+	return &Reader{t: t, parallel: max(1, cmp.Or(parallel, 16))}
+}
+
 // ConsistentRead makes r read strongly consistent: it then sees every
 // write that succeeded before it, at twice the read units.
 func (r *Reader) ConsistentRead() { r.consistent = true }
-
-// WriteShards returns how many write shards r queries.
-func (r *Reader) WriteShards() int { return r.writeShards }
-
-// NewReader returns a Reader of table that queries writeShards write
-// shards of the shards' windows (0: DefaultWriteShards) and keeps at most
-// parallel Query requests in flight (0: 16).
-func NewReader(api API, table string, writeShards, parallel int) (*Reader, error) {
-	writeShards, err := checkWriteShards(writeShards)
-	if err != nil {
-		return nil, err
-	}
-	return &Reader{api: api, table: table, writeShards: writeShards, parallel: max(1, cmp.Or(parallel, 16))}, nil
-}
-
-// Read queries table for the shards' windows starting in [from, to), under
-// DefaultWriteShards write shards and in the layout of builds before
-// write sharding, and hands each to fn in order of window start: see
-// Reader.Shards.
-func Read(ctx context.Context, api API, table string, from, to time.Time, fn func(*history.Summary) error, skip func(key string, err error)) error {
-	r, _ := NewReader(api, table, 0, 0) // the defaults are valid
-	return r.Shards(ctx, from, to, fn, skip)
-}
 
 // Shards reads the shards' windows starting in [from, to), day by day: the
 // day's write shards and its partition of before write sharding, queried
@@ -63,7 +43,7 @@ func Read(ctx context.Context, api API, table string, from, to time.Time, fn fun
 // key that disagrees with its summary) goes to skip with the reason, and
 // reading goes on. An error of fn or of DynamoDB stops it.
 func (r *Reader) Shards(ctx context.Context, from, to time.Time, fn func(*history.Summary) error, skip func(key string, err error)) error {
-	for _, sp := range partitionsOf(0, r.writeShards, from, to) {
+	for _, sp := range partitionsOf(0, r.t.writeShards, from, to) {
 		if err := r.merge(ctx, sp, fn, skip); err != nil {
 			return err
 		}
@@ -159,6 +139,9 @@ func (d *decoded) deliver(fn func(*history.Summary) error, skip func(key string,
 // merge reads a day's write shards (and old partition) in parallel, each
 // page decoded where it was read, and hands the items out in sort-key
 // order.
+//
+// Long because the readers it starts and the merge of their pages share
+// its context, its semaphore and their channels.
 func (r *Reader) merge(ctx context.Context, sp span, fn func(*history.Summary) error, skip func(key string, err error)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -252,6 +235,8 @@ type cursor struct {
 // their next item.
 type cursors []*cursor
 
+var _ heap.Interface = (*cursors)(nil)
+
 func (h cursors) Len() int           { return len(h) }
 func (h cursors) Less(i, j int) bool { return h[i].items[h[i].i].sk < h[j].items[h[j].i].sk }
 func (h cursors) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
@@ -268,7 +253,7 @@ func (h *cursors) Pop() any {
 // it holds a token of it during each request, and only then.
 func (r *Reader) query(ctx context.Context, pk, lo, hi string, fn func([]map[string]types.AttributeValue) error, sem chan struct{}) error {
 	in := &dynamodb.QueryInput{
-		TableName:              aws.String(r.table),
+		TableName:              aws.String(r.t.name),
 		ConsistentRead:         aws.Bool(r.consistent),
 		KeyConditionExpression: aws.String("#d = :d AND #w BETWEEN :lo AND :hi"),
 		ExpressionAttributeNames: map[string]string{
@@ -280,7 +265,7 @@ func (r *Reader) query(ctx context.Context, pk, lo, hi string, fn func([]map[str
 			":hi": &types.AttributeValueMemberS{Value: hi},
 		},
 	}
-	p := dynamodb.NewQueryPaginator(r.api, in)
+	p := dynamodb.NewQueryPaginator(r.t.api, in)
 	for p.HasMorePages() {
 		if sem != nil {
 			select {
@@ -294,7 +279,7 @@ func (r *Reader) query(ctx context.Context, pk, lo, hi string, fn func([]map[str
 			<-sem
 		}
 		if err != nil {
-			return fmt.Errorf("historytable: query %s partition %s: %w", r.table, pk, err)
+			return fmt.Errorf("store: query %s partition %s: %w", r.t.name, pk, err)
 		}
 		if err := fn(out.Items); err != nil {
 			return err

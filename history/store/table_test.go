@@ -1,4 +1,4 @@
-package historytable
+package store
 
 import (
 	"context"
@@ -16,7 +16,6 @@ import (
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/record"
 )
 
@@ -78,7 +77,7 @@ func TestItemFormat(t *testing.T) {
 	for i, want := range []string{"1", "2", "3", "3"} {
 		s := sums[i]
 		name := fmt.Sprintf("%s, internal errors %d", history.Source(s.Table, s.Index), s.InternalErrors)
-		item, err := Item(s, time.Hour, 0)
+		item, err := mustNew(t, nil, "H", Options{Retention: time.Hour}).Item(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,8 +108,8 @@ func TestItemFormat(t *testing.T) {
 // Local and reads them back whole; items whose format disagrees with their
 // summary are skipped, each with its reason.
 func TestRoundTripOnDynamoDBLocal(t *testing.T) {
-	ddb, _ := dynamodblocal.Clients(t)
-	table, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "history", HashKey: AttrDay, RangeKey: AttrWindow, NoStream: true})
+	ddb, name := newHistoryTable(t)
+	table := mustNew(t, ddb, name, Options{Retention: time.Hour})
 	ctx := context.Background()
 	sums := summaries(t)
 	// The windows without internal errors as if of another shard: every
@@ -119,10 +118,10 @@ func TestRoundTripOnDynamoDBLocal(t *testing.T) {
 		s.Shard = "shardId-1"
 	}
 	for _, s := range sums {
-		if err := Put(ctx, ddb, table, s, time.Hour, 0); err != nil {
+		if err := table.Put(ctx, s); err != nil {
 			t.Fatal(err)
 		}
-		got, err := ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{
+		got, err := ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(name), Key: map[string]types.AttributeValue{
 			AttrDay: &types.AttributeValueMemberS{Value: shardPartition(s.Start, s.Shard, DefaultWriteShards)}, AttrWindow: &types.AttributeValueMemberS{Value: windowKey(s.Start, s.Table, s.Shard, s.Index)},
 		}})
 		if err != nil || got.Item == nil {
@@ -134,7 +133,7 @@ func TestRoundTripOnDynamoDBLocal(t *testing.T) {
 	}
 	// The same version-3 summary under format 1, and one under format 4,
 	// beside them.
-	good, err := Item(sums[2], time.Hour, 0)
+	good, err := table.Item(sums[2])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,13 +141,13 @@ func TestRoundTripOnDynamoDBLocal(t *testing.T) {
 		bad := maps.Clone(good)
 		bad[AttrWindow] = &types.AttributeValueMemberS{Value: fmt.Sprintf("%012d#Orders#format-%s", t0.Unix(), f)}
 		bad[AttrFormat] = &types.AttributeValueMemberN{Value: f}
-		if _, err := ddb.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: bad}); err != nil {
+		if _, err := ddb.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(name), Item: bad}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var got []*history.Summary
 	skipped := map[string]error{}
-	err = Read(ctx, ddb, table, t0, t0.Add(time.Minute), func(s *history.Summary) error {
+	err = table.Reader(0).Shards(ctx, t0, t0.Add(time.Minute), func(s *history.Summary) error {
 		got = append(got, s)
 		return nil
 	}, func(key string, err error) { skipped[key] = err })
@@ -174,7 +173,7 @@ func TestRoundTripOnDynamoDBLocal(t *testing.T) {
 // refused with ErrItem, and the error still says why (history.ErrCorrupt,
 // or history.ErrVersion for a newer build's summary).
 func TestCorruptItemKeepsTheCause(t *testing.T) {
-	item, err := Item(summaries(t)[0], time.Hour, 0)
+	item, err := mustNew(t, nil, "H", Options{Retention: time.Hour}).Item(summaries(t)[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,6 +192,34 @@ func TestCorruptItemKeepsTheCause(t *testing.T) {
 		bad[AttrSummary] = &types.AttributeValueMemberB{Value: b}
 		if _, _, err := decodeShard(bad); !errors.Is(err, ErrItem) || !errors.Is(err, c.cause) {
 			t.Errorf("%s: %v, want ErrItem and %v", name, err, c.cause)
+		}
+	}
+}
+
+// TestNew: a Table needs a name, write shards from 1 to MaxWriteShards (0
+// is DefaultWriteShards) and a retention of at least 0; anything else is
+// refused with ErrConfig.
+func TestNew(t *testing.T) {
+	for _, c := range []struct {
+		opts   Options
+		shards int
+	}{{Options{}, DefaultWriteShards}, {Options{WriteShards: 1}, 1}, {Options{WriteShards: MaxWriteShards, Retention: time.Hour}, MaxWriteShards}} {
+		table, err := New(nil, "H", c.opts)
+		if err != nil || table.Name() != "H" || table.WriteShards() != c.shards || table.Retention() != c.opts.Retention {
+			t.Errorf("%+v: %+v, %v; want %d write shards", c.opts, table, err, c.shards)
+		}
+	}
+	for name, c := range map[string]struct {
+		name string
+		opts Options
+	}{
+		"no name":               {"", Options{}},
+		"2,000 write shards":    {"H", Options{WriteShards: 2000}},
+		"negative write shards": {"H", Options{WriteShards: -1}},
+		"negative retention":    {"H", Options{Retention: -time.Hour}},
+	} {
+		if table, err := New(nil, c.name, c.opts); !errors.Is(err, ErrConfig) {
+			t.Errorf("%s: %+v, %v; want ErrConfig", name, table, err)
 		}
 	}
 }

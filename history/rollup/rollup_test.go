@@ -24,7 +24,7 @@ import (
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/store"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/faultproxy"
 	"github.com/hotkeys-dev/hotkeys/record"
@@ -81,7 +81,7 @@ func windows(t testing.TB, shards, minutes int, start time.Time) []*history.Summ
 
 type fixture struct {
 	api   *dynamodb.Client
-	table string
+	table *store.Table
 	job   *Job
 	logs  *bytes.Buffer
 	clock time.Time
@@ -89,15 +89,24 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	api, _ := dynamodblocal.Clients(t)
-	table, _ := dynamodblocal.CreateTable(t, api, dynamodblocal.TableSpec{Prefix: "rollup", HashKey: historytable.AttrDay, RangeKey: historytable.AttrWindow, NoStream: true})
-	f := &fixture{api: api, table: table, logs: &bytes.Buffer{}}
-	f.job = f.newJob(t, api)
+	name, _ := dynamodblocal.CreateTable(t, api, dynamodblocal.TableSpec{Prefix: "rollup", HashKey: store.AttrDay, RangeKey: store.AttrWindow, NoStream: true})
+	f := &fixture{api: api, table: newTable(t, api, name), logs: &bytes.Buffer{}}
+	f.job = f.newJob(t, f.table)
 	return f
 }
 
-func (f *fixture) newJob(t *testing.T, api API) *Job {
-	job, err := New(api, Config{Table: f.table, Window: time.Minute, WriteShards: writeShards, Retention: 24 * time.Hour},
-		slog.New(slog.NewJSONHandler(f.logs, nil)), func() time.Time { return f.clock })
+// newTable returns the history table name, as the stream function writes
+// it: writeShards write shards, items kept a day.
+func newTable(t *testing.T, api store.API, name string) *store.Table {
+	table, err := store.New(api, name, store.Options{WriteShards: writeShards, Retention: 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return table
+}
+
+func (f *fixture) newJob(t *testing.T, table *store.Table) *Job {
+	job, err := New(table, Config{Window: time.Minute}, slog.New(slog.NewJSONHandler(f.logs, nil)), func() time.Time { return f.clock })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +115,7 @@ func (f *fixture) newJob(t *testing.T, api API) *Job {
 
 func (f *fixture) store(t *testing.T, sums ...*history.Summary) {
 	for _, s := range sums {
-		if err := historytable.Put(context.Background(), f.api, f.table, s, 24*time.Hour, writeShards); err != nil {
+		if err := f.table.Put(context.Background(), s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -129,7 +138,7 @@ func (f *fixture) run(t *testing.T, scheduled time.Time) Result {
 // attributes in name order, sorted: for comparing a table before and
 // after, byte for byte.
 func (f *fixture) items(t *testing.T) []string {
-	out, err := f.api.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(f.table), ConsistentRead: aws.Bool(true)})
+	out, err := f.api.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(f.table.Name()), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,8 +168,8 @@ func (f *fixture) items(t *testing.T) []string {
 }
 
 // rollups reads the rollups of level over [from, to) back.
-func (f *fixture) rollups(t *testing.T, level historytable.Level, from, to time.Time) []*history.Summary {
-	r, _ := historytable.NewReader(f.api, f.table, writeShards, 0)
+func (f *fixture) rollups(t *testing.T, level store.Level, from, to time.Time) []*history.Summary {
+	r := f.table.Reader(0)
 	var out []*history.Summary
 	err := r.Rollups(context.Background(), level, from, to, func(s *history.Summary) error { out = append(out, s); return nil },
 		func(key string, err error) { t.Errorf("skipped %s: %v", key, err) })
@@ -170,9 +179,8 @@ func (f *fixture) rollups(t *testing.T, level historytable.Level, from, to time.
 	return out
 }
 
-func (f *fixture) coverage(t *testing.T, from, to time.Time) *historytable.Coverage {
-	r, _ := historytable.NewReader(f.api, f.table, writeShards, 0)
-	c, err := r.Coverage(context.Background(), from, to)
+func (f *fixture) coverage(t *testing.T, from, to time.Time) *store.Coverage {
+	c, err := f.table.Reader(0).Coverage(context.Background(), from, to)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +230,7 @@ func TestRunRollsUpAWindowAndRerunsIdempotently(t *testing.T) {
 	if !res.First.Equal(t0) || !res.Settled.Equal(t0.Add(Grace-Settle)) || res.Rollups != 2 || res.Sources != 6 || res.Skipped != 0 {
 		t.Fatalf("result %+v: want the window of 10:00 rolled up (2 rollups of 3 windows each), that of 08:51 settled (none)", res)
 	}
-	got := f.rollups(t, historytable.Windows, t0, t0.Add(time.Hour))
+	got := f.rollups(t, store.Windows, t0, t0.Add(time.Hour))
 	if diff := cmp.Diff(direct(t, sums[:6], time.Minute), reportsOf(got)); diff != "" {
 		t.Errorf("rollups (-merged from the shards +rolled up):\n%s", diff)
 	}
@@ -246,7 +254,7 @@ func TestRunSettlesALateWindow(t *testing.T) {
 	late := sums[4:] // shard 2's windows, the table's and the index's
 	f.store(t, sums[:4]...)
 	f.run(t, t0.Add(time.Minute+Grace))
-	first := f.rollups(t, historytable.Windows, t0, t0.Add(time.Minute))
+	first := f.rollups(t, store.Windows, t0, t0.Add(time.Minute))
 	if len(first) != 2 || first[0].Sources != 2 {
 		t.Fatalf("first rollups %d, sources %d: want 2 of 2 windows each", len(first), first[0].Sources)
 	}
@@ -255,7 +263,7 @@ func TestRunSettlesALateWindow(t *testing.T) {
 	if !res.Settled.Equal(t0) || res.Rollups != 2 || res.Sources != 6 {
 		t.Fatalf("settling run %+v: want 10:00 settled, 2 rollups of 3 windows", res)
 	}
-	got := f.rollups(t, historytable.Windows, t0, t0.Add(time.Minute))
+	got := f.rollups(t, store.Windows, t0, t0.Add(time.Minute))
 	if diff := cmp.Diff(direct(t, sums, time.Minute), reportsOf(got)); diff != "" {
 		t.Errorf("settled rollups (-merged from the shards +rolled up):\n%s", diff)
 	}
@@ -298,7 +306,7 @@ func TestRunRollsUpAnHour(t *testing.T) {
 			t.Errorf("window %s not settled", time.Unix(at, 0).UTC().Format("15:04"))
 		}
 	}
-	hours := f.rollups(t, historytable.Hours, t0, t0.Add(time.Hour))
+	hours := f.rollups(t, store.Hours, t0, t0.Add(time.Hour))
 	want := direct(t, sums, time.Hour)
 	if len(hours) != 2 {
 		t.Fatalf("%d hour rollups, want the table's and the index's", len(hours))
@@ -332,12 +340,12 @@ func TestRunFailsAndIsRetried(t *testing.T) {
 	f := newFixture(t)
 	sums := windows(t, 2, 1, t0)
 	f.store(t, sums...)
-	proxy := faultproxy.Start(t, dynamodblocal.Endpoint(t), faultproxy.Rule{Attribute: historytable.AttrDay, Value: "2026-11-22#m10",
+	proxy := faultproxy.Start(t, dynamodblocal.Endpoint(t), faultproxy.Rule{Attribute: store.AttrDay, Value: "2026-11-22#m10",
 		Period: 1, Throttle: 1, Reason: "TableWriteKeyRangeThroughputExceeded"})
 	throttled := dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(proxy.URL), Region: dynamodblocal.Region,
 		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), DisableValidateResponseChecksum: true,
 		Retryer: retry.AddWithMaxBackoffDelay(retry.AddWithMaxAttempts(retry.NewStandard(), 2), time.Millisecond)})
-	failing := f.newJob(t, throttled)
+	failing := f.newJob(t, newTable(t, throttled, f.table.Name()))
 	f.clock = t0.Add(2 * time.Minute)
 	_, err := failing.Run(context.Background(), t0.Add(time.Minute+Grace))
 	var api smithy.APIError
@@ -353,7 +361,7 @@ func TestRunFailsAndIsRetried(t *testing.T) {
 	clean.run(t, t0.Add(time.Minute+Grace))
 	strip := func(lines []string) []string { // the table names differ
 		for i, l := range lines {
-			lines[i] = strings.ReplaceAll(l, f.table, "T")
+			lines[i] = strings.ReplaceAll(l, f.table.Name(), "T")
 		}
 		return lines
 	}
@@ -363,33 +371,33 @@ func TestRunFailsAndIsRetried(t *testing.T) {
 }
 
 // TestNew refuses what the job cannot roll up, and sizes a rollup as the
-// shortest whole number of windows that is whole minutes.
+// shortest whole number of windows that is whole minutes. (store.New
+// refuses a table without a name or with write shards out of bounds.)
 func TestNew(t *testing.T) {
 	api, _ := dynamodblocal.Clients(t)
-	ok := Config{Table: "H", Window: time.Minute, Retention: time.Hour}
+	table := newTable(t, api, "H")
 	for _, c := range []struct {
 		window, length time.Duration
 	}{{time.Minute, time.Minute}, {45 * time.Second, 3 * time.Minute}, {5 * time.Minute, 5 * time.Minute},
 		{400 * time.Second, 20 * time.Minute}, {10 * time.Second, time.Minute}, {15 * time.Minute, 15 * time.Minute}} {
-		cfg := ok
-		cfg.Window = c.window
-		j, err := New(api, cfg, slog.Default(), time.Now)
+		j, err := New(table, Config{Window: c.window}, slog.Default(), time.Now)
 		if err != nil || j.length != c.length {
 			t.Errorf("window %s: %v, rollups of %v; want %s", c.window, err, j, c.length)
 		}
 	}
-	for name, change := range map[string]func(*Config){
-		"no table":              func(c *Config) { c.Table = "" },
-		"7-minute windows":      func(c *Config) { c.Window = 7 * time.Minute },
-		"1.5-second windows":    func(c *Config) { c.Window = 1500 * time.Millisecond },
-		"no retention":          func(c *Config) { c.Retention = 0 },
-		"2,000 write shards":    func(c *Config) { c.WriteShards = 2000 },
-		"negative write shards": func(c *Config) { c.WriteShards = -1 },
+	for name, window := range map[string]time.Duration{
+		"7-minute windows":   7 * time.Minute,
+		"1.5-second windows": 1500 * time.Millisecond,
 	} {
-		cfg := ok
-		change(&cfg)
-		if _, err := New(api, cfg, slog.Default(), time.Now); !errors.Is(err, ErrConfig) {
+		if _, err := New(table, Config{Window: window}, slog.Default(), time.Now); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: %v, want ErrConfig", name, err)
 		}
+	}
+	readOnly, err := store.New(api, "H", store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(readOnly, Config{Window: time.Minute}, slog.Default(), time.Now); !errors.Is(err, ErrConfig) {
+		t.Errorf("no retention: %v, want ErrConfig", err)
 	}
 }

@@ -1,8 +1,9 @@
-// Package historytable keeps history.Summary items in a DynamoDB table: the
-// Lambda puts one per stream shard and closed window, the rollup job (cmd/rollup)
-// merges each closed window's items into one rollup per table and index and
-// each hour's into another, and `hotkeys history` queries them back by
-// time, rollups where there are some.
+// Package store keeps history.Summary items in a DynamoDB table, the
+// history table: the Lambda puts one per stream shard and closed window,
+// the rollup job (package history/rollup, run by the function in
+// lambda/rollup) merges each closed window's items into one rollup per
+// table and index and each hour's into another, and `hotkeys history`
+// queries them back by time, rollups where there are some.
 //
 // A shard's window is an item whose partition key ("day") is the window's
 // UTC date and a write shard, 2026-11-22#17, and whose sort key ("window")
@@ -28,7 +29,7 @@
 //
 // The key is fixed by the window, so a redelivered final invoke overwrites
 // its own item: a window is never stored twice.
-package historytable
+package store
 
 import (
 	"cmp"
@@ -65,60 +66,100 @@ const (
 // carry (history.Summary.Version); every version from 1 up to it is read.
 const FormatVersion = history.NewestVersion
 
-// API is what this package needs of the DynamoDB client to store and read
-// windows.
+// API is what a Table needs of the DynamoDB client: PutItem stores windows
+// and rollups, Query reads them back, UpdateItem marks what the rollup job
+// has stored. *dynamodb.Client has all three.
 type API interface {
 	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
 	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 }
 
-// ErrItem is wrapped by every complaint about a stored item.
-var ErrItem = errors.New("historytable: unusable item")
+var _ API = (*dynamodb.Client)(nil)
 
-// Item returns the item that stores s, a stream shard's window, under
-// writeShards write shards (0: DefaultWriteShards), expiring retention after
-// its window's end.
-func Item(s *history.Summary, retention time.Duration, writeShards int) (map[string]types.AttributeValue, error) {
-	writeShards, err := checkWriteShards(writeShards)
-	if err != nil {
-		return nil, err
+// ErrItem is wrapped by every complaint about a stored item.
+var ErrItem = errors.New("store: unusable item")
+
+// ErrConfig is wrapped by every complaint about a Table's settings.
+var ErrConfig = errors.New("store: invalid table settings")
+
+// Options say how a Table's items are written and read.
+type Options struct {
+	// WriteShards is how many write shards the shards' windows are spread
+	// over, and readers query: 1 to MaxWriteShards (0: DefaultWriteShards).
+	// A reader must query at least as many as any writer of the span used.
+	WriteShards int
+	// Retention is how long an item lives after its window ends: its
+	// expires attribute, the table's TTL. A Table that only reads leaves it
+	// 0.
+	Retention time.Duration
+}
+
+// Table is a history table: the client that reaches it, its name, and how
+// its items are written (Options). Its methods store and read the items;
+// it is safe for concurrent use when its client is, as the SDK's is.
+type Table struct {
+	api         API
+	name        string
+	writeShards int
+	retention   time.Duration
+}
+
+// New returns the history table name, reached through api. It refuses an
+// empty name, a negative retention and a count of write shards outside 1
+// to MaxWriteShards (0 is DefaultWriteShards), with an error wrapping
+// ErrConfig.
+func New(api API, name string, opts Options) (*Table, error) {
+	shards := cmp.Or(opts.WriteShards, DefaultWriteShards)
+	switch {
+	case name == "":
+		return nil, fmt.Errorf("%w: no table name", ErrConfig)
+	case shards < 1 || shards > MaxWriteShards:
+		return nil, fmt.Errorf("%w: %d write shards: want 1 to %d", ErrConfig, shards, MaxWriteShards)
+	case opts.Retention < 0:
+		return nil, fmt.Errorf("%w: retention %s", ErrConfig, opts.Retention)
 	}
+	return &Table{api: api, name: name, writeShards: shards, retention: opts.Retention}, nil
+}
+
+// Name returns the table's name.
+func (t *Table) Name() string { return t.name }
+
+// WriteShards returns how many write shards t writes the shards' windows
+// under and its readers query.
+func (t *Table) WriteShards() int { return t.writeShards }
+
+// Retention returns how long t's items live after their window ends.
+func (t *Table) Retention() time.Duration { return t.retention }
+
+// Item returns the item that stores s, a stream shard's window, under t's
+// write shards, expiring t's retention after its window's end.
+func (t *Table) Item(s *history.Summary) (map[string]types.AttributeValue, error) {
 	b, err := s.MarshalBinary()
 	if err != nil {
 		return nil, err
 	}
 	return map[string]types.AttributeValue{
-		AttrDay:         &types.AttributeValueMemberS{Value: shardPartition(s.Start, s.Shard, writeShards)},
+		AttrDay:         &types.AttributeValueMemberS{Value: shardPartition(s.Start, s.Shard, t.writeShards)},
 		AttrWindow:      &types.AttributeValueMemberS{Value: windowKey(s.Start, s.Table, s.Shard, s.Index)},
 		AttrSummary:     &types.AttributeValueMemberB{Value: b},
 		AttrFormat:      &types.AttributeValueMemberN{Value: strconv.Itoa(s.Version())},
-		AttrWriteShards: &types.AttributeValueMemberN{Value: strconv.Itoa(writeShards)},
-		AttrExpires:     &types.AttributeValueMemberN{Value: strconv.FormatInt(s.End.Add(retention).Unix(), 10)},
+		AttrWriteShards: &types.AttributeValueMemberN{Value: strconv.Itoa(t.writeShards)},
+		AttrExpires:     &types.AttributeValueMemberN{Value: strconv.FormatInt(s.End.Add(t.retention).Unix(), 10)},
 	}, nil
 }
 
-// Put stores s in table under writeShards write shards (0:
-// DefaultWriteShards). Putting the same window of the same shard again
-// replaces it.
-func Put(ctx context.Context, api API, table string, s *history.Summary, retention time.Duration, writeShards int) error {
-	item, err := Item(s, retention, writeShards)
+// Put stores s, a stream shard's window. Putting the same window of the
+// same shard again replaces it.
+func (t *Table) Put(ctx context.Context, s *history.Summary) error {
+	item, err := t.Item(s)
 	if err != nil {
 		return err
 	}
-	if _, err := api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
-		return fmt.Errorf("historytable: put %s %s: %w", history.Source(s.Table, s.Index), s.Start.Format(time.RFC3339), err)
+	if _, err := t.api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(t.name), Item: item}); err != nil {
+		return fmt.Errorf("store: put %s %s: %w", history.Source(s.Table, s.Index), s.Start.Format(time.RFC3339), err)
 	}
 	return nil
-}
-
-// checkWriteShards returns n, or DefaultWriteShards for 0, if it is a
-// count of write shards Item and NewReader accept.
-func checkWriteShards(n int) (int, error) {
-	n = cmp.Or(n, DefaultWriteShards)
-	if n < 1 || n > MaxWriteShards {
-		return 0, fmt.Errorf("historytable: %d write shards: want 1 to %d", n, MaxWriteShards)
-	}
-	return n, nil
 }
 
 // decodeShard decodes a shard's window item, in either layout.

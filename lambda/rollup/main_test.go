@@ -11,21 +11,22 @@ import (
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/history"
-	"github.com/hotkeys-dev/hotkeys/historytable"
+	"github.com/hotkeys-dev/hotkeys/history/rollup"
+	"github.com/hotkeys-dev/hotkeys/history/store"
+	"github.com/hotkeys-dev/hotkeys/internal/envconfig"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
 	"github.com/hotkeys-dev/hotkeys/report"
-	"github.com/hotkeys-dev/hotkeys/rollup"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 func TestConfigFromEnv(t *testing.T) {
 	cfg, err := configFromEnv(env(map[string]string{"HOTKEYS_HISTORY_TABLE": "H"}))
-	if err != nil || cfg != (rollup.Config{Table: "H", Window: time.Minute, Retention: 30 * 24 * time.Hour}) {
+	if err != nil || cfg != (config{history: envconfig.History{Table: "H", Retention: 30 * 24 * time.Hour, WriteShards: store.DefaultWriteShards}, window: time.Minute}) {
 		t.Errorf("defaults: %+v, %v", cfg, err)
 	}
 	cfg, err = configFromEnv(env(map[string]string{"HOTKEYS_HISTORY_TABLE": "H", "HOTKEYS_WINDOW": "300", "HOTKEYS_HISTORY_WRITE_SHARDS": "128", "HOTKEYS_HISTORY_RETENTION_DAYS": "7"}))
-	if err != nil || cfg != (rollup.Config{Table: "H", Window: 5 * time.Minute, WriteShards: 128, Retention: 7 * 24 * time.Hour}) {
+	if err != nil || cfg != (config{history: envconfig.History{Table: "H", Retention: 7 * 24 * time.Hour, WriteShards: 128}, window: 5 * time.Minute}) {
 		t.Errorf("set: %+v, %v", cfg, err)
 	}
 	for name, bad := range map[string][]string{
@@ -48,16 +49,20 @@ func TestConfigFromEnv(t *testing.T) {
 // and refuses an event it cannot read.
 func TestInvoke(t *testing.T) {
 	api, _ := dynamodblocal.Clients(t)
-	table, _ := dynamodblocal.CreateTable(t, api, dynamodblocal.TableSpec{Prefix: "rollupfn", HashKey: historytable.AttrDay, RangeKey: historytable.AttrWindow, NoStream: true})
+	name, _ := dynamodblocal.CreateTable(t, api, dynamodblocal.TableSpec{Prefix: "rollupfn", HashKey: store.AttrDay, RangeKey: store.AttrWindow, NoStream: true})
+	table, err := store.New(api, name, store.Options{Retention: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	for _, shard := range []string{"shardId-1", "shardId-2"} {
-		s := &history.Summary{Table: "Orders", Shard: shard, Start: start, End: start.Add(time.Minute), Records: 5, WCU: 5, DistinctKeys: 1,
+		s := &history.Summary{Table: "Orders", Shard: shard, Start: start, End: start.Add(time.Minute), Totals: report.Totals{Records: 5, WCU: 5}, DistinctKeys: 1,
 			Keys: []report.KeyReport{{KeyFigures: report.KeyFigures{Key: "K", Type: "S", WCU: 5, WCULower: 5, WCUUpper: 5}}}}
-		if err := historytable.Put(context.Background(), api, table, s, time.Hour, 0); err != nil {
+		if err := table.Put(context.Background(), s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	job, err := rollup.New(api, rollup.Config{Table: table, Window: time.Minute, Retention: time.Hour}, slog.New(slog.DiscardHandler), time.Now)
+	job, err := rollup.New(table, rollup.Config{Window: time.Minute}, slog.New(slog.DiscardHandler), time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

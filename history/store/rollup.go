@@ -1,4 +1,4 @@
-package historytable
+package store
 
 import (
 	"context"
@@ -25,14 +25,9 @@ const (
 	AttrWindowSeconds = "window_seconds"
 )
 
-// Updater is what marking coverage needs of the DynamoDB client.
-type Updater interface {
-	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
-}
-
 // RollupItem returns the item that stores rollup s of level, made at
-// rolledAt, settled or not, expiring retention after its end.
-func RollupItem(level Level, s *history.Summary, retention time.Duration, rolledAt time.Time, settled bool) (map[string]types.AttributeValue, error) {
+// rolledAt, settled or not, expiring t's retention after its end.
+func (t *Table) RollupItem(level Level, s *history.Summary, rolledAt time.Time, settled bool) (map[string]types.AttributeValue, error) {
 	b, err := s.MarshalRollup()
 	if err != nil {
 		return nil, err
@@ -45,23 +40,23 @@ func RollupItem(level Level, s *history.Summary, retention time.Duration, rolled
 		AttrSources:  &types.AttributeValueMemberN{Value: strconv.FormatUint(s.Sources, 10)},
 		AttrRolledAt: &types.AttributeValueMemberN{Value: strconv.FormatInt(rolledAt.Unix(), 10)},
 		AttrSettled:  &types.AttributeValueMemberBOOL{Value: settled},
-		AttrExpires:  &types.AttributeValueMemberN{Value: strconv.FormatInt(s.End.Add(retention).Unix(), 10)},
+		AttrExpires:  &types.AttributeValueMemberN{Value: strconv.FormatInt(s.End.Add(t.retention).Unix(), 10)},
 	}, nil
 }
 
-// PutRollup stores rollup s of level in table, replacing the one stored
-// for the same window, table and index unless that one merged more shard
-// windows, or is settled while s is not: a run that read fewer windows,
-// or a first run retried after the settling one, never undoes a better
-// rollup. It returns whether it stored s. Storing the same rollup again
-// changes nothing: reruns are idempotent.
-func PutRollup(ctx context.Context, api API, table string, level Level, s *history.Summary, retention time.Duration, rolledAt time.Time, settled bool) (bool, error) {
-	item, err := RollupItem(level, s, retention, rolledAt, settled)
+// PutRollup stores rollup s of level, replacing the one stored for the
+// same window, table and index unless that one merged more shard windows,
+// or is settled while s is not: a run that read fewer windows, or a first
+// run retried after the settling one, never undoes a better rollup. It
+// returns whether it stored s. Storing the same rollup again changes
+// nothing: reruns are idempotent.
+func (t *Table) PutRollup(ctx context.Context, level Level, s *history.Summary, rolledAt time.Time, settled bool) (bool, error) {
+	item, err := t.RollupItem(level, s, rolledAt, settled)
 	if err != nil {
 		return false, err
 	}
 	in := &dynamodb.PutItemInput{
-		TableName:                 aws.String(table),
+		TableName:                 aws.String(t.name),
 		Item:                      item,
 		ConditionExpression:       aws.String("attribute_not_exists(#w) OR #src <= :src"),
 		ExpressionAttributeNames:  map[string]string{"#w": AttrWindow, "#src": AttrSources},
@@ -72,22 +67,22 @@ func PutRollup(ctx context.Context, api API, table string, level Level, s *histo
 		in.ExpressionAttributeNames["#settled"] = AttrSettled
 		in.ExpressionAttributeValues[":false"] = &types.AttributeValueMemberBOOL{Value: false}
 	}
-	_, err = api.PutItem(ctx, in)
+	_, err = t.api.PutItem(ctx, in)
 	var cond *types.ConditionalCheckFailedException
 	switch {
 	case errors.As(err, &cond):
 		return false, nil
 	case err != nil:
-		return false, fmt.Errorf("historytable: put the %s rollup of %s %s: %w", level, history.Source(s.Table, s.Index), s.Start.Format(time.RFC3339), err)
+		return false, fmt.Errorf("store: put the %s rollup of %s %s: %w", level, history.Source(s.Table, s.Index), s.Start.Format(time.RFC3339), err)
 	}
 	return true, nil
 }
 
-// MarkWindow records in table that every rollup of the window starting at
-// start, length long, is stored (and settled, when it is): readers then
-// read the rollups instead of the shards' windows. writeShards is how
-// many write shards the job read; readers query at least that many.
-func MarkWindow(ctx context.Context, api Updater, table string, start time.Time, length time.Duration, settled bool, writeShards int, retention time.Duration) error {
+// MarkWindow records that every rollup of the window starting at start,
+// length long, is stored (and settled, when it is): readers then read the
+// rollups instead of the shards' windows. It records t's write shards, the
+// ones the job read: readers query at least that many.
+func (t *Table) MarkWindow(ctx context.Context, start time.Time, length time.Duration, settled bool) error {
 	set := &types.AttributeValueMemberNS{Value: []string{strconv.FormatInt(start.Unix(), 10)}}
 	expr := "ADD #rolled :w"
 	names := map[string]string{"#rolled": AttrRolled, "#ws": AttrWriteShards, "#len": AttrWindowSeconds, "#exp": AttrExpires}
@@ -96,29 +91,29 @@ func MarkWindow(ctx context.Context, api Updater, table string, start time.Time,
 		names["#settled"] = AttrSettledWindow
 	}
 	expr += " SET #ws = :ws, #len = :len, #exp = :exp"
-	return mark(ctx, api, table, start, expr, names,
+	return t.mark(ctx, start, expr, names,
 		map[string]types.AttributeValue{
 			":w":   set,
-			":ws":  &types.AttributeValueMemberN{Value: strconv.Itoa(writeShards)},
+			":ws":  &types.AttributeValueMemberN{Value: strconv.Itoa(t.writeShards)},
 			":len": &types.AttributeValueMemberN{Value: strconv.FormatInt(int64(length/time.Second), 10)},
-			":exp": &types.AttributeValueMemberN{Value: strconv.FormatInt(start.Add(time.Hour+retention).Unix(), 10)},
+			":exp": &types.AttributeValueMemberN{Value: strconv.FormatInt(start.Add(time.Hour+t.retention).Unix(), 10)},
 		})
 }
 
-// MarkHour records in table that the rollups of the hour starting at hour
-// are stored.
-func MarkHour(ctx context.Context, api Updater, table string, hour time.Time, retention time.Duration) error {
-	return mark(ctx, api, table, hour, "SET #hourly = :t, #exp = :exp", map[string]string{"#hourly": AttrHourly, "#exp": AttrExpires},
+// MarkHour records that the rollups of the hour starting at hour are
+// stored.
+func (t *Table) MarkHour(ctx context.Context, hour time.Time) error {
+	return t.mark(ctx, hour, "SET #hourly = :t, #exp = :exp", map[string]string{"#hourly": AttrHourly, "#exp": AttrExpires},
 		map[string]types.AttributeValue{
 			":t":   &types.AttributeValueMemberBOOL{Value: true},
-			":exp": &types.AttributeValueMemberN{Value: strconv.FormatInt(hour.Add(time.Hour+retention).Unix(), 10)},
+			":exp": &types.AttributeValueMemberN{Value: strconv.FormatInt(hour.Add(time.Hour+t.retention).Unix(), 10)},
 		})
 }
 
-func mark(ctx context.Context, api Updater, table string, t time.Time, expr string, names map[string]string, values map[string]types.AttributeValue) error {
-	hour := t.UTC().Truncate(time.Hour)
-	_, err := api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(table),
+func (t *Table) mark(ctx context.Context, at time.Time, expr string, names map[string]string, values map[string]types.AttributeValue) error {
+	hour := at.UTC().Truncate(time.Hour)
+	_, err := t.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(t.name),
 		Key: map[string]types.AttributeValue{
 			AttrDay:    &types.AttributeValueMemberS{Value: coveragePartition(hour)},
 			AttrWindow: &types.AttributeValueMemberS{Value: timeKey(hour)},
@@ -128,7 +123,7 @@ func mark(ctx context.Context, api Updater, table string, t time.Time, expr stri
 		ExpressionAttributeValues: values,
 	})
 	if err != nil {
-		return fmt.Errorf("historytable: mark the rollups of %s: %w", t.Format(time.RFC3339), err)
+		return fmt.Errorf("store: mark the rollups of %s: %w", at.Format(time.RFC3339), err)
 	}
 	return nil
 }

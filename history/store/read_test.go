@@ -1,4 +1,4 @@
-package historytable
+package store
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 
 // shardWindow is a small stored window of shard at start.
 func shardWindow(shard string, start time.Time, wcu uint64) *history.Summary {
-	return &history.Summary{Table: "Orders", Shard: shard, Start: start, End: start.Add(time.Minute), Records: wcu, WCU: wcu, DistinctKeys: 1,
+	return &history.Summary{Table: "Orders", Shard: shard, Start: start, End: start.Add(time.Minute), Totals: report.Totals{Records: wcu, WCU: wcu}, DistinctKeys: 1,
 		Keys:   []report.KeyReport{{KeyFigures: report.KeyFigures{Key: "K", Type: "S", WCU: wcu, WCULower: wcu, WCUUpper: wcu}}},
 		Shards: []report.ShardReport{{Shard: shard, Records: wcu, WCU: wcu}}}
 }
@@ -29,6 +29,16 @@ func newHistoryTable(t *testing.T) (*dynamodb.Client, string) {
 	ddb, _ := dynamodblocal.Clients(t)
 	table, _ := dynamodblocal.CreateTable(t, ddb, dynamodblocal.TableSpec{Prefix: "history", HashKey: AttrDay, RangeKey: AttrWindow, NoStream: true})
 	return ddb, table
+}
+
+// mustNew returns the Table New does, failing t if it refuses.
+func mustNew(t *testing.T, api API, name string, opts Options) *Table {
+	t.Helper()
+	table, err := New(api, name, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return table
 }
 
 // TestReadBothLayouts stores windows of 20 shards over three minutes under
@@ -41,6 +51,7 @@ func newHistoryTable(t *testing.T) (*dynamodb.Client, string) {
 func TestReadBothLayouts(t *testing.T) {
 	ddb, table := newHistoryTable(t)
 	ctx := context.Background()
+	before, eight := mustNew(t, ddb, table, Options{WriteShards: 1, Retention: time.Hour}), mustNew(t, ddb, table, Options{WriteShards: 8, Retention: time.Hour})
 	var want []*history.Summary
 	for m := range 3 {
 		start := t0.Add(time.Duration(m) * time.Minute)
@@ -49,7 +60,7 @@ func TestReadBothLayouts(t *testing.T) {
 			want = append(want, s)
 			if sh%5 == 0 {
 				// Stored before write sharding: partition key the day.
-				item, err := Item(s, time.Hour, 1)
+				item, err := before.Item(s)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -62,19 +73,16 @@ func TestReadBothLayouts(t *testing.T) {
 					continue
 				}
 			}
-			if err := Put(ctx, ddb, table, s, time.Hour, 8); err != nil {
+			if err := eight.Put(ctx, s); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	read := func(writeShards int) ([]*history.Summary, map[string]error) {
-		r, err := NewReader(ddb, table, writeShards, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := mustNew(t, ddb, table, Options{WriteShards: writeShards}).Reader(3)
 		var got []*history.Summary
 		skipped := map[string]error{}
-		err = r.Shards(ctx, t0, t0.Add(3*time.Minute), func(s *history.Summary) error {
+		err := r.Shards(ctx, t0, t0.Add(3*time.Minute), func(s *history.Summary) error {
 			got = append(got, s)
 			return nil
 		}, func(key string, err error) { skipped[key] = err })
@@ -92,26 +100,28 @@ func TestReadBothLayouts(t *testing.T) {
 	if got, _ := read(2); len(got) >= len(want) {
 		t.Errorf("a reader of 2 write shards found all %d windows written under 8", len(got))
 	}
-	// Read, the function builds before called, reads the default.
+	// A Table of the default write shards reads them all.
 	var n int
-	if err := Read(ctx, ddb, table, t0, t0.Add(3*time.Minute), func(*history.Summary) error { n++; return nil }, func(string, error) {}); err != nil || n != len(want) {
-		t.Errorf("Read: %d windows, %v; want %d", n, err, len(want))
+	r := mustNew(t, ddb, table, Options{}).Reader(0)
+	if err := r.Shards(ctx, t0, t0.Add(3*time.Minute), func(*history.Summary) error { n++; return nil }, func(string, error) {}); err != nil || n != len(want) {
+		t.Errorf("the default write shards: %d windows, %v; want %d", n, err, len(want))
 	}
 }
 
 // TestReadStopsOnError: an error of fn stops the read of 30 write shards
 // at once and is returned as it is.
 func TestReadStopsOnError(t *testing.T) {
-	ddb, table := newHistoryTable(t)
+	ddb, name := newHistoryTable(t)
+	table := mustNew(t, ddb, name, Options{Retention: time.Hour})
 	ctx := context.Background()
 	for sh := range 30 {
-		if err := Put(ctx, ddb, table, shardWindow(fmt.Sprintf("s%02d", sh), t0, 1), time.Hour, 0); err != nil {
+		if err := table.Put(ctx, shardWindow(fmt.Sprintf("s%02d", sh), t0, 1)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	stop := errors.New("enough")
 	n := 0
-	err := Read(ctx, ddb, table, t0, t0.Add(time.Minute), func(*history.Summary) error {
+	err := table.Reader(0).Shards(ctx, t0, t0.Add(time.Minute), func(*history.Summary) error {
 		if n++; n == 3 {
 			return stop
 		}
@@ -127,7 +137,8 @@ func TestReadStopsOnError(t *testing.T) {
 // (a rerun), and they read back in order, with the coverage the job marked
 // (settled windows, the hour, the write shards).
 func TestRollupsAndCoverage(t *testing.T) {
-	ddb, table := newHistoryTable(t)
+	ddb, name := newHistoryTable(t)
+	table := mustNew(t, ddb, name, Options{WriteShards: 16, Retention: time.Hour})
 	ctx := context.Background()
 	rollup := func(start time.Time, length time.Duration, sources uint64, index string) *history.Summary {
 		s := shardWindow("", start, sources*10)
@@ -140,32 +151,32 @@ func TestRollupsAndCoverage(t *testing.T) {
 	for i, start := range []time.Time{at, at.Add(time.Minute)} {
 		for _, index := range []string{"", "GSI1"} {
 			s := rollup(start, time.Minute, uint64(3+i), index)
-			stored, err := PutRollup(ctx, ddb, table, Windows, s, time.Hour, start.Add(2*time.Minute), false)
+			stored, err := table.PutRollup(ctx, Windows, s, start.Add(2*time.Minute), false)
 			if err != nil || !stored {
 				t.Fatalf("put %v: %v", stored, err)
 			}
 			want = append(want, s)
 		}
-		if err := MarkWindow(ctx, ddb, table, start, time.Minute, i == 0, 16, time.Hour); err != nil {
+		if err := table.MarkWindow(ctx, start, time.Minute, i == 0); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A run that read fewer windows does not undo a better one; a rerun
 	// of as many stores again.
-	if stored, err := PutRollup(ctx, ddb, table, Windows, rollup(at, time.Minute, 2, ""), time.Hour, at, true); err != nil || stored {
+	if stored, err := table.PutRollup(ctx, Windows, rollup(at, time.Minute, 2, ""), at, true); err != nil || stored {
 		t.Errorf("a rollup of 2 sources over one of 3: stored %v, %v", stored, err)
 	}
-	if stored, err := PutRollup(ctx, ddb, table, Windows, want[0], time.Hour, at.Add(70*time.Minute), true); err != nil || !stored {
+	if stored, err := table.PutRollup(ctx, Windows, want[0], at.Add(70*time.Minute), true); err != nil || !stored {
 		t.Errorf("a rerun: stored %v, %v", stored, err)
 	}
 	hour := rollup(t0, time.Hour, 120, "")
-	if _, err := PutRollup(ctx, ddb, table, Hours, hour, time.Hour, t0.Add(2*time.Hour), true); err != nil {
+	if _, err := table.PutRollup(ctx, Hours, hour, t0.Add(2*time.Hour), true); err != nil {
 		t.Fatal(err)
 	}
-	if err := MarkHour(ctx, ddb, table, t0, time.Hour); err != nil {
+	if err := table.MarkHour(ctx, t0); err != nil {
 		t.Fatal(err)
 	}
-	r, _ := NewReader(ddb, table, 0, 1)
+	r := mustNew(t, ddb, name, Options{}).Reader(1)
 	var got []*history.Summary
 	collect := func(s *history.Summary) error { got = append(got, s); return nil }
 	fail := func(key string, err error) { t.Errorf("skipped %s: %v", key, err) }
@@ -192,7 +203,7 @@ func TestRollupsAndCoverage(t *testing.T) {
 		t.Errorf("coverage (-want +got):\n%s", diff)
 	}
 	// A window rollup stored under a key not its own is skipped.
-	item, _ := RollupItem(Windows, want[0], time.Hour, at, true)
+	item, _ := table.RollupItem(Windows, want[0], at, true)
 	bad := maps.Clone(item)
 	bad[AttrWindow] = &types.AttributeValueMemberS{Value: rollupKey(at, "Other", "")}
 	if _, _, err := decodeRollup(bad, Windows); !errors.Is(err, ErrItem) {

@@ -22,15 +22,15 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/config"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/hotkeys-dev/hotkeys/historytable"
-	"github.com/hotkeys-dev/hotkeys/rollup"
+	"github.com/hotkeys-dev/hotkeys/history/rollup"
+	"github.com/hotkeys-dev/hotkeys/history/store"
+	"github.com/hotkeys-dev/hotkeys/internal/envconfig"
 )
 
 // envVars lists every variable the function reads, with what it means. The
@@ -58,46 +58,44 @@ func setup(ctx context.Context, getenv func(string) string, log *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	awsCfg, err := config.LoadDefaultConfig(ctx)
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("loading AWS configuration: %w", err)
 	}
-	job, err := rollup.New(dynamodb.NewFromConfig(awsCfg, historytable.ClientOptions), cfg, log, time.Now)
+	table, err := cfg.history.Open(dynamodb.NewFromConfig(awsCfg, store.ClientOptions))
+	if err != nil {
+		return nil, err
+	}
+	job, err := rollup.New(table, rollup.Config{Window: cfg.window}, log, time.Now)
 	if err != nil {
 		return nil, err
 	}
 	return &handler{job: job, now: time.Now}, nil
 }
 
+// config is the function's configuration: every variable of envVars, read
+// by configFromEnv and nowhere else.
+type config struct {
+	history envconfig.History // HOTKEYS_HISTORY_TABLE, _WRITE_SHARDS, _RETENTION_DAYS
+	window  time.Duration     // HOTKEYS_WINDOW
+}
+
 // configFromEnv reads the variables of envVars.
-func configFromEnv(getenv func(string) string) (rollup.Config, error) {
-	cfg := rollup.Config{Table: getenv("HOTKEYS_HISTORY_TABLE"), Window: time.Minute, Retention: 30 * 24 * time.Hour}
-	if cfg.Table == "" {
+func configFromEnv(getenv func(string) string) (config, error) {
+	cfg := config{window: time.Minute}
+	var err error
+	if cfg.history, err = envconfig.HistoryFromEnv(getenv); err != nil {
+		return cfg, err
+	}
+	if cfg.history.Table == "" {
 		return cfg, fmt.Errorf("HOTKEYS_HISTORY_TABLE is empty: name the history table to roll up")
 	}
 	if v := getenv("HOTKEYS_WINDOW"); v != "" {
-		d, err := time.ParseDuration(v)
-		if n, nerr := strconv.Atoi(v); nerr == nil {
-			d, err = time.Duration(n)*time.Second, nil
-		}
-		if err != nil || d < time.Second || d%time.Second != 0 || time.Hour%d != 0 {
+		d, ok := envconfig.Seconds(v)
+		if !ok || d < time.Second || d%time.Second != 0 || time.Hour%d != 0 {
 			return cfg, fmt.Errorf("HOTKEYS_WINDOW=%q: rollups need whole seconds that divide an hour, such as 60s or 5m", v)
 		}
-		cfg.Window = d
-	}
-	if v := getenv("HOTKEYS_HISTORY_WRITE_SHARDS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > historytable.MaxWriteShards {
-			return cfg, fmt.Errorf("HOTKEYS_HISTORY_WRITE_SHARDS=%q: want a whole number, 1 to %d", v, historytable.MaxWriteShards)
-		}
-		cfg.WriteShards = n
-	}
-	if v := getenv("HOTKEYS_HISTORY_RETENTION_DAYS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 3650 {
-			return cfg, fmt.Errorf("HOTKEYS_HISTORY_RETENTION_DAYS=%q: want whole days, 1 to 3650", v)
-		}
-		cfg.Retention = time.Duration(n) * 24 * time.Hour
+		cfg.window = d
 	}
 	return cfg, nil
 }

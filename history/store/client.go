@@ -1,4 +1,4 @@
-package historytable
+package store
 
 import (
 	"bytes"
@@ -32,6 +32,8 @@ func ClientOptions(o *dynamodb.Options) {
 // wholeBodies reads each response body whole.
 type wholeBodies struct{ next dynamodb.HTTPClient }
 
+var _ dynamodb.HTTPClient = wholeBodies{}
+
 func (w wholeBodies) Do(req *http.Request) (*http.Response, error) {
 	resp, err := w.next.Do(req)
 	if err != nil {
@@ -40,7 +42,7 @@ func (w wholeBodies) Do(req *http.Request) (*http.Response, error) {
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		return nil, fmt.Errorf("historytable: reading the response: %w", err)
+		return nil, fmt.Errorf("store: reading the response: %w", err)
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	return resp, nil

@@ -1,4 +1,4 @@
-package historytable
+package store
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ func streamShardIDs(n int) []string {
 // fullSummary is a shard's window as large as an item may be: keys of 100
 // bytes, a few trimmed to fit MaxEncodedSize.
 func fullSummary(t testing.TB, shard string) *history.Summary {
-	s := &history.Summary{Table: "Orders", Shard: shard, Start: t0, End: t0.Add(time.Minute), Records: 60000, WCU: 90000, DistinctKeys: 40000,
+	s := &history.Summary{Table: "Orders", Shard: shard, Start: t0, End: t0.Add(time.Minute), Totals: report.Totals{Records: 60000, WCU: 90000}, DistinctKeys: 40000,
 		Shards: []report.ShardReport{{Shard: shard, Records: 60000, WCU: 90000, PeakWCUPerSecond: 2000}}}
 	for i := range 140 {
 		s.Keys = append(s.Keys, report.KeyReport{KeyFigures: report.KeyFigures{Key: fmt.Sprintf("%03d%s", i, strings.Repeat("k", 97)), Type: "S",
@@ -75,7 +75,7 @@ func itemSize(t testing.TB, item map[string]types.AttributeValue) int {
 func TestWriteSpread(t *testing.T) {
 	ids := streamShardIDs(1000)
 	// Every shard's item is as large as the largest: 16 WCU.
-	item, err := Item(fullSummary(t, ids[0]), 30*24*time.Hour, 0)
+	item, err := mustNew(t, nil, "H", Options{Retention: 30 * 24 * time.Hour}).Item(fullSummary(t, ids[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,12 +95,13 @@ func TestWriteSpread(t *testing.T) {
 		{"8 write shards, 8 s spread", 8, 8 * time.Second, true},
 		{"one value a day, as before", 1, 0, false},
 	} {
+		table := mustNew(t, nil, "H", Options{WriteShards: c.writeShards, Retention: 30 * 24 * time.Hour})
 		load := map[string]uint64{} // partition key value and second -> WCU
 		perSecond := map[int64]uint64{}
 		var busiest string
 		for _, id := range ids {
 			s := fullSummary(t, id)
-			item, err := Item(s, 30*24*time.Hour, c.writeShards)
+			item, err := table.Item(s)
 			if err != nil {
 				t.Fatal(err)
 			}

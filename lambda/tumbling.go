@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/hotkeys-dev/hotkeys/detector"
+	"github.com/hotkeys-dev/hotkeys/keyschema"
+	"github.com/hotkeys-dev/hotkeys/record"
+)
+
+// stateLastSeq is the state key of the highest sequence number a tumbling
+// window counted; the set's windows have keys of their own
+// (detector.WindowSet.MarshalState).
+const stateLastSeq = "hotkeys.last_seq"
+
+// tumblingSink counts a tumbling window's batch into the window set its
+// state carries (a fresh one on the window's first batch), and knows a
+// redelivered record by its sequence number: the state carries the last
+// one counted.
+type tumblingSink struct {
+	*detector.WindowSet // Add, AddMalformed, AddInternal, Onsets
+	h                   *handler
+	ev                  record.Event
+	lastSeq             []byte
+}
+
+// tumblingSink restores the window of ev from its state. A state it cannot
+// read (a deploy changed the sketch size, say) starts the window afresh
+// rather than fail the shard forever.
+func (h *handler) tumblingSink(ev *record.Event) *tumblingSink {
+	table, _ := keyschema.TableFromARN(ev.EventSourceARN) // "": the records' own
+	t := &tumblingSink{WindowSet: detector.NewWindowSet(h.cfg, table, ev.WindowStart, ev.WindowEnd), h: h, ev: *ev}
+	if err := t.UnmarshalState(ev.State); err != nil {
+		h.log.Error("tumbling-window state unreadable; this window restarts from this batch", "error", err, "shard", ev.ShardID)
+		return t
+	}
+	t.lastSeq = []byte(ev.State[stateLastSeq])
+	return t
+}
+
+// Seen reports a record counted before in this window, by its sequence
+// number, and remembers the last one: detector.Deduper. A record without
+// one cannot be told apart from another: it is counted.
+func (t *tumblingSink) Seen(r *record.Record) bool {
+	if len(r.SequenceNumber) == 0 {
+		return false
+	}
+	if len(t.lastSeq) > 0 && !seqAfter(r.SequenceNumber, t.lastSeq) {
+		return true
+	}
+	t.lastSeq = append(t.lastSeq[:0], r.SequenceNumber...)
+	return false
+}
+
+// finish ends a tumbling window's batch: on the window's last batch (or
+// when Lambda ends it early) the window and its index windows are closed,
+// published and stored in history; otherwise they go back to Lambda in the
+// state, for the window's next batch.
+func (t *tumblingSink) finish(ctx context.Context) ([]byte, error) {
+	h, ev := t.h, &t.ev
+	state := map[string]string{}
+	wins := t.Windows()
+	switch {
+	case wins == nil:
+		if malformed, internal := t.Unplaced(); malformed+internal > 0 {
+			h.log.Warn("batch names no table; its malformed and internal-error records are not in any window's metrics",
+				"malformed", malformed, "internal_errors", internal, "shard", ev.ShardID)
+		}
+	case ev.IsFinalInvokeForWindow || ev.IsWindowTerminatedEarly:
+		if ev.IsWindowTerminatedEarly {
+			t.MarkTerminatedEarly()
+			h.log.Warn("Lambda terminated the window early; publishing what there is", "shard", ev.ShardID)
+		}
+		reps := t.Reports()
+		// Metrics first: the alarms read them, and history may take what is
+		// left of the deadline for its retries. The table's window is
+		// stored first, then each index's.
+		h.publish(ctx, reps)
+		if h.history != nil {
+			for i, w := range wins {
+				h.history.write(ctx, w, reps[i], ev.ShardID)
+			}
+		}
+	default:
+		state[stateLastSeq] = string(t.lastSeq)
+		if err := t.MarshalState(state); err != nil {
+			// Cannot happen (see detector.StateBudget); never in the way:
+			// the window restarts with the next batch, and says why here.
+			h.log.Error("tumbling-window state could not be kept under Lambda's 1 MB; this window restarts from the next batch",
+				"error", err.Error(), "shard", ev.ShardID)
+			clear(state)
+		}
+	}
+	return json.Marshal(timeWindowResponse{State: state, BatchItemFailures: []itemFailure{}})
+}
