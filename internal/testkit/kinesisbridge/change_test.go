@@ -101,12 +101,12 @@ func TestFromStreamEventRejects(t *testing.T) {
 }
 
 // TestSamplesConvert converts every DynamoDB stream sample of events/ and
-// decodes each change record with record's decoder, as a lone record: it
-// sizes and charges it exactly as the stream record it came from. Only
-// what the change record does not carry differs: the sequence number, the
-// stream view type, the shard and the table (a lone record has no eventSourceARN; its
-// tableName is not read yet) and the time (microseconds read as seconds,
-// issue 32's "time precision rule").
+// decodes the change records with record's decoder, each as a lone record
+// and all of them as one Lambda Kinesis event: both are sized, charged,
+// timed and named exactly as the stream records they came from (the time
+// from microseconds, the table from tableName). Only what a change record
+// does not carry differs: the sequence number, the stream view type and
+// the shard.
 func TestSamplesConvert(t *testing.T) {
 	files, err := filepath.Glob("../../../events/*.json")
 	if err != nil || len(files) == 0 {
@@ -133,25 +133,36 @@ func TestSamplesConvert(t *testing.T) {
 				t.Fatal(err)
 			}
 			want, wantBad := decodeAll(t, dec, raw)
-			var got []record.Record
-			gotBad := 0
+			for i := range want {
+				want[i].SequenceNumber, want[i].StreamViewType, want[i].Shard = nil, "", ""
+				want[i].EventID = []byte(uuidOf(string(want[i].EventID)))
+			}
+			var lone []record.Record
+			loneBad := 0
 			for _, c := range changes {
 				recs, bad := decodeAll(t, dec, c.Data)
-				got, gotBad = append(got, recs...), gotBad+bad
+				lone, loneBad = append(lone, recs...), loneBad+bad
 			}
-			if gotBad != wantBad {
-				t.Errorf("%d change records malformed, %d stream records", gotBad, wantBad)
+			shards, err := kinesisbridge.Spread(changes, kinesisbridge.Options{Shards: 1, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
 			}
-			for i := range want {
-				want[i].SequenceNumber, want[i].StreamViewType, want[i].Table, want[i].Shard, want[i].Time = nil, "", "", "", time.Time{}
-				want[i].EventID = []byte(uuidOf(string(want[i].EventID)))
-				got[i].Table, got[i].Time = "", time.Time{}
-			}
-			if reflect.DeepEqual(want, got) {
-				return // cmp.Diff takes seconds on hundreds of equal records
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("change records decode differently from their stream records (-stream +change):\n%s", diff)
+			event := kinesisbridge.AppendEvent(nil, shards[0], kinesisbridge.ShardID(0), "arn:aws:kinesis:us-east-1:123456789012:stream/s", "us-east-1")
+			batch, batchBad := decodeAll(t, dec, event)
+			for _, got := range []struct {
+				how  string
+				recs []record.Record
+				bad  int
+			}{{"lone change records", lone, loneBad}, {"a Lambda Kinesis event", batch, batchBad}} {
+				if got.bad != wantBad {
+					t.Errorf("%s: %d malformed, %d stream records", got.how, got.bad, wantBad)
+				}
+				if reflect.DeepEqual(want, got.recs) {
+					continue // cmp.Diff takes seconds on hundreds of equal records
+				}
+				if diff := cmp.Diff(want, got.recs); diff != "" {
+					t.Errorf("%s decode differently from their stream records (-stream +change):\n%s", got.how, diff)
+				}
 			}
 		})
 	}
