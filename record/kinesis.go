@@ -105,6 +105,8 @@ func (d *Decoder) changeRecord(data []byte, offset int) error {
 			msg = fmt.Sprintf("%s at byte %d", e.Msg, e.Offset)
 		}
 		d.rs.err = fmt.Errorf("%w: kinesis.data: %s", ErrKinesisData, msg)
+		// A syntax error leaves spans half read: name the record by nothing.
+		d.rs.eventID, d.rs.seq = span{}, span{}
 	case jsonscan.SkipWS(data, end) < len(data):
 		d.rs.err = fmt.Errorf("%w: kinesis.data holds more than one JSON value", ErrKinesisData)
 	}
