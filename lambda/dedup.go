@@ -4,7 +4,7 @@ import "bytes"
 
 // A batch Lambda delivers again (processing is at least once) is counted
 // once: within a tumbling window by sequence number (seqAfter), across a
-// warm container's plain batches by event id (recentIDs).
+// warm container's plain batches by event id (detector.RecentIDs).
 
 // seqAfter reports whether sequence number a comes after b. Sequence
 // numbers are decimal strings of up to 40 digits: longer is larger.
@@ -13,32 +13,4 @@ func seqAfter(a, b []byte) bool {
 		return len(a) > len(b)
 	}
 	return bytes.Compare(a, b) > 0
-}
-
-// recentIDs remembers the last n event ids (as hashes) in a ring, so a
-// batch Lambda delivers again is not counted twice.
-type recentIDs struct {
-	ring []uint64
-	next int
-	set  map[uint64]struct{}
-}
-
-func newRecentIDs(n int) *recentIDs {
-	return &recentIDs{ring: make([]uint64, 0, n), set: make(map[uint64]struct{}, n)}
-}
-
-// seen reports whether id was seen, and remembers it.
-func (r *recentIDs) seen(id uint64) bool {
-	if _, ok := r.set[id]; ok {
-		return true
-	}
-	if len(r.ring) < cap(r.ring) {
-		r.ring = append(r.ring, id)
-	} else {
-		delete(r.set, r.ring[r.next])
-		r.ring[r.next] = id
-		r.next = (r.next + 1) % len(r.ring)
-	}
-	r.set[id] = struct{}{}
-	return false
 }

@@ -18,12 +18,18 @@ import (
 // the report is always complete.
 const maxMalformedNotes = 10
 
+// recentIDs is how many event ids the pipeline remembers to count a record
+// delivered twice once (Kinesis delivers some more than once), as the
+// Lambda's warm container does.
+const recentIDs = 1 << 16
+
 // pipeline is the path every command shares: raw Lambda-event JSON, through
 // detector.Feed (the same path as the Lambda's), into the detector, out as
 // reports.
 type pipeline struct {
 	in     *detector.Feed
 	det    *detector.Detector
+	sink   detector.Deduper // det, knowing a record delivered twice by its eventID
 	out    reportWriter[report.Report]
 	stderr io.Writer
 
@@ -51,14 +57,15 @@ func newPipeline(o *options, out reportWriter[report.Report], stderr io.Writer, 
 	if o.heatmap != "" {
 		out = newHeatmapWriter(out, o.heatmap, o.cfg, now)
 	}
-	return &pipeline{in: detector.NewFeed(dec, now), det: det, out: out, stderr: stderr, described: o.described, tables: map[string]bool{}}, nil
+	sink := detector.DedupeByEventID(det, detector.NewRecentIDs(recentIDs))
+	return &pipeline{in: detector.NewFeed(dec, now), det: det, sink: sink, out: out, stderr: stderr, described: o.described, tables: map[string]bool{}}, nil
 }
 
 // feed analyses one payload. shard, when not empty, is the stream shard the
 // records came from (watch knows it; a plain Lambda batch does not say).
 // Reports of the windows that record time has moved past are written out.
 func (p *pipeline) feed(name string, payload []byte, shard string) error {
-	c, err := p.in.Decode(payload, p.det, detector.Hooks{
+	c, err := p.in.Decode(payload, p.sink, detector.Hooks{
 		Shard: shard,
 		Malformed: func(m *record.Malformed) {
 			p.malformed++
