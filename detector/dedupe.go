@@ -1,6 +1,10 @@
 package detector
 
 import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
 	"github.com/hotkeys-dev/hotkeys/record"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
@@ -27,7 +31,10 @@ func (r *RecentIDs) Seen(id []byte) bool {
 	if len(id) == 0 {
 		return false
 	}
-	h := sketch.Hash(id)
+	return r.seenHash(sketch.Hash(id))
+}
+
+func (r *RecentIDs) seenHash(h uint64) bool {
 	if _, ok := r.set[h]; ok {
 		return true
 	}
@@ -41,6 +48,31 @@ func (r *RecentIDs) Seen(id []byte) bool {
 	r.set[h] = struct{}{}
 	return false
 }
+
+// AppendBinary appends the ids remembered, oldest first, 8 bytes each
+// (little-endian hashes): what a tumbling window's state carries to its
+// next batch.
+func (r *RecentIDs) AppendBinary(b []byte) []byte {
+	for k := range r.ring {
+		b = binary.LittleEndian.AppendUint64(b, r.ring[(r.next+k)%len(r.ring)])
+	}
+	return b
+}
+
+// UnmarshalBinary remembers the ids AppendBinary wrote, after those it
+// holds; a length that is not a multiple of 8 is ErrRecentIDs.
+func (r *RecentIDs) UnmarshalBinary(b []byte) error {
+	if len(b)%8 != 0 {
+		return fmt.Errorf("%w: %d bytes", ErrRecentIDs, len(b))
+	}
+	for ; len(b) > 0; b = b[8:] {
+		r.seenHash(binary.LittleEndian.Uint64(b))
+	}
+	return nil
+}
+
+// ErrRecentIDs is wrapped by UnmarshalBinary's error.
+var ErrRecentIDs = errors.New("detector: remembered event ids unreadable")
 
 // DedupeByEventID returns s as a Deduper that knows a record by its
 // eventID in ids: what replay and watch count into, so that a Kinesis

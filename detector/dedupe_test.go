@@ -1,6 +1,9 @@
 package detector
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 // TestRecentIDs: an id is seen once; the ring forgets the oldest when full,
 // and only the oldest; an empty id is never seen.
@@ -33,5 +36,27 @@ func TestRecentIDs(t *testing.T) {
 	}
 	if r.Seen(nil) || r.Seen(nil) {
 		t.Error("an empty id was seen")
+	}
+}
+
+// TestRecentIDsCarried: what a window's state carries restores the same ids,
+// oldest first, so the ring forgets in the same order.
+func TestRecentIDsCarried(t *testing.T) {
+	r := NewRecentIDs(3)
+	for _, id := range []string{"a", "b", "c", "d"} { // "a" is forgotten
+		r.Seen([]byte(id))
+	}
+	back := NewRecentIDs(3)
+	if err := back.UnmarshalBinary(r.AppendBinary(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if back.Seen([]byte("e")) || !back.Seen([]byte("c")) || !back.Seen([]byte("d")) {
+		t.Error("restored ids differ")
+	}
+	if back.Seen([]byte("b")) { // "e" pushed out the oldest, "b"
+		t.Error("the oldest id outlived the ring")
+	}
+	if err := back.UnmarshalBinary([]byte{1, 2, 3}); !errors.Is(err, ErrRecentIDs) {
+		t.Errorf("7 bytes: %v", err)
 	}
 }
