@@ -77,10 +77,17 @@ var ErrRecentIDs = errors.New("detector: remembered event ids unreadable")
 // DedupeByEventID returns s as a Deduper that knows a record by its
 // eventID in ids: what replay and watch count into, so that a Kinesis
 // change record delivered twice is counted once.
-func DedupeByEventID(s Sink, ids *RecentIDs) Deduper { return eventIDDeduper{s, ids} }
+func DedupeByEventID(s DuplicateSink, ids *RecentIDs) Deduper { return eventIDDeduper{s, ids} }
+
+// DuplicateSink is a Sink that counts duplicates: a Detector or a
+// WindowSet.
+type DuplicateSink interface {
+	Sink
+	AddDuplicate(table string)
+}
 
 type eventIDDeduper struct {
-	Sink
+	DuplicateSink
 	ids *RecentIDs
 }
 
