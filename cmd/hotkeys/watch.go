@@ -90,28 +90,9 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	ddb := dynamodb.NewFromConfig(awsCfg)
-	var reader streamReader
-	source := wf.streamARN
-	if wf.kinesisARN != "" {
-		source = wf.kinesisARN
-		if reader, err = wf.kinesisReader(ctx, awsCfg, ddb, o); err != nil {
-			return err
-		}
-	} else {
-		if err := wf.resolve(ctx, ddb, o); err != nil {
-			return err
-		}
-		source = wf.streamARN
-		scfg.StreamARN = wf.streamARN
-		if err := scfg.Validate(); err != nil {
-			return usageError{err}
-		}
-		r, err := streams.NewReader(dynamodbstreams.NewFromConfig(awsCfg), scfg)
-		if err != nil {
-			return usageError{err}
-		}
-		reader = r
+	reader, source, err := wf.reader(ctx, awsCfg, scfg, o)
+	if err != nil {
+		return err
 	}
 	p, err := newPipeline(o, newReportWriter(o.format, stdout, true), stderr, watchClock)
 	if err != nil {
@@ -119,6 +100,27 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stderr, "hotkeys watch: reading %s (partition key %q%s) from %s; Ctrl-C to stop\n", source, o.partitionKey, indexNote(o.indexDefs), wf.from)
 	return watchLoop(ctx, watchReader(reader), p, stderr, watchClock)
+}
+
+// reader builds the reader of the stream the flags name, and says which.
+func (wf *watchFlags) reader(ctx context.Context, awsCfg aws.Config, scfg streams.Config, o *options) (streamReader, string, error) {
+	ddb := dynamodb.NewFromConfig(awsCfg)
+	if wf.kinesisARN != "" {
+		r, err := wf.kinesisReader(ctx, awsCfg, ddb, o)
+		return r, wf.kinesisARN, err
+	}
+	if err := wf.resolve(ctx, ddb, o); err != nil {
+		return nil, "", err
+	}
+	scfg.StreamARN = wf.streamARN
+	if err := scfg.Validate(); err != nil {
+		return nil, "", usageError{err}
+	}
+	r, err := streams.NewReader(dynamodbstreams.NewFromConfig(awsCfg), scfg)
+	if err != nil {
+		return nil, "", usageError{err}
+	}
+	return r, wf.streamARN, nil
 }
 
 // kinesisReader is the reader of --kinesis-stream: the key schema comes
