@@ -34,7 +34,8 @@ func TestRecentIDs(t *testing.T) {
 	if len(r.set) != n || len(r.ring) != n {
 		t.Errorf("ring holds %d ids, set %d; want %d", len(r.ring), len(r.set), n)
 	}
-	if r.Seen(nil) || r.Seen(nil) {
+	r.Seen(nil)
+	if r.Seen(nil) {
 		t.Error("an empty id was seen")
 	}
 }

@@ -107,7 +107,7 @@ func TestKinesisTumblingEqualsStream(t *testing.T) {
 // tableSums adds up a table's windows (the table's, not its indexes').
 type tableSums struct {
 	Records, WCU, Malformed, Duplicates uint64
-	Keys                    map[string]uint64
+	Keys                                map[string]uint64
 }
 
 func sums(reps []report.Report) map[string]tableSums {
