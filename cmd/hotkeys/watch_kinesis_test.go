@@ -38,21 +38,10 @@ func TestWatchKinesisStream(t *testing.T) {
 		items = append(items, dynamodblocal.Item(fmt.Sprintf("USER#%04d", i), "PROFILE", 200))
 	}
 	charged, total := dynamodblocal.PutCharged(t, ddb, table, "PK", items)
-	payload, err := kinesisbridge.ReadDynamoDBStream(ctx, ddbStreams, streamARN, len(items))
-	if err != nil {
-		t.Fatal(err)
-	}
-	changes, err := kinesisbridge.FromStreamEvent(payload, kinesisbridge.Microsecond)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const dups = 15
-	plan, err := kinesisbridge.Spread(changes, kinesisbridge.Options{Shards: 4, Route: kinesisbridge.RoundRobin, Duplicates: dups, Shuffle: true, Seed: 11})
-	if err != nil {
-		t.Fatal(err)
-	}
 	name, kinesisARN := kinesislocal.CreateStream(t, kin, "watchkin", 4)
-	if _, err := kinesisbridge.Put(ctx, kin, name, plan); err != nil {
+	if _, _, err := kinesisbridge.Relay(ctx, ddbStreams, streamARN, len(items), kinesisbridge.Microsecond, kin, name,
+		kinesisbridge.Options{Shards: 4, Route: kinesisbridge.RoundRobin, Duplicates: dups, Shuffle: true, Seed: 11}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -123,3 +123,25 @@ func ReadDynamoDBStream(ctx context.Context, api streams.API, streamARN string, 
 	}
 	return b, nil
 }
+
+// Relay is the bridge end to end: it reads the first n records of the
+// DynamoDB stream streamARN (ReadDynamoDBStream), turns them into change
+// records with times of precision p, spreads them as opts says and puts
+// them into the Kinesis stream name (Put). It returns what Spread planned
+// and the shard IDs each list went to.
+func Relay(ctx context.Context, ddbStreams streams.API, streamARN string, n int, p Precision,
+	kin PutAPI, name string, opts Options) (plan [][]types.Record, ids []string, err error) {
+	payload, err := ReadDynamoDBStream(ctx, ddbStreams, streamARN, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	changes, err := FromStreamEvent(payload, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	if plan, err = Spread(changes, opts); err != nil {
+		return nil, nil, err
+	}
+	ids, err = Put(ctx, kin, name, plan)
+	return plan, ids, err
+}

@@ -38,20 +38,9 @@ func TestBridge(t *testing.T) {
 	}
 	_, wantWCU := dynamodblocal.PutCharged(t, ddb, table, "PK", items)
 
-	payload, err := kinesisbridge.ReadDynamoDBStream(ctx, ddbStreams, streamARN, len(items))
-	if err != nil {
-		t.Fatal(err)
-	}
-	changes, err := kinesisbridge.FromStreamEvent(payload, kinesisbridge.Microsecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := kinesisbridge.Spread(changes, kinesisbridge.Options{Shards: 4, Route: kinesisbridge.RoundRobin, Duplicates: 5, Shuffle: true, Seed: 7})
-	if err != nil {
-		t.Fatal(err)
-	}
 	name, kinesisARN := kinesislocal.CreateStream(t, kin, "bridge", 4)
-	ids, err := kinesisbridge.Put(ctx, kin, name, plan)
+	plan, ids, err := kinesisbridge.Relay(ctx, ddbStreams, streamARN, len(items), kinesisbridge.Microsecond, kin, name,
+		kinesisbridge.Options{Shards: 4, Route: kinesisbridge.RoundRobin, Duplicates: 5, Shuffle: true, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
