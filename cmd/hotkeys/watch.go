@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -38,17 +40,24 @@ It needs dynamodb:DescribeTable on the table and DescribeStream,
 GetShardIterator and GetRecords on its stream. A shard serves at most 2
 readers at once (1 on global tables): watch is one of them while it runs.
 
+An onset (a key crossing the critical rate inside its window) is printed
+the moment a batch shows it, with its pattern so far; the window's report
+follows at its close. --record FILE saves every batch read, one Lambda event
+per line, for 'hotkeys replay FILE' to read back later (docs/replay.md).
+
 Examples:
   hotkeys watch --table Shop
   hotkeys watch --table Shop --kinesis-stream arn:aws:kinesis:us-east-1:123456789012:stream/shop-changes
   hotkeys watch --table Shop --from trim_horizon --duration 10m --format json > shop.json
+  hotkeys watch --table Shop --duration 5m --record shop-records.json
 `
 
 type watchFlags struct {
-	table, streamARN, from string
-	kinesisARN             string
-	duration               time.Duration
-	aws                    awsFlags
+	table, streamARN, from, record string
+	kinesisARN                     string
+	duration                       time.Duration
+	aws                            awsFlags
+	described                      bool // the partition key came from DescribeTable
 }
 
 func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -60,50 +69,51 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&wf.kinesisARN, "kinesis-stream", "", "`ARN` of the Kinesis data stream the table streams to, read instead of its DynamoDB stream")
 	fs.StringVar(&wf.from, "from", "latest", "where to start in each shard: `latest` (new writes only) or trim_horizon (the last 24 h)")
 	durationFlag(fs, &wf.duration, "duration", 0, "stop after this `span` of time (0: until Ctrl-C)")
+	fs.StringVar(&wf.record, "record", "", "also save every batch read into `file`, one Lambda event per line, for `hotkeys replay file`")
 	wf.aws.register(fs)
 	if err := o.parse(fs, args); err != nil {
 		return err
 	}
-	switch {
-	case wf.kinesisARN != "" && wf.streamARN != "":
-		return usageError{fmt.Errorf("watch: give --kinesis-stream or --stream-arn, not both")}
-	case wf.kinesisARN != "" && wf.table == "" && o.partitionKey == "":
-		return usageError{fmt.Errorf("watch: --kinesis-stream's records do not say which key is the partition key: give --table NAME (looked up) or --partition-key")}
-	case wf.kinesisARN == "" && (wf.table == "") == (wf.streamARN == ""):
-		return usageError{fmt.Errorf("watch: give exactly one of --table or --stream-arn")}
-	}
-	if wf.duration < 0 {
-		return usageError{fmt.Errorf("--duration %s: want ≥ 0", wf.duration)}
-	}
-	scfg := streams.DefaultConfig()
-	scfg.From = streams.StartPosition(wf.from)
-	if scfg.From != streams.Latest && scfg.From != streams.TrimHorizon {
-		return usageError{fmt.Errorf("--from %q: want latest (new writes only) or trim_horizon (the last 24 h)", wf.from)}
+	if err := wf.check(o.partitionKey); err != nil {
+		return err
 	}
 	if wf.duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, wf.duration)
 		defer cancel()
 	}
-
-	awsCfg, err := wf.aws.load(ctx, "watch")
+	reader, source, err := wf.open(ctx, o)
 	if err != nil {
 		return err
 	}
-	reader, source, err := wf.reader(ctx, awsCfg, scfg, o)
+	p, err := newPipeline("watch", o, o.output(stdout, true, false), stdout, stderr, watchClock, wf.described)
 	if err != nil {
 		return err
 	}
-	p, err := newPipeline(o, newReportWriter(o.format, stdout, true), stderr, watchClock)
-	if err != nil {
-		return err
+	var rec *os.File
+	if wf.record != "" {
+		if rec, err = os.Create(wf.record); err != nil {
+			return usageError{fmt.Errorf("--record: %w", err)}
+		}
+		defer rec.Close()
 	}
 	fmt.Fprintf(stderr, "hotkeys watch: reading %s (partition key %q%s) from %s; Ctrl-C to stop\n", source, o.partitionKey, indexNote(o.indexDefs), wf.from)
-	return watchLoop(ctx, watchReader(reader), p, stderr, watchClock)
+	err = watchLoop(ctx, watchReader(reader), p, recorder{rec}, stderr, watchClock)
+	if rec != nil {
+		if cerr := rec.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("--record %s: %w", wf.record, cerr)
+		}
+	}
+	return err
 }
 
-// reader builds the reader of the stream the flags name, and says which.
-func (wf *watchFlags) reader(ctx context.Context, awsCfg aws.Config, scfg streams.Config, o *options) (streamReader, string, error) {
+// open loads the AWS configuration, finds the stream (and the key schema,
+// unless given) and opens a reader of its shards; it says which stream.
+func (wf *watchFlags) open(ctx context.Context, o *options) (streamReader, string, error) {
+	awsCfg, err := wf.aws.load(ctx, "watch")
+	if err != nil {
+		return nil, "", err
+	}
 	ddb := dynamodb.NewFromConfig(awsCfg)
 	if wf.kinesisARN != "" {
 		r, err := wf.kinesisReader(ctx, awsCfg, ddb, o)
@@ -112,15 +122,17 @@ func (wf *watchFlags) reader(ctx context.Context, awsCfg aws.Config, scfg stream
 	if err := wf.resolve(ctx, ddb, o); err != nil {
 		return nil, "", err
 	}
+	scfg := streams.DefaultConfig()
+	scfg.From = streams.StartPosition(wf.from)
 	scfg.StreamARN = wf.streamARN
 	if err := scfg.Validate(); err != nil {
 		return nil, "", usageError{err}
 	}
-	r, err := streams.NewReader(dynamodbstreams.NewFromConfig(awsCfg), scfg)
+	reader, err := streams.NewReader(dynamodbstreams.NewFromConfig(awsCfg), scfg)
 	if err != nil {
 		return nil, "", usageError{err}
 	}
-	return r, wf.streamARN, nil
+	return reader, wf.streamARN, nil
 }
 
 // kinesisReader is the reader of --kinesis-stream: the key schema comes
@@ -134,6 +146,7 @@ func (wf *watchFlags) kinesisReader(ctx context.Context, awsCfg aws.Config, ddb 
 		if err := o.useSchema(s); err != nil {
 			return nil, err
 		}
+		wf.described = true
 	}
 	kcfg := kinesisstream.DefaultConfig()
 	kcfg.StreamARN, kcfg.From = wf.kinesisARN, kinesisstream.StartPosition(wf.from)
@@ -145,6 +158,52 @@ func (wf *watchFlags) kinesisReader(ctx context.Context, awsCfg aws.Config, ddb 
 		return nil, usageError{fmt.Errorf("--kinesis-stream: %w", err)}
 	}
 	return r, nil
+}
+
+// check refuses watch's own flags when they cannot work, before any call
+// to AWS; partitionKey is --partition-key's.
+func (wf *watchFlags) check(partitionKey string) error {
+	if wf.record != "" {
+		if err := checkWritable(wf.record); err != nil {
+			return usageError{fmt.Errorf("--record %s: %w", wf.record, err)}
+		}
+	}
+	switch {
+	case wf.kinesisARN != "" && wf.streamARN != "":
+		return usageError{fmt.Errorf("watch: give --kinesis-stream or --stream-arn, not both")}
+	case wf.kinesisARN != "" && wf.table == "" && partitionKey == "":
+		return usageError{fmt.Errorf("watch: --kinesis-stream's records do not say which key is the partition key: give --table NAME (looked up) or --partition-key")}
+	case wf.kinesisARN == "" && (wf.table == "") == (wf.streamARN == ""):
+		return usageError{fmt.Errorf("watch: give exactly one of --table or --stream-arn")}
+	}
+	if wf.duration < 0 {
+		return usageError{fmt.Errorf("--duration %s: want ≥ 0", wf.duration)}
+	}
+	if from := streams.StartPosition(wf.from); from != streams.Latest && from != streams.TrimHorizon {
+		return usageError{fmt.Errorf("--from %q: want latest (new writes only) or trim_horizon (the last 24 h)", wf.from)}
+	}
+	return nil
+}
+
+// recorder saves watch's batches for replay (--record): each a line, the
+// Lambda event watch analysed with the shard it came from, which replay
+// reads as it is.
+type recorder struct{ f *os.File }
+
+func (r recorder) save(shard string, payload []byte) error {
+	if r.f == nil {
+		return nil
+	}
+	line := make([]byte, 0, len(payload)+len(shard)+16)
+	line = append(line, `{"shardId":`...)
+	line = strconv.AppendQuote(line, shard)
+	line = append(line, ',')
+	line = append(line, payload[1:]...) // payload is {"Records":[...]}
+	line = append(line, '\n')
+	if _, err := r.f.Write(line); err != nil {
+		return fmt.Errorf("--record: %w", err)
+	}
+	return nil
 }
 
 // resolve fills in what the flags left to the table: the stream's ARN, the
@@ -172,6 +231,7 @@ func (wf *watchFlags) resolve(ctx context.Context, ddb keyschema.DescribeTableAP
 		wf.streamARN = s.StreamARN
 	}
 	if o.describeTable == "" {
+		wf.described = true
 		return o.useSchema(s)
 	}
 	return nil
@@ -202,7 +262,7 @@ type watchBatch struct {
 // watchLoop feeds the pipeline from the reader and, once a second, closes
 // the windows that the clock (now) has left behind, so a table that goes
 // quiet still gets its report. One goroutine owns the pipeline.
-func watchLoop(ctx context.Context, reader streamReader, p *pipeline, stderr io.Writer, now func() time.Time) error {
+func watchLoop(ctx context.Context, reader streamReader, p *pipeline, rec recorder, stderr io.Writer, now func() time.Time) error {
 	batches := make(chan watchBatch)
 	readErr := make(chan error, 1)
 	var lost atomic.Int64 // read after the reader goroutine ends
@@ -214,6 +274,11 @@ loop:
 	for {
 		select {
 		case b := <-batches:
+			if err := rec.save(b.shard, b.payload); err != nil {
+				b.done <- err
+				runErr = err
+				break loop
+			}
 			err := p.feed(b.shard, b.payload, b.shard)
 			if _, isInput := err.(inputError); isInput {
 				fmt.Fprintf(stderr, "hotkeys watch: %v\n", err)
@@ -222,7 +287,7 @@ loop:
 			b.done <- err
 		case <-tick.C:
 			p.det.Advance(now().Add(-p.det.Config().Window - p.det.Config().Lateness))
-			if err := p.write(p.det.Flush()); err != nil {
+			if err := p.emit(p.det.Onsets(nil), p.det.Flush()); err != nil {
 				runErr = err
 				break loop
 			}
@@ -233,13 +298,23 @@ loop:
 	if err := p.finish(); err != nil {
 		return err
 	}
+	var err error
 	switch {
 	case runErr != nil && ctx.Err() == nil:
-		return fmt.Errorf("watch: %w", runErr)
+		err = fmt.Errorf("watch: %w", runErr)
 	case lost.Load() > 0:
-		return inputError{fmt.Sprintf("%d shard(s) reported data lost (trimmed past the stream's 24 h retention)", lost.Load())}
+		err = inputError{fmt.Sprintf("%d shard(s) reported data lost (trimmed past the stream's 24 h retention)", lost.Load())}
 	case p.malformed > 0:
-		return p.malformedError()
+		err = p.malformedError()
+	}
+	if w := p.keyWarning(); w != nil { // the key's warning wins (exit status 4); the rest is still said
+		if err != nil {
+			fmt.Fprintf(stderr, "hotkeys: %v\n", err)
+		}
+		return w
+	}
+	if err != nil {
+		return err
 	}
 	fmt.Fprintln(stderr, "hotkeys watch: stopped")
 	return nil
