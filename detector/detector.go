@@ -103,6 +103,12 @@ func (d *Detector) AddInternal(table string) {
 	d.addUntimed(table, (*Window).AddInternal, func(c *report.Totals) { c.InternalErrors++ })
 }
 
+// AddDuplicate counts a record delivered again and counted once (see
+// Deduper), as AddMalformed counts a malformed one.
+func (d *Detector) AddDuplicate(table string) {
+	d.addUntimed(table, (*Window).AddDuplicate, func(c *report.Totals) { c.Duplicates++ })
+}
+
 // addUntimed counts a record whose time is unknown in the window of the
 // record before it, or failing that in the table's pending counts.
 func (d *Detector) addUntimed(table string, inWindow func(*Window, uint64), pending func(*report.Totals)) {

@@ -46,11 +46,12 @@ var (
 
 // Deduper is a Sink that knows the records it has counted before: the
 // Lambda's, whose records come at least once. A Feed asks Seen of each
-// record before Add; a record seen is counted in Counts.Duplicates, and not
-// added.
+// record before Add; a record seen is counted in Counts.Duplicates and by
+// AddDuplicate (report.Totals.Duplicates), and not added.
 type Deduper interface {
 	Sink
 	Seen(r *record.Record) bool
+	AddDuplicate(table string)
 }
 
 // Feed is the one path from the raw JSON of DynamoDB stream records (a
@@ -214,6 +215,7 @@ func (f *Feed) add(r *record.Record) (added bool, ie *InternalError) {
 	}
 	f.lastTime, f.lastTable = r.Time, r.Table
 	if c.dedupe != nil && c.dedupe.Seen(r) {
+		c.dedupe.AddDuplicate(r.Table)
 		return false, nil
 	}
 	if err := c.to.Add(r); err != nil {

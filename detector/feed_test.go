@@ -51,10 +51,13 @@ func (s *seenBy) AddMalformed(table string) { s.malformed = append(s.malformed, 
 // dedupingSink is a seenBy that has seen the records of partition key seen.
 type dedupingSink struct {
 	seenBy
-	seen string
+	seen       string
+	duplicates []string // the tables AddDuplicate was given
 }
 
 func (s *dedupingSink) Seen(r *record.Record) bool { return string(r.PartitionKey.Value) == s.seen }
+
+func (s *dedupingSink) AddDuplicate(table string) { s.duplicates = append(s.duplicates, table) }
 
 func newTestFeed(t *testing.T, now time.Time) *Feed {
 	t.Helper()
@@ -189,6 +192,9 @@ func TestFeedEventChoosesTheSink(t *testing.T) {
 	want = seenBy{added: []string{"T/c@1002 "}, malformed: []string{"T"}}
 	if diff := cmp.Diff(want, tumbling.seenBy, cmp.AllowUnexported(seenBy{})); diff != "" {
 		t.Errorf("the event's sink (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"T"}, tumbling.duplicates); diff != "" {
+		t.Errorf("duplicates counted (-want +got):\n%s", diff)
 	}
 }
 

@@ -198,6 +198,9 @@ func (w *Window) AddMalformed(n uint64) { w.totals.Malformed += n }
 // counted as malformed.
 func (w *Window) AddInternal(n uint64) { w.totals.InternalErrors += n }
 
+// AddDuplicate counts n records delivered again, counted once (Deduper).
+func (w *Window) AddDuplicate(n uint64) { w.totals.Duplicates += n }
+
 // AddLate counts n records that arrived after the window had closed.
 func (w *Window) AddLate(n uint64) { w.totals.Late += n }
 

@@ -128,6 +128,16 @@ func (s *WindowSet) AddInternal(table string) {
 	s.early.InternalErrors++
 }
 
+// AddDuplicate counts a record delivered again and counted once (see
+// Deduper), as AddMalformed counts a malformed one.
+func (s *WindowSet) AddDuplicate(table string) {
+	if s.win != nil || s.open(table) == nil {
+		s.win.AddDuplicate(1)
+		return
+	}
+	s.early.Duplicates++
+}
+
 // open opens the table's window for table, or for the set's table when
 // table is "", carrying what was counted before.
 func (s *WindowSet) open(table string) error {

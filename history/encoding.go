@@ -40,7 +40,9 @@ const maxDiagnosis = 1024
 //     Sources, the DistinctPartial flag, and the patterns versions 1 to 3
 //     have no code for (constant_key): a rollup, or a shard's window
 //     with such a key. Only a rollup (Sources > 0) may be larger than
-//     MaxEncodedSize.
+//     MaxEncodedSize;
+//   - 5: adds Duplicates (never 0) to what version 4 holds: a window or a
+//     rollup that counted records delivered twice (Kinesis).
 //
 // A decoder refuses a version it does not know (ErrVersion), so a build
 // from before version 3 skips a window with internal errors instead of
@@ -51,6 +53,7 @@ const (
 	version2 = 2
 	version3 = 3
 	version4 = 4
+	version5 = 5
 )
 
 // Counters: each version holds the first versionCounters[version] of
@@ -60,11 +63,11 @@ const (
 // needs a new version here, and Version to write it where it is not 0.
 const leadingCounters = 5
 
-var versionCounters = [...]int{version1: leadingCounters, version2: 6, version3: 7, version4: 7}
+var versionCounters = [...]int{version1: leadingCounters, version2: 6, version3: 7, version4: 7, version5: 8}
 
 // NewestVersion is the newest version this build writes; it reads every
 // version from 1 up to it.
-const NewestVersion = version4
+const NewestVersion = version5
 
 // Version returns the version of the encoding MarshalBinary gives s: 4 for
 // a rollup or a window with a pattern older versions cannot hold, else 3
@@ -72,6 +75,8 @@ const NewestVersion = version4
 // table's. (A table's window has no TTLWCU: version 1 does not hold it.)
 func (s *Summary) Version() int {
 	switch {
+	case s.Duplicates > 0:
+		return version5
 	case s.Sources > 0 || s.DistinctPartial || s.hasNewPattern():
 		return version4
 	case s.InternalErrors > 0:
@@ -316,10 +321,10 @@ func (s *Summary) UnmarshalBinary(data []byte) error {
 	if r.Err() == nil && !out.End.After(out.Start) {
 		r.Failf("window end %s not after start %s", out.End, out.Start)
 	}
-	if r.Err() == nil && version == version4 && out.Version() != version4 {
+	if r.Err() == nil && version >= version4 && out.Version() != int(version) {
 		// One encoding per summary: what an older version holds is
 		// written as that version.
-		r.Failf("version 4 holding a window of version %d", out.Version())
+		r.Failf("version %d holding a window of version %d", version, out.Version())
 	}
 	if r.Err() != nil {
 		return r.Err()

@@ -356,7 +356,7 @@ func TestDecodeRejects(t *testing.T) {
 			t.Fatalf("byte %d flipped: decoded", i)
 		}
 	}
-	for _, v := range []byte{0, 5, 255} {
+	for _, v := range []byte{0, NewestVersion + 1, 255} {
 		other := bytes.Clone(good)
 		other[2] = v
 		if err := s.UnmarshalBinary(other); !errors.Is(err, ErrVersion) {

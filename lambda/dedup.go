@@ -4,7 +4,7 @@ import "bytes"
 
 // A batch Lambda delivers again (processing is at least once) is counted
 // once: within a tumbling window by sequence number (seqAfter), across a
-// warm container's plain batches by event id (recentIDs).
+// warm container's plain batches by event id (detector.RecentIDs).
 
 // seqAfter reports whether sequence number a comes after b. Sequence
 // numbers are decimal strings of up to 40 digits: longer is larger.
@@ -15,8 +15,10 @@ func seqAfter(a, b []byte) bool {
 	return bytes.Compare(a, b) > 0
 }
 
-// recentIDs remembers the last n event ids (as hashes) in a ring, so a
-// batch Lambda delivers again is not counted twice.
+// recentIDs remembers the last n ids (as hashes) in a ring: what this
+// container already did (done), so that a batch Lambda delivers again
+// publishes nothing twice. Records delivered twice are detector.RecentIDs'
+// (Seen), which the state carries.
 type recentIDs struct {
 	ring []uint64
 	next int
@@ -25,15 +27,6 @@ type recentIDs struct {
 
 func newRecentIDs(n int) *recentIDs {
 	return &recentIDs{ring: make([]uint64, 0, n), set: make(map[uint64]struct{}, n)}
-}
-
-// seen reports whether id was seen, and remembers it.
-func (r *recentIDs) seen(id uint64) bool {
-	if r.has(id) {
-		return true
-	}
-	r.add(id)
-	return false
 }
 
 // has reports whether id is remembered.

@@ -2,8 +2,6 @@ package main
 
 import (
 	"testing"
-
-	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
 func TestSeqAfter(t *testing.T) {
@@ -24,35 +22,5 @@ func TestSeqAfter(t *testing.T) {
 		if got := seqAfter([]byte(tc.a), []byte(tc.b)); got != tc.want {
 			t.Errorf("seqAfter(%s, %s) = %t", tc.a, tc.b, got)
 		}
-	}
-}
-
-// TestRecentIDs: an id is seen once; the ring forgets the oldest when full,
-// and only the oldest.
-func TestRecentIDs(t *testing.T) {
-	const n = 4
-	r := newRecentIDs(n)
-	for i := range uint64(n) {
-		if r.seen(sketch.Hash([]byte{byte(i)})) {
-			t.Fatalf("id %d seen before it was added", i)
-		}
-	}
-	for i := range uint64(n) {
-		if !r.seen(sketch.Hash([]byte{byte(i)})) {
-			t.Fatalf("id %d forgotten while the ring holds %d", i, n)
-		}
-	}
-	// A fifth id evicts the first; the other three are still known.
-	if r.seen(sketch.Hash([]byte{9})) {
-		t.Fatal("new id reported as seen")
-	}
-	if !r.seen(sketch.Hash([]byte{1})) || !r.seen(sketch.Hash([]byte{3})) || !r.seen(sketch.Hash([]byte{9})) {
-		t.Error("a recent id was forgotten")
-	}
-	if r.seen(sketch.Hash([]byte{0})) {
-		t.Error("the oldest id is still remembered after the ring wrapped")
-	}
-	if len(r.set) != n || len(r.ring) != n {
-		t.Errorf("ring holds %d ids, set %d; want %d", len(r.ring), len(r.set), n)
 	}
 }

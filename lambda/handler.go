@@ -54,7 +54,7 @@ type handler struct {
 	// Plain (non-tumbling) batches: windows kept in the warm container, and
 	// the event ids recently counted, so a redelivered batch counts once.
 	det  *detector.Detector
-	seen *recentIDs
+	seen *detector.RecentIDs
 
 	// history stores each closed tumbling window's summary; nil when
 	// HOTKEYS_HISTORY_TABLE is empty.
@@ -92,7 +92,7 @@ func newHandler(cfg detector.Config, partitionKey string, mode indexMode, schema
 		return nil, err
 	}
 	return &handler{cfg: cfg, probe: probe, feed: detector.NewFeed(dec, now), schemas: schemas, pub: pub, log: log, now: now,
-		det: det, seen: newRecentIDs(1 << 16), done: newRecentIDs(doneMemory),
+		det: det, seen: detector.NewRecentIDs(1 << 16), done: newRecentIDs(doneMemory),
 		indexes: &indexSource{mode: mode, schemas: schemas, dec: dec, log: log, now: now, emf: io.Discard}}, nil
 }
 

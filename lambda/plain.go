@@ -6,7 +6,6 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/record"
-	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
 // plainSink counts a plain (non-tumbling) batch into the container's
@@ -35,7 +34,7 @@ func (p *plainSink) Seen(r *record.Record) bool {
 	if !p.counted {
 		p.countHeld()
 	}
-	return len(r.EventID) > 0 && p.h.seen.seen(sketch.Hash(r.EventID))
+	return p.h.seen.Seen(r.EventID)
 }
 
 // AddMalformed counts a malformed record, or holds it (see held).

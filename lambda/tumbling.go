@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -17,6 +18,17 @@ import (
 // (detector.WindowSet.MarshalState).
 const stateLastSeq = "hotkeys.last_seq"
 
+// stateSeenIDs is the state key of the event ids of the records a tumbling
+// window counted that carry no sequence number (Kinesis change records,
+// which Kinesis may deliver twice, out of order), as 8-byte hashes in
+// base64; windowIDs bound them: 4,096 ids, 43.7 KB of the state's 1 MB
+// (detector.StateBudget trims keys to leave room). A copy of a record
+// coming after 4,096 others of its window is counted again.
+const (
+	stateSeenIDs = "hotkeys.seen_ids"
+	windowIDs    = 4096
+)
+
 // tumblingSink counts a tumbling window's batch into the window set its
 // state carries (a fresh one on the window's first batch), and knows a
 // redelivered record by its sequence number: the state carries the last
@@ -26,7 +38,8 @@ type tumblingSink struct {
 	h                   *handler
 	ev                  record.Event
 	lastSeq             []byte
-	fresh               int // records this batch counted
+	fresh               int                 // records this batch counted
+	ids                 *detector.RecentIDs // records without a sequence number
 }
 
 // tumblingSink restores the window of ev from its state. A state it cannot
@@ -34,9 +47,19 @@ type tumblingSink struct {
 // rather than fail the shard forever.
 func (h *handler) tumblingSink(ev *record.Event) *tumblingSink {
 	table, _ := keyschema.TableFromARN(ev.EventSourceARN) // "": the records' own
-	t := &tumblingSink{WindowSet: detector.NewWindowSet(h.cfg, table, ev.WindowStart, ev.WindowEnd), h: h, ev: *ev}
-	if err := t.UnmarshalState(ev.State); err != nil {
+	t := &tumblingSink{WindowSet: detector.NewWindowSet(h.cfg, table, ev.WindowStart, ev.WindowEnd), h: h, ev: *ev,
+		ids: detector.NewRecentIDs(windowIDs)}
+	err := t.UnmarshalState(ev.State)
+	if err == nil {
+		var ids []byte
+		if ids, err = base64.StdEncoding.DecodeString(ev.State[stateSeenIDs]); err == nil {
+			err = t.ids.UnmarshalBinary(ids)
+		}
+	}
+	if err != nil {
 		h.log.Error("tumbling-window state unreadable; this window restarts from this batch", "error", err, "shard", ev.ShardID)
+		t.WindowSet = detector.NewWindowSet(h.cfg, table, ev.WindowStart, ev.WindowEnd)
+		t.ids = detector.NewRecentIDs(windowIDs)
 		return t
 	}
 	t.lastSeq = []byte(ev.State[stateLastSeq])
@@ -45,9 +68,14 @@ func (h *handler) tumblingSink(ev *record.Event) *tumblingSink {
 
 // Seen reports a record counted before in this window, by its sequence
 // number, and remembers the last one: detector.Deduper. A record without
-// one cannot be told apart from another: it is counted.
+// one (a Kinesis change record) is known by its event id among the
+// window's last windowIDs; without either it is counted.
 func (t *tumblingSink) Seen(r *record.Record) bool {
-	if len(r.SequenceNumber) > 0 {
+	if len(r.SequenceNumber) == 0 {
+		if t.ids.Seen(r.EventID) {
+			return true
+		}
+	} else {
 		if len(t.lastSeq) > 0 && !seqAfter(r.SequenceNumber, t.lastSeq) {
 			return true
 		}
@@ -92,6 +120,9 @@ func (t *tumblingSink) finish(ctx context.Context, b *budget) ([]byte, error) {
 		return json.Marshal(timeWindowResponse{State: state, BatchItemFailures: []itemFailure{}})
 	default:
 		state[stateLastSeq] = string(t.lastSeq)
+		if ids := t.ids.AppendBinary(nil); len(ids) > 0 {
+			state[stateSeenIDs] = base64.StdEncoding.EncodeToString(ids)
+		}
 		if err := t.MarshalState(state); err != nil {
 			// Cannot happen (see detector.StateBudget); never in the way:
 			// the window restarts with the next batch, and says why here.

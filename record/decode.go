@@ -42,6 +42,13 @@ type Decoder struct {
 	views    map[string]string // interned unusual StreamViewTypes
 	lastARN  repeated          // the last record's eventSourceARN and its table
 	lastView repeated          // the last record's StreamViewType
+	lastName repeated          // the last change record's tableName
+
+	// Lambda Kinesis records: the decoded kinesis.data (kinesis.go), and
+	// where the record that holds it starts in the payload.
+	kin       []byte
+	recStart  int
+	inKinesis bool // decoding a change record out of kinesis.data
 
 	// With indexes: the plan of what each record's charge needs (nil: no
 	// indexes, and no work for them), the attributes of the record's
@@ -193,12 +200,13 @@ func (d *Decoder) object(i int) (int, error) {
 	d.queued = 0
 	d.queueing = false
 	d.resetRecord()
+	d.recStart = i
 	end := d.members(i, kindTop)
 	err := d.queuedErr // an AmbiguousKeyError ended the Records
 	d.queuedErr = nil
 	if !d.evSeen {
-		if end < 0 {
-			return end, nil
+		if end < 0 || d.rs.kinesis { // a Kinesis record is finished by kinesis()
+			return end, err
 		}
 		return end, d.finishRecord(i)
 	}
@@ -222,13 +230,16 @@ func (d *Decoder) records(i int) int {
 	for !closed {
 		if d.scan.Peek(i) == '{' {
 			start := i
+			d.recStart = i
 			d.resetRecord()
 			if i = d.members(i, kindRecord); i < 0 {
 				return i
 			}
-			if err := d.finishRecord(start); err != nil {
-				d.queuedErr = err
-				return -1 // unwinds to object(), which returns err
+			if !d.rs.kinesis { // a Kinesis record is finished by kinesis()
+				if err := d.finishRecord(start); err != nil {
+					d.queuedErr = err
+					return -1 // unwinds to object(), which returns err
+				}
 			}
 		} else if i = d.notRecord(i); i < 0 {
 			return i

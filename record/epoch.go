@@ -10,7 +10,8 @@ import (
 )
 
 // The two numbers of a record's "dynamodb": ApproximateCreationDateTime
-// (epoch seconds, maybe fractional) and SizeBytes (an integer). Lambda
+// (epoch seconds, maybe fractional; milliseconds or microseconds in a
+// Kinesis change record, see epochTime) and SizeBytes (an integer). Lambda
 // writes both as plain digits, which are read in one pass; anything else
 // valid is read by the general path. ApproximateCreationDateTime may also
 // be an ISO 8601 string: AWS CLI v2 prints every timestamp so by default
@@ -34,7 +35,7 @@ func (d *Decoder) creationTime(i int) int {
 		return d.scan.SkipValue(i)
 	}
 	if sec, nsec, end, ok := plainEpoch(d.scan.Bytes(), i); ok {
-		d.rs.time = time.Unix(sec, nsec).UTC()
+		d.rs.time = epochTime(sec, nsec)
 		return end
 	}
 	end := d.scan.SkipNumber(i)
@@ -138,7 +139,7 @@ func parseEpoch(b []byte) (time.Time, bool) {
 			return time.Time{}, false
 		}
 		sec, frac := math.Modf(f)
-		return time.Unix(int64(sec), int64(frac*1e9)).UTC(), true
+		return epochTime(int64(sec), int64(frac*1e9)), true
 	}
 	neg := b[0] == '-'
 	if neg {
@@ -159,7 +160,31 @@ func parseEpoch(b []byte) (time.Time, bool) {
 	if neg {
 		sec, nsec = -sec, -nsec
 	}
-	return time.Unix(sec, nsec).UTC(), true
+	return epochTime(sec, nsec), true
+}
+
+// Epoch magnitudes: a DynamoDB stream record's time is in seconds, a
+// Kinesis change record's in microseconds (the default) or milliseconds
+// (ApproximateCreationDateTimePrecision MILLISECOND, or a record from
+// before that field, which has none). The number's size tells them apart
+// for any time between 1973 and 5138, so one rule reads all three and the
+// precision field is not needed: 10^11 seconds is the year 5138, 10^11
+// milliseconds and 10^14 microseconds are in 1973.
+const (
+	minEpochMillis = 1e11
+	minEpochMicros = 1e14
+)
+
+// epochTime is the UTC time of the epoch number sec + nsec/10^9, read as
+// seconds, milliseconds or microseconds by its magnitude (see above).
+func epochTime(sec, nsec int64) time.Time {
+	switch {
+	case sec >= minEpochMicros || sec <= -minEpochMicros:
+		return time.UnixMicro(sec).Add(time.Duration(nsec / 1e3 / 1e3)).UTC()
+	case sec >= minEpochMillis || sec <= -minEpochMillis:
+		return time.UnixMilli(sec).Add(time.Duration(nsec / 1e3)).UTC()
+	}
+	return time.Unix(sec, nsec).UTC()
 }
 
 // isoCreationTime decodes an ApproximateCreationDateTime string at i: an

@@ -38,6 +38,9 @@ var (
 	// state, shardId, isFinalInvokeForWindow, isWindowTerminatedEarly) has
 	// the wrong type. The event's records are still decoded.
 	ErrEnvelope = errors.New("record: invalid event envelope")
+	// ErrKinesisData: a Lambda Kinesis record whose kinesis.data is not
+	// base64 of one JSON object, a DynamoDB change record.
+	ErrKinesisData = errors.New("record: invalid kinesis.data")
 	// ErrConfig: an invalid Config.
 	ErrConfig = errors.New("record: invalid config")
 )

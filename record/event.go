@@ -70,7 +70,9 @@ func (d *Decoder) eventMember(id, i int) (int, bool) {
 		}
 		end, s := d.scan.StringBytes(i)
 		d.topARN = append(d.topARN[:0], s...)
-		d.rs.table = d.tableName(s)
+		if !d.rs.byName { // tableName wins
+			d.rs.table = d.tableName(s)
+		}
 		return end, true
 	case fWindow:
 		d.evSeen = true

@@ -34,7 +34,9 @@ type recState struct {
 	viewType   string
 	eventID    span
 	seq        span
-	table      string // from eventSourceARN
+	table      string // from tableName, or else eventSourceARN
+	byName     bool   // table came from tableName, which wins over an ARN
+	kinesis    bool   // the record's kinesis.data was decoded: the rest of it is the Lambda's
 }
 
 // ttlDelete reports whether the record is a delete by DynamoDB's TTL
@@ -56,6 +58,9 @@ func (d *Decoder) resetRecord() {
 // Lambda writes are read here; any other goes to a function of its own.
 func (d *Decoder) recordMember(id, i int) int {
 	b := d.scan.Bytes()
+	if d.rs.kinesis { // the Lambda's fields around a decoded change record
+		return d.scan.SkipValue(i)
+	}
 	switch id {
 	case fEventName:
 		if len(b)-i >= 8 { // compact `"INSERT"` and the others are 8 bytes
@@ -73,11 +78,24 @@ func (d *Decoder) recordMember(id, i int) int {
 		d.rs.eventID = sp
 		return end
 	case fEventSourceARN:
+		table := &d.rs.table
+		if d.rs.byName {
+			table = new(string) // tableName wins
+		}
 		if end, ok := d.lastARN.match(b, i); ok {
-			d.rs.table = d.lastARN.value
+			*table = d.lastARN.value
 			return end
 		}
-		return d.rememberString(i, "eventSourceARN", &d.lastARN, &d.rs.table, d.tableName)
+		return d.rememberString(i, "eventSourceARN", &d.lastARN, table, d.tableName)
+	case fTableName:
+		d.rs.byName = true
+		if end, ok := d.lastName.match(b, i); ok {
+			d.rs.table = d.lastName.value
+			return end
+		}
+		return d.rememberString(i, "tableName", &d.lastName, &d.rs.table, d.internTable)
+	case fKinesis:
+		return d.kinesis(i)
 	case fDynamodb:
 		if d.scan.Peek(i) == '{' {
 			d.rs.haveDynamo = true

@@ -17,7 +17,7 @@ import (
 )
 
 var sentinels = []error{ErrNotRecord, ErrMissingField, ErrFieldType, ErrEventName, ErrAttributeValue, ErrNumber,
-	ErrBase64, ErrKey, ErrTooDeep, ErrEnvelope}
+	ErrBase64, ErrKey, ErrTooDeep, ErrEnvelope, ErrKinesisData}
 
 // jsonStream reports whether payload is a stream of JSON values, as
 // encoding/json's Decoder reads it; known is false where encoding/json

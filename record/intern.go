@@ -60,6 +60,9 @@ func (d *Decoder) tableName(arn []byte) string {
 	return intern(d.tables, name)
 }
 
+// internTable interns a change record's tableName.
+func (d *Decoder) internTable(name []byte) string { return intern(d.tables, name) }
+
 // intern returns s as a string, allocating only the first time it is seen
 // (up to maxInterned distinct strings).
 func intern(m map[string]string, s []byte) string {

@@ -18,6 +18,11 @@ const (
 	fEventVersion // known, and skipped
 	fEventSource  // known, and skipped
 	fAWSRegion    // known, and skipped
+	// A Kinesis Data Streams for DynamoDB change record's own, and the
+	// Lambda Kinesis record that carries one (kinesis.go).
+	fTableName
+	fRecordFormat // known, and skipped
+	fKinesis
 	// An event envelope.
 	fRecords
 	fWindow
@@ -47,6 +52,7 @@ const (
 var fieldNames = [fLast + 1]string{
 	fEventID: "eventID", fEventName: "eventName", fEventSourceARN: "eventSourceARN", fDynamodb: "dynamodb",
 	fUserIdentity: "userIdentity", fEventVersion: "eventVersion", fEventSource: "eventSource", fAWSRegion: "awsRegion",
+	fTableName: "tableName", fRecordFormat: "recordFormat", fKinesis: "kinesis",
 	fRecords: "Records", fWindow: "window", fState: "state", fShardID: "shardId",
 	fIsFinalInvokeForWindow: "isFinalInvokeForWindow", fIsWindowTerminatedEarly: "isWindowTerminatedEarly",
 	fNextShardIterator: "NextShardIterator",
@@ -59,7 +65,7 @@ var fieldNames = [fLast + 1]string{
 // the first to the last, in the order of the constants above.
 var kindFields = [kindIdentity + 1][2]int{
 	kindTop:      {fEventID, fNextShardIterator}, // a record's fields or an event's
-	kindRecord:   {fEventID, fAWSRegion},
+	kindRecord:   {fEventID, fKinesis},
 	kindDynamo:   {fKeys, fApproximateCreationDateTime},
 	kindIdentity: {fType, fPrincipalIDAPI},
 }
@@ -129,6 +135,8 @@ var (
 		fAWSRegion:                   fDynamodb,
 		fDynamodb:                    fEventSourceARN,
 		fEventSourceARN:              fUserIdentity,
+		fTableName:                   fDynamodb, // a change record's order
+		fRecordFormat:                fTableName,
 		fApproximateCreationDateTime: fKeys,
 		fKeys:                        fNewImage,
 		fNewImage:                    fOldImage,
@@ -140,7 +148,7 @@ var (
 )
 
 func init() {
-	for id := fEventID; id <= fAWSRegion; id++ { // a record's fields
+	for id := fEventID; id <= fKinesis; id++ { // a record's fields
 		lits[id] = newLiteral(`"` + fieldNames[id] + `":`)
 	}
 	for id := fKeys; id <= fApproximateCreationDateTime; id++ { // its dynamodb's

@@ -43,7 +43,8 @@ const (
 	SourceEmptyObject
 	// SourceKinesis is a Lambda event of Kinesis Data Streams records
 	// (eventSource aws:kinesis), such as Kinesis Data Streams for DynamoDB
-	// delivers.
+	// delivers: Decode reads their change records (kinesis.go); a record
+	// whose data is not one is malformed.
 	SourceKinesis
 	// SourceSQS is a Lambda event of Amazon SQS messages.
 	SourceSQS
@@ -71,7 +72,7 @@ const (
 // records, whatever its records hold.
 func (s Source) Readable() bool {
 	switch s {
-	case SourceLambdaEvent, SourceGetRecords, SourceRecords, SourceNone, SourceInvalid:
+	case SourceLambdaEvent, SourceGetRecords, SourceRecords, SourceKinesis, SourceNone, SourceInvalid:
 		return true
 	}
 	return false

@@ -45,6 +45,10 @@ type Totals struct {
 	// recovered while handling them), never the input's fault.
 	InternalErrors uint64 `json:"internal_errors"`
 	Late           uint64 `json:"late"` // records that came after their window had closed (not in records or wcu)
+	// Duplicates counts records delivered again and counted once (by
+	// eventID: Kinesis Data Streams may deliver a change record twice),
+	// not in records or wcu.
+	Duplicates uint64 `json:"duplicates,omitempty"`
 
 	WCU             uint64 `json:"wcu"`                // exact sum of the analysed records' WCU
 	WCUIsLowerBound bool   `json:"wcu_is_lower_bound"` // some record lacked the image needed to size it
@@ -52,12 +56,12 @@ type Totals struct {
 
 // NumCounters is the number of Totals' counters: the length of its
 // encoding.
-const NumCounters = 7
+const NumCounters = 8
 
 // counters returns t's counters in the order of the binary encoding: add a
 // new one at the end.
 func (t *Totals) counters() [NumCounters]*uint64 {
-	return [NumCounters]*uint64{&t.Records, &t.TTLDeletes, &t.Malformed, &t.Late, &t.WCU, &t.TTLWCU, &t.InternalErrors}
+	return [NumCounters]*uint64{&t.Records, &t.TTLDeletes, &t.Malformed, &t.Late, &t.WCU, &t.TTLWCU, &t.InternalErrors, &t.Duplicates}
 }
 
 // Add adds o's counters to t's; WCU is a lower bound if either's was.

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+	"github.com/hotkeys-dev/hotkeys/internal/shardread"
 )
 
 // The shards of a run and the order they are read in: a child shard only
@@ -61,9 +62,7 @@ func (c *coordinator) loop() error {
 		select {
 		case <-c.ctx.Done():
 			c.wg.Wait()
-			c.mu.Lock()
-			defer c.mu.Unlock()
-			return c.err
+			return c.Err()
 		case s := <-c.done:
 			s.state = finished
 			if !c.hasChildren(s.id) {
@@ -84,7 +83,7 @@ func (c *coordinator) step() {
 	c.startReady()
 	c.report()
 	if c.disabled && c.allFinished() {
-		c.fail(ErrStreamEnded)
+		c.Fail(ErrStreamEnded)
 	}
 }
 
@@ -98,9 +97,9 @@ func (c *coordinator) rediscover() {
 	switch classify(c.ctx, err) {
 	case kindStop:
 	case kindFatal, kindGone:
-		c.fail(err)
+		c.Fail(err)
 	default:
-		c.status("%v; retrying in %v", err, c.cfg.DescribeInterval)
+		c.Status("%v; retrying in %v", err, c.cfg.DescribeInterval)
 	}
 }
 
@@ -228,45 +227,30 @@ func (c *coordinator) allFinished() bool {
 
 // report sends a status line when the picture has changed.
 func (c *coordinator) report() {
-	var open, closed, read, wait, fin, idle int
+	t := shardread.Tally{IdlePoll: c.cfg.MaxPoll, WaitingFor: "their parent"}
 	for _, s := range c.shards {
 		if s.closed {
-			closed++
+			t.Closed++
 		} else {
-			open++
+			t.Open++
 		}
 		switch s.state {
 		case waiting:
-			wait++
+			t.Waiting++
 		case reading:
-			read++
+			t.Reading++
 			if s.idle.Load() {
-				idle++
+				t.Idle++
 			}
 		case finished:
-			fin++
+			t.Finished++
 		}
 	}
-	msg := fmt.Sprintf("%s open, %d closed: reading %d", plural(open, "shard"), closed, read)
-	if idle > 0 {
-		msg += fmt.Sprintf(" (%d idle, polled every %v)", idle, c.cfg.MaxPoll)
-	}
-	if wait > 0 {
-		msg += fmt.Sprintf(", %d waiting for their parent", wait)
-	}
-	msg += fmt.Sprintf(", %d finished", fin)
 	if c.disabled {
-		msg += "; the stream is disabled"
+		t.Note = "the stream is disabled"
 	}
-	if msg != c.summary {
+	if msg := t.String(); msg != c.summary {
 		c.summary = msg
-		c.status("%s", msg)
+		c.Status("%s", msg)
 	}
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -16,9 +16,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	"github.com/hotkeys-dev/hotkeys/internal/shardread"
 )
 
 // API is the part of the DynamoDB Streams API the Reader uses.
@@ -29,21 +29,13 @@ type API interface {
 	GetRecords(ctx context.Context, in *dynamodbstreams.GetRecordsInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error)
 }
 
-// Handler receives what a Reader reads. Its functions are never called
-// concurrently with one another, so they need no locking of their own.
-type Handler struct {
-	// Batch receives one GetRecords page of a shard as a Lambda event,
-	// {"Records":[...]} (see AppendLambdaEvent). payload is reused once
-	// Batch returns. An error stops Run, which returns that error.
-	Batch func(shardID string, payload []byte) error
-	// Status, if set, receives progress for humans: shard counts, idle
-	// shards, renewed iterators, retried errors.
-	Status func(msg string)
-	// Lost, if set, is told of records that are gone before they could be
-	// read (TrimmedDataAccessException: older than the 24 h retention) or of a
-	// shard that vanished. Reading goes on from the oldest record left.
-	Lost func(shardID string, err error)
-}
+// Handler receives what a Reader reads: Batch gets a GetRecords page of a
+// shard as the Lambda DynamoDB Streams event of its records (see
+// AppendLambdaEvent); Lost is told of records trimmed before they were read
+// (TrimmedDataAccessException: older than the 24 h retention) or of a shard
+// that vanished. It is the Handler of kinesisstream too (shardread.Handler),
+// so that `watch` drives either reader the same way.
+type Handler = shardread.Handler
 
 // ErrStreamEnded is returned by Run when the stream is disabled and every
 // shard has been read to its end: nothing more will come.
@@ -75,71 +67,17 @@ func (r *Reader) Run(ctx context.Context, h Handler) error {
 	if h.Batch == nil {
 		return fmt.Errorf("%w: Handler.Batch is nil", ErrConfig)
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	rn := &run{api: r.api, cfg: r.cfg, h: h, ctx: ctx, cancel: cancel}
+	sr := shardread.NewRun(ctx, h)
+	defer sr.Stop()
+	rn := &run{Run: sr, api: r.api, cfg: r.cfg, ctx: sr.Context()}
 	c := &coordinator{run: rn, shards: make(map[string]*shard), done: make(chan *shard)}
 	return c.loop()
 }
 
 // run is the state one Run shares between its goroutines.
 type run struct {
-	api    API
-	cfg    Config
-	h      Handler
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-
-	mu  sync.Mutex // serialises Handler calls; guards err
-	err error      // the first fatal error
-}
-
-// errStopped tells a shard reader that Run is stopping.
-var errStopped = errors.New("streams: stopped")
-
-func (r *run) fail(err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.failLocked(err)
-}
-
-func (r *run) failLocked(err error) {
-	if r.err == nil {
-		r.err = err
-	}
-	r.cancel(err)
-}
-
-// batch hands a page to Batch. A failure stops Run before the lock is let
-// go, so that no other shard's page is delivered after it.
-func (r *run) batch(shardID string, payload []byte) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.ctx.Err() != nil {
-		return errStopped // nothing is delivered once Run stops
-	}
-	if err := r.h.Batch(shardID, payload); err != nil {
-		r.failLocked(err)
-		return errStopped
-	}
-	return nil
-}
-
-func (r *run) status(format string, args ...any) {
-	if r.h.Status == nil {
-		return
-	}
-	msg := fmt.Sprintf(format, args...)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.h.Status(msg)
-}
-
-func (r *run) lost(shardID string, err error) {
-	if r.h.Lost == nil {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.h.Lost(shardID, err)
+	*shardread.Run
+	api API
+	cfg Config
+	ctx context.Context // Run.Context()
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	smithy "github.com/aws/smithy-go"
+	"github.com/hotkeys-dev/hotkeys/internal/shardread"
 )
 
 // shardReader reads one shard from its start position to its end.
@@ -21,12 +22,13 @@ type shardReader struct {
 	lastSeq string                  // the last sequence number delivered to Batch
 	iter    string
 	buf     []byte
-	fails   int // consecutive retried errors
+	pace    shardread.Pace
 }
 
 // read reads the shard and reports whether it reached its end (or the
 // shard vanished): false means Run is stopping.
 func (r *shardReader) read() bool {
+	r.pace = shardread.Pace{Min: r.cfg.MinPoll, Max: r.cfg.MaxPoll, Limit: int(r.cfg.Limit)}
 	delay := r.cfg.MinPoll
 	for r.ctx.Err() == nil {
 		if r.iter == "" {
@@ -45,7 +47,7 @@ func (r *shardReader) read() bool {
 			}
 			continue
 		}
-		r.fails = 0
+		r.pace.Succeeded()
 		n := len(out.Records)
 		if n > 0 {
 			if err := r.deliver(out.Records); err != nil {
@@ -71,17 +73,17 @@ func (r *shardReader) getRecordsFailed(err error) (stop, end bool) {
 	case kindStop:
 		return true, false
 	case kindExpired:
-		r.status("shard %s: iterator expired; renewing it %s", r.shard.id, r.position())
+		r.Status("shard %s: iterator expired; renewing it %s", r.shard.id, r.position())
 		r.iter = ""
 	case kindTrimmed:
 		r.trimmed(err)
 	case kindGone:
-		r.lost(r.shard.id, fmt.Errorf("streams: shard %s is gone: %w", r.shard.id, err))
+		r.Lost(r.shard.id, fmt.Errorf("streams: shard %s is gone: %w", r.shard.id, err))
 		return true, true
 	case kindTransient:
-		r.retry("GetRecords", err)
+		r.pace.Retry(r.Run, r.shard.id, "GetRecords", err)
 	default:
-		r.fail(fmt.Errorf("streams: GetRecords on shard %s: %w", r.shard.id, err))
+		r.Fail(fmt.Errorf("streams: GetRecords on shard %s: %w", r.shard.id, err))
 		return true, false
 	}
 	return false, false
@@ -91,7 +93,7 @@ func (r *shardReader) getRecordsFailed(err error) (stop, end bool) {
 // the shard's position past them.
 func (r *shardReader) deliver(records []types.Record) error {
 	r.buf = AppendLambdaEvent(r.buf[:0], records, r.cfg.StreamARN)
-	if err := r.batch(r.shard.id, r.buf); err != nil {
+	if err := r.Batch(r.shard.id, r.buf); err != nil {
 		return err
 	}
 	for i := len(records) - 1; i >= 0; i-- {
@@ -104,22 +106,12 @@ func (r *shardReader) deliver(records []types.Record) error {
 	return nil
 }
 
-// pause waits before the next GetRecords of a page of n records: not at
-// all when more is waiting, MinPoll after records, and after an empty page
-// delay, doubled each time up to MaxPoll, when the shard counts as idle.
-// It returns the delay after the next empty page.
+// pause waits before the next GetRecords of a page of n records (see
+// shardread.Pace.Pause), and marks the shard idle while it finds nothing.
 func (r *shardReader) pause(n int, delay time.Duration) time.Duration {
-	switch {
-	case n >= int(r.cfg.Limit):
-		// More is waiting: go on at once.
-	case n > 0:
-		r.sleep(r.cfg.MinPoll)
-	default:
-		r.sleep(delay)
-		delay = min(2*delay, r.cfg.MaxPoll)
-		if delay == r.cfg.MaxPoll {
-			r.shard.idle.Store(true)
-		}
+	delay, idle := r.pace.Pause(r.Run, n, delay)
+	if idle {
+		r.shard.idle.Store(true)
 	}
 	return delay
 }
@@ -140,7 +132,7 @@ func (r *shardReader) renew() (ok, end bool) {
 		}
 		out, err := r.api.GetShardIterator(r.ctx, in)
 		if err == nil {
-			r.fails = 0
+			r.pace.Succeeded()
 			if out.ShardIterator == nil {
 				return false, true
 			}
@@ -154,17 +146,17 @@ func (r *shardReader) renew() (ok, end bool) {
 			if r.lastSeq == "" && r.start == types.ShardIteratorTypeTrimHorizon {
 				// The oldest record cannot be trimmed; do not spin on a
 				// confused server.
-				r.retry("GetShardIterator", err)
+				r.pace.Retry(r.Run, r.shard.id, "GetShardIterator", err)
 				continue
 			}
 			r.trimmed(err)
 		case kindGone:
-			r.lost(r.shard.id, fmt.Errorf("streams: shard %s is gone: %w", r.shard.id, err))
+			r.Lost(r.shard.id, fmt.Errorf("streams: shard %s is gone: %w", r.shard.id, err))
 			return false, true
 		case kindTransient, kindExpired:
-			r.retry("GetShardIterator", err)
+			r.pace.Retry(r.Run, r.shard.id, "GetShardIterator", err)
 		default:
-			r.fail(fmt.Errorf("streams: GetShardIterator on shard %s: %w", r.shard.id, err))
+			r.Fail(fmt.Errorf("streams: GetShardIterator on shard %s: %w", r.shard.id, err))
 			return false, false
 		}
 	}
@@ -173,9 +165,9 @@ func (r *shardReader) renew() (ok, end bool) {
 
 // trimmed reports lost records and moves to the oldest record left.
 func (r *shardReader) trimmed(err error) {
-	r.lost(r.shard.id, fmt.Errorf("streams: shard %s: records %s were trimmed before they were read: %w", r.shard.id, r.position(), err))
+	r.Lost(r.shard.id, fmt.Errorf("streams: shard %s: records %s were trimmed before they were read: %w", r.shard.id, r.position(), err))
 	r.start, r.lastSeq, r.iter = types.ShardIteratorTypeTrimHorizon, "", ""
-	r.sleep(r.cfg.MinPoll) // never spin, should the server repeat itself
+	r.Sleep(r.cfg.MinPoll) // never spin, should the server repeat itself
 }
 
 func (r *shardReader) position() string {
@@ -183,26 +175,6 @@ func (r *shardReader) position() string {
 		return "after sequence number " + r.lastSeq
 	}
 	return "at " + string(r.start)
-}
-
-// retry backs off after an error worth retrying, telling Status on the
-// first of a run of failures and then at each power of two.
-func (r *shardReader) retry(op string, err error) {
-	r.fails++
-	d := min(r.cfg.MinPoll<<min(r.fails-1, 16), r.cfg.MaxPoll)
-	if r.fails&(r.fails-1) == 0 {
-		r.status("shard %s: %s failed (%d in a row), retrying in %v: %v", r.shard.id, op, r.fails, d, err)
-	}
-	r.sleep(d)
-}
-
-func (r *shardReader) sleep(d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-r.ctx.Done():
-	}
 }
 
 type errKind uint8

@@ -78,6 +78,14 @@ func (k *keyProfile) Add(r *record.Record) error {
 // learn finds, in a payload of records with two key attributes, the name
 // of the other one, for the warnings to name it. It decodes up to the
 // first such record, once.
+// AddDuplicate counts a record delivered twice in the detector behind
+// the profile (detector.DuplicateSink); a duplicate teaches it nothing.
+func (k *keyProfile) AddDuplicate(table string) {
+	if d, ok := k.Sink.(detector.DuplicateSink); ok {
+		d.AddDuplicate(table)
+	}
+}
+
 func (k *keyProfile) learn(payload []byte) {
 	if k.other != "" || k.paired == 0 || k.partitionKey == "" || k.fromSchema {
 		return

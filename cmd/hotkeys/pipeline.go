@@ -18,6 +18,11 @@ import (
 // the report is always complete.
 const maxMalformedNotes = 10
 
+// recentIDs is how many event ids the pipeline remembers to count a record
+// delivered twice once (Kinesis delivers some more than once), as the
+// Lambda's warm container does.
+const recentIDs = 1 << 16
+
 // pipeline is the path every command shares: raw Lambda-event JSON, through
 // detector.Feed (the same path as the Lambda's), into the detector, out as
 // reports and onsets, in stream order.
@@ -25,7 +30,8 @@ type pipeline struct {
 	in     *detector.Feed
 	dec    *record.Decoder
 	det    *detector.Detector
-	keys   *keyProfile // the detector, behind the profile of the key attributes
+	keys   *keyProfile      // the detector, behind the profile of the key attributes
+	sink   detector.Deduper // keys, knowing a record delivered twice by its eventID
 	out    streamWriter
 	stderr io.Writer
 	name   string // the command, for stderr
@@ -56,6 +62,7 @@ func newPipeline(name string, o *options, out outputOptions, stdout, stderr io.W
 	out.table.keyDoubt = p.keys.doubt
 	out.table.limit = o.cfg.PartitionLimit
 	p.writeTo(newStreamWriter(out, stdout), o, now)
+	p.sink = detector.DedupeByEventID(p.keys, detector.NewRecentIDs(recentIDs))
 	p.in = detector.NewFeed(dec, now)
 	return p, nil
 }
@@ -74,7 +81,7 @@ func (p *pipeline) writeTo(out streamWriter, o *options, now func() time.Time) {
 // The onsets it showed, and the reports of the windows that record time
 // has moved past, are written out in stream order.
 func (p *pipeline) feed(name string, payload []byte, shard string) error {
-	c, err := p.in.Decode(payload, p.keys, detector.Hooks{
+	c, err := p.in.Decode(payload, p.sink, detector.Hooks{
 		Shard: shard,
 		Malformed: func(m *record.Malformed) {
 			p.keys.malformed(m)

@@ -130,8 +130,6 @@ func replayOutcome(p *pipeline, files, failed, refused []string, stderr io.Write
 // hint adds what to do about an input of another kind.
 func hint(s record.Source) string {
 	switch s {
-	case record.SourceKinesis:
-		return " (Kinesis Data Streams for DynamoDB is not read yet: capture the table's DynamoDB stream instead)"
 	case record.SourceDescribeTable:
 		return " (give it with --describe-table FILE, beside the records)"
 	case record.SourceCloudWatchLogs:

@@ -10,17 +10,28 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	"github.com/aws/aws-sdk-go-v2/service/kinesis"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/keyschema"
+	"github.com/hotkeys-dev/hotkeys/kinesisstream"
 	"github.com/hotkeys-dev/hotkeys/streams"
 )
 
 const watchAbout = `Reads a table's DynamoDB stream live and prints a report each time a window
 closes, like 'nodetool toppartitions'. Ctrl-C (or --duration) reports the
 window in progress and stops. Status goes to standard error.
+
+--kinesis-stream reads the Kinesis data stream the table streams to
+(Kinesis Data Streams for DynamoDB) instead: for a table whose DynamoDB
+stream already has its two readers. It takes kinesis:ListShards,
+GetShardIterator and GetRecords on that stream (AWS_ENDPOINT_URL_KINESIS
+points it elsewhere). Its records name the table but not the key schema:
+give --table (looked up) or --partition-key. A record Kinesis delivers
+twice is counted once.
 
 AWS configuration comes from the standard chain (AWS_PROFILE, AWS_REGION,
 credentials files, SSO, instance roles); AWS_ENDPOINT_URL_DYNAMODB and
@@ -36,23 +47,26 @@ per line, for 'hotkeys replay FILE' to read back later (docs/replay.md).
 
 Examples:
   hotkeys watch --table Shop
+  hotkeys watch --table Shop --kinesis-stream arn:aws:kinesis:us-east-1:123456789012:stream/shop-changes
   hotkeys watch --table Shop --from trim_horizon --duration 10m --format json > shop.json
   hotkeys watch --table Shop --duration 5m --record shop-records.json
 `
 
 type watchFlags struct {
 	table, streamARN, from, record string
+	kinesisARN                     string
 	duration                       time.Duration
 	aws                            awsFlags
 	described                      bool // the partition key came from DescribeTable
 }
 
 func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, o := newFlagSet("watch", "[flags] --table NAME | --stream-arn ARN", watchAbout, stderr)
+	fs, o := newFlagSet("watch", "[flags] --table NAME | --stream-arn ARN | --kinesis-stream ARN", watchAbout, stderr)
 	o.registerStreamFlags(fs)
 	var wf watchFlags
 	fs.StringVar(&wf.table, "table", "", "`name` of the table whose stream to read")
 	fs.StringVar(&wf.streamARN, "stream-arn", "", "`ARN` of the stream to read (instead of --table)")
+	fs.StringVar(&wf.kinesisARN, "kinesis-stream", "", "`ARN` of the Kinesis data stream the table streams to, read instead of its DynamoDB stream")
 	fs.StringVar(&wf.from, "from", "latest", "where to start in each shard: `latest` (new writes only) or trim_horizon (the last 24 h)")
 	durationFlag(fs, &wf.duration, "duration", 0, "stop after this `span` of time (0: until Ctrl-C)")
 	fs.StringVar(&wf.record, "record", "", "also save every batch read into `file`, one Lambda event per line, for `hotkeys replay file`")
@@ -60,7 +74,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := o.parse(fs, args); err != nil {
 		return err
 	}
-	if err := wf.check(); err != nil {
+	if err := wf.check(o.partitionKey); err != nil {
 		return err
 	}
 	if wf.duration > 0 {
@@ -68,7 +82,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ctx, cancel = context.WithTimeout(ctx, wf.duration)
 		defer cancel()
 	}
-	reader, err := wf.open(ctx, o)
+	reader, source, err := wf.open(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -83,7 +97,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		defer rec.Close()
 	}
-	fmt.Fprintf(stderr, "hotkeys watch: reading %s (partition key %q%s) from %s; Ctrl-C to stop\n", wf.streamARN, o.partitionKey, indexNote(o.indexDefs), wf.from)
+	fmt.Fprintf(stderr, "hotkeys watch: reading %s (partition key %q%s) from %s; Ctrl-C to stop\n", source, o.partitionKey, indexNote(o.indexDefs), wf.from)
 	err = watchLoop(ctx, watchReader(reader), p, recorder{rec}, stderr, watchClock)
 	if rec != nil {
 		if cerr := rec.Close(); cerr != nil && err == nil {
@@ -94,37 +108,72 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // open loads the AWS configuration, finds the stream (and the key schema,
-// unless given) and opens a reader of its shards.
-func (wf *watchFlags) open(ctx context.Context, o *options) (*streams.Reader, error) {
+// unless given) and opens a reader of its shards; it says which stream.
+func (wf *watchFlags) open(ctx context.Context, o *options) (streamReader, string, error) {
 	awsCfg, err := wf.aws.load(ctx, "watch")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	if err := wf.resolve(ctx, dynamodb.NewFromConfig(awsCfg), o); err != nil {
-		return nil, err
+	ddb := dynamodb.NewFromConfig(awsCfg)
+	if wf.kinesisARN != "" {
+		r, err := wf.kinesisReader(ctx, awsCfg, ddb, o)
+		return r, wf.kinesisARN, err
+	}
+	if err := wf.resolve(ctx, ddb, o); err != nil {
+		return nil, "", err
 	}
 	scfg := streams.DefaultConfig()
 	scfg.From = streams.StartPosition(wf.from)
 	scfg.StreamARN = wf.streamARN
 	if err := scfg.Validate(); err != nil {
-		return nil, usageError{err}
+		return nil, "", usageError{err}
 	}
 	reader, err := streams.NewReader(dynamodbstreams.NewFromConfig(awsCfg), scfg)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, "", usageError{err}
 	}
-	return reader, nil
+	return reader, wf.streamARN, nil
+}
+
+// kinesisReader is the reader of --kinesis-stream: the key schema comes
+// from --table's DescribeTable when the flags leave it open.
+func (wf *watchFlags) kinesisReader(ctx context.Context, awsCfg aws.Config, ddb keyschema.DescribeTableAPI, o *options) (streamReader, error) {
+	if wf.table != "" && o.describeTable == "" && (o.partitionKey == "" || o.indexes != "off") {
+		s, err := keyschema.Lookup(ctx, ddb, wf.table)
+		if err != nil {
+			return nil, fmt.Errorf("watch: %w", err)
+		}
+		if err := o.useSchema(s); err != nil {
+			return nil, err
+		}
+		wf.described = true
+	}
+	kcfg := kinesisstream.DefaultConfig()
+	kcfg.StreamARN, kcfg.From = wf.kinesisARN, kinesisstream.StartPosition(wf.from)
+	if err := kcfg.Validate(); err != nil {
+		return nil, usageError{fmt.Errorf("--kinesis-stream: %w", err)}
+	}
+	r, err := kinesisstream.NewReader(kinesis.NewFromConfig(awsCfg), kcfg)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--kinesis-stream: %w", err)}
+	}
+	return r, nil
 }
 
 // check refuses watch's own flags when they cannot work, before any call
-// to AWS.
-func (wf *watchFlags) check() error {
+// to AWS; partitionKey is --partition-key's.
+func (wf *watchFlags) check(partitionKey string) error {
 	if wf.record != "" {
 		if err := checkWritable(wf.record); err != nil {
 			return usageError{fmt.Errorf("--record %s: %w", wf.record, err)}
 		}
 	}
-	if (wf.table == "") == (wf.streamARN == "") {
+	switch {
+	case wf.kinesisARN != "" && wf.streamARN != "":
+		return usageError{fmt.Errorf("watch: give --kinesis-stream or --stream-arn, not both")}
+	case wf.kinesisARN != "" && wf.table == "" && partitionKey == "":
+		return usageError{fmt.Errorf("watch: --kinesis-stream's records do not say which key is the partition key: give --table NAME (looked up) or --partition-key")}
+	case wf.kinesisARN == "" && (wf.table == "") == (wf.streamARN == ""):
 		return usageError{fmt.Errorf("watch: give exactly one of --table or --stream-arn")}
 	}
 	if wf.duration < 0 {
@@ -188,7 +237,8 @@ func (wf *watchFlags) resolve(ctx context.Context, ddb keyschema.DescribeTableAP
 	return nil
 }
 
-// streamReader is what watch needs of streams.Reader.
+// streamReader is what watch needs of streams.Reader and
+// kinesisstream.Reader.
 type streamReader interface {
 	Run(ctx context.Context, h streams.Handler) error
 }
@@ -198,7 +248,7 @@ type streamReader interface {
 // once it has been analysed.
 var (
 	watchClock  = time.Now
-	watchReader = func(r *streams.Reader) streamReader { return r }
+	watchReader = func(r streamReader) streamReader { return r }
 )
 
 // watchBatch is one batch of a shard's records, handed from the reader's

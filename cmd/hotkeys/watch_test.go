@@ -42,7 +42,7 @@ func fixWatch(t *testing.T, fed func(records int)) {
 	clock, reader := watchClock, watchReader
 	t.Cleanup(func() { watchClock, watchReader = clock, reader })
 	watchClock = func() time.Time { return watchAt }
-	watchReader = func(r *streams.Reader) streamReader { return &fixedTimeReader{r: r, t: t, fed: fed} }
+	watchReader = func(r streamReader) streamReader { return &fixedTimeReader{r: r, t: t, fed: fed} }
 }
 
 type fixedTimeReader struct {

@@ -92,7 +92,7 @@ func watchPages(t *testing.T, pages [][]byte, args ...string) (int, string, stri
 	clock, reader := watchClock, watchReader
 	t.Cleanup(func() { watchClock, watchReader = clock, reader })
 	watchClock = func() time.Time { return time.Date(2026, 11, 22, 1, 0, 30, 0, time.UTC) }
-	watchReader = func(*streams.Reader) streamReader { return r }
+	watchReader = func(streamReader) streamReader { return r }
 	var errs bytes.Buffer
 	argv := append([]string{"watch", "--stream-arn", "arn:aws:dynamodb:us-east-1:123456789012:table/Orders/stream/2026-11-22T00:00:00.000",
 		"--partition-key", "PK", "--indexes", "off", "--critical-wcu-per-second", "110"}, args...)

@@ -11,7 +11,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -37,14 +39,73 @@ const Region = "us-east-1"
 // skipped, unless the CI environment variable is set: then it fails.
 func Endpoint(t testing.TB) string {
 	t.Helper()
-	if ep := os.Getenv(EndpointEnv); ep != "" {
+	return EndpointOf(t, EndpointEnv, "DynamoDB Local")
+}
+
+// EndpointOf returns the URL of local service what (DynamoDB Local,
+// kinesalite) from the environment variable env that its script sets.
+// When it is not set, the test is skipped, unless the CI environment
+// variable is set: then it fails, so that CI can never go green by
+// skipping.
+func EndpointOf(t testing.TB, env, what string) string {
+	t.Helper()
+	if ep := os.Getenv(env); ep != "" {
 		return ep
 	}
 	if os.Getenv("CI") != "" {
-		t.Fatalf("%s is not set, and CI is: run `make test` to start DynamoDB Local", EndpointEnv)
+		t.Fatalf("%s is not set, and CI is: run `make test` to start %s", env, what)
 	}
-	t.Skipf("%s is not set: run `make test` to start DynamoDB Local", EndpointEnv)
+	t.Skipf("%s is not set: run `make test` to start %s", env, what)
 	return ""
+}
+
+// CheckEndpointRule holds EndpointOf's rule for the local service whose
+// variable is env: it runs the calling test, named name, again in a child
+// process without env, once without CI (it must skip) and once with
+// CI=true (it must fail, saying to run make test). The child, which sees
+// HOTKEYS_ENDPOINT_RULE_CHILD set, calls endpoint.
+func CheckEndpointRule(t *testing.T, name, env string, endpoint func(testing.TB) string) {
+	t.Helper()
+	const child = "HOTKEYS_ENDPOINT_RULE_CHILD"
+	if os.Getenv(child) != "" {
+		endpoint(t)
+		t.Fatal("Endpoint returned without an endpoint")
+	}
+	for _, tc := range []struct {
+		ci       string
+		wantFail bool
+		wantText string
+	}{
+		{"", false, "SKIP"},
+		{"true", true, "run `make test`"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.v")
+		cmd.Env = append(withoutEnv(os.Environ(), env, "CI"), child+"=1")
+		if tc.ci != "" {
+			cmd.Env = append(cmd.Env, "CI="+tc.ci)
+		}
+		out, err := cmd.CombinedOutput()
+		if failed := err != nil; failed != tc.wantFail {
+			t.Errorf("CI=%q: failed=%v, want %v; output:\n%s", tc.ci, failed, tc.wantFail, out)
+		}
+		if !strings.Contains(string(out), tc.wantText) {
+			t.Errorf("CI=%q: output lacks %q:\n%s", tc.ci, tc.wantText, out)
+		}
+	}
+}
+
+func withoutEnv(env []string, names ...string) []string {
+	var out []string
+next:
+	for _, kv := range env {
+		for _, n := range names {
+			if strings.HasPrefix(kv, n+"=") {
+				continue next
+			}
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // Clients returns a DynamoDB and a DynamoDB Streams client for DynamoDB
@@ -61,23 +122,24 @@ func Clients(t testing.TB) (*dynamodb.Client, *dynamodbstreams.Client) {
 		// DynamoDB Local's X-Amz-Crc32 does not always match the body, and
 		// the SDK then logs a warning on every call.
 		DisableValidateResponseChecksum: true,
-		Retryer:                         retryer(),
+		Retryer:                         Retryer(),
 	})
 	streams := dynamodbstreams.New(dynamodbstreams.Options{
 		BaseEndpoint: aws.String(ep),
 		Region:       Region,
 		Credentials:  creds,
-		Retryer:      retryer(),
+		Retryer:      Retryer(),
 	})
 	return ddb, streams
 }
 
-// retryer retries more and without the client-side retry quota. On a loaded
+// Retryer retries more and without the client-side retry quota, for the
+// clients of local services (kinesislocal's too). On a loaded
 // machine DynamoDB Local sometimes answers 500 InternalFailure; the standard
 // retryer then spends its token bucket within a few calls and fails every
 // later call at once ("retry quota exceeded"), failing a test for the
 // machine's load rather than for anything under test.
-func retryer() aws.Retryer {
+func Retryer() aws.Retryer {
 	return retry.NewStandard(func(o *retry.StandardOptions) {
 		o.MaxAttempts = 10
 		o.RateLimiter = ratelimit.None

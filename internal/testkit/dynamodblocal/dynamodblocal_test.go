@@ -2,9 +2,6 @@ package dynamodblocal_test
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -17,45 +14,7 @@ import (
 // TestEndpointWithoutDynamoDBLocal runs this test binary again without the
 // endpoint: it must skip outside CI and fail in CI.
 func TestEndpointWithoutDynamoDBLocal(t *testing.T) {
-	if os.Getenv("DYNAMODBLOCAL_CHILD") != "" {
-		dynamodblocal.Endpoint(t)
-		t.Fatal("Endpoint returned without an endpoint")
-	}
-	for _, tc := range []struct {
-		ci       string
-		wantFail bool
-		wantText string
-	}{
-		{"", false, "SKIP"},
-		{"true", true, "run `make test`"},
-	} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestEndpointWithoutDynamoDBLocal$", "-test.v")
-		cmd.Env = append(withoutEnv(os.Environ(), dynamodblocal.EndpointEnv, "CI"), "DYNAMODBLOCAL_CHILD=1")
-		if tc.ci != "" {
-			cmd.Env = append(cmd.Env, "CI="+tc.ci)
-		}
-		out, err := cmd.CombinedOutput()
-		if failed := err != nil; failed != tc.wantFail {
-			t.Errorf("CI=%q: failed=%v, want %v; output:\n%s", tc.ci, failed, tc.wantFail, out)
-		}
-		if !strings.Contains(string(out), tc.wantText) {
-			t.Errorf("CI=%q: output lacks %q:\n%s", tc.ci, tc.wantText, out)
-		}
-	}
-}
-
-func withoutEnv(env []string, names ...string) []string {
-	var out []string
-next:
-	for _, kv := range env {
-		for _, n := range names {
-			if strings.HasPrefix(kv, n+"=") {
-				continue next
-			}
-		}
-		out = append(out, kv)
-	}
-	return out
+	dynamodblocal.CheckEndpointRule(t, "TestEndpointWithoutDynamoDBLocal", dynamodblocal.EndpointEnv, dynamodblocal.Endpoint)
 }
 
 func TestCreateTable(t *testing.T) {
