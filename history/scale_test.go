@@ -30,7 +30,7 @@ type heavyKey struct {
 
 // TestEstimatesAtScale writes a minute at 1,000 stream shards through the
 // detector, each shard with its own 100,000-key space of 45-byte keys
-// (WCU 1–5 a write) and 30 heavy keys of 0.5–5 % of the minute among
+// (WCU 1–5 a write) and 30 heavy keys of 0.3–2.8 % of the minute among
 // them, one written 18,000 WCU on a single shard (the case issue 35
 // found estimated at 1,203,957) and two split over two shards. Against
 // the exact count, read from the shards' stored windows and from the
