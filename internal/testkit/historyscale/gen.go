@@ -31,37 +31,20 @@ func shardIDs(n int, seed uint64) []string {
 
 // shardWindow returns the summary of one shard's minute starting at start.
 func shardWindow(table, shard string, i int, start time.Time, records int, seed uint64) (*history.Summary, error) {
-	cfg := detector.DefaultConfig()
-	w, err := detector.NewWindow(cfg.Sketch, table, start, start.Add(time.Minute))
-	if err != nil {
-		return nil, err
-	}
-	rng := rand.New(rand.NewPCG(seed, uint64(i)))
-	zipf := rand.NewZipf(rng, 1.1, 1, 50_000)
-	r := record.Record{Table: table, Shard: shard, WCUExact: true}
-	key := make([]byte, 0, 64)
-	for n := range records {
-		k := zipf.Uint64()
-		key = fmt.Appendf(key[:0], "USER#%04d-%06d", i, k)
-		r.Time = start.Add(time.Duration(n) * time.Minute / time.Duration(records))
-		r.PartitionKey = ddb.Key{Type: ddb.String, Value: key}
-		r.WCU = 1 + k%3
-		w.Add(&r)
-	}
-	if i%100 == 7 {
-		// A hot key: 300 WCU/s all minute.
-		for sec := range 60 {
-			r.Time = start.Add(time.Duration(sec) * time.Second)
-			r.PartitionKey = ddb.Key{Type: ddb.String, Value: fmt.Appendf(nil, "TENANT#%04d", i)}
-			r.WCU = 300
-			w.Add(&r)
+	return summarize(table, shard, start, func(add func(key []byte, wcu uint64, at time.Duration)) {
+		zipf := rand.NewZipf(rand.New(rand.NewPCG(seed, uint64(i))), 1.1, 1, 50_000)
+		key := make([]byte, 0, 64)
+		for n := range records {
+			k := zipf.Uint64()
+			add(fmt.Appendf(key[:0], "USER#%04d-%06d", i, k), 1+k%3, time.Duration(n)*time.Minute/time.Duration(records))
 		}
-	}
-	hll, err := w.AppendDistinct(nil)
-	if err != nil {
-		return nil, err
-	}
-	return history.FromReport(w.Report(cfg), shard, hll), nil
+		if i%100 == 7 {
+			// A hot key: 300 WCU/s all minute.
+			for sec := range 60 {
+				add(fmt.Appendf(nil, "TENANT#%04d", i), 300, time.Duration(sec)*time.Second)
+			}
+		}
+	})
 }
 
 // heavyWindow returns the summary of one shard's minute of the heavy
@@ -71,32 +54,37 @@ func shardWindow(table, shard string, i int, start time.Time, records int, seed 
 // flagged keys a minute at 1,000 shards. Every minute's keys differ
 // (rename).
 func heavyWindow(table, shard string, i int, start time.Time, records int, seed uint64) (*history.Summary, error) {
+	return summarize(table, shard, start, func(add func(key []byte, wcu uint64, at time.Duration)) {
+		rng := rand.New(rand.NewPCG(seed, uint64(i)))
+		zipf := rand.NewZipf(rng, 1.1, 1, 100_000-1)
+		key := make([]byte, 0, heavyKeyLen)
+		for n := range records {
+			k := zipf.Uint64()
+			add(fmt.Appendf(key[:0], "ITEM#%04d#%06d#%s", i, k, padding[:heavyKeyLen-17]), 1+rng.Uint64N(5), time.Duration(n)*time.Minute/time.Duration(records))
+		}
+		if i%5 < 2 {
+			key = fmt.Appendf(key[:0], "TENANT#%04d#%s", i, padding[:heavyKeyLen-12])
+			for n := range 60 * 60 { // 60 writes of 5 WCU a second
+				add(key, 5, time.Duration(n)*time.Second/60)
+			}
+		}
+	})
+}
+
+// summarize returns the summary of a shard's minute starting at start,
+// made the Lambda's way from the writes fill adds (key, WCU, time from
+// start).
+func summarize(table, shard string, start time.Time, fill func(add func(key []byte, wcu uint64, at time.Duration))) (*history.Summary, error) {
 	cfg := detector.DefaultConfig()
 	w, err := detector.NewWindow(cfg.Sketch, table, start, start.Add(time.Minute))
 	if err != nil {
 		return nil, err
 	}
-	rng := rand.New(rand.NewPCG(seed, uint64(i)))
-	zipf := rand.NewZipf(rng, 1.1, 1, 100_000-1)
 	r := record.Record{Table: table, Shard: shard, WCUExact: true}
-	key := make([]byte, 0, heavyKeyLen)
-	for n := range records {
-		k := zipf.Uint64()
-		key = fmt.Appendf(key[:0], "ITEM#%04d#%06d#%s", i, k, padding[:heavyKeyLen-17])
-		r.Time = start.Add(time.Duration(n) * time.Minute / time.Duration(records))
-		r.PartitionKey = ddb.Key{Type: ddb.String, Value: key}
-		r.WCU = 1 + rng.Uint64N(5)
+	fill(func(key []byte, wcu uint64, at time.Duration) {
+		r.Time, r.PartitionKey, r.WCU = start.Add(at), ddb.Key{Type: ddb.String, Value: key}, wcu
 		w.Add(&r)
-	}
-	if i%5 < 2 {
-		key = fmt.Appendf(key[:0], "TENANT#%04d#%s", i, padding[:heavyKeyLen-12])
-		for n := range 60 * 60 { // 60 writes of 5 WCU a second
-			r.Time = start.Add(time.Duration(n) * time.Second / 60)
-			r.PartitionKey = ddb.Key{Type: ddb.String, Value: key}
-			r.WCU = 5
-			w.Add(&r)
-		}
-	}
+	})
 	hll, err := w.AppendDistinct(nil)
 	if err != nil {
 		return nil, err
