@@ -70,13 +70,12 @@ browser:
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER); } || \
 		{ echo "could not install $(BROWSER): run 'sudo apt-get install $(BROWSER)', then make test again"; exit 1; }; }
 
-## heatmap-png: the demo's heatmap as docs/heatmap.md shows it, screenshot by the browser the tests use.
+## heatmap-png: docs/heatmap.png, the demo's heatmap screenshot by the browser the tests use, at the
+## page's own size (every column), recording the page's SHA-256 (TestDocsHeatmapIsCurrent checks it).
 heatmap-png: browser
 	mkdir -p .cache
 	$(GO) run ./cmd/hotkeys demo --heatmap .cache/demo-heatmap.html >/dev/null 2>&1
-	$(BROWSER) --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update \
-		--disable-sync --no-first-run --window-size=964,910 --screenshot=docs/heatmap.png \
-		file://$(CURDIR)/.cache/demo-heatmap.html 2>/dev/null
+	$(GO) run ./internal/testkit/heatmappng -page .cache/demo-heatmap.html -out docs/heatmap.png
 
 ## build-HotKeysFunction: what `sam build` runs (BuildMethod: makefile); writes $(ARTIFACTS_DIR)/bootstrap.
 build-HotKeysFunction:

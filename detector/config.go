@@ -8,6 +8,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/redact"
+	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
 
@@ -222,7 +223,7 @@ func (c Config) Validate() error {
 	case !finite(c.MinWCUPerSecond):
 		return bad("MinWCUPerSecond", c.MinWCUPerSecond, "≥ 0")
 	case !(c.PartitionLimit > 0) || c.PartitionLimit > 1e9:
-		return bad("PartitionLimit", c.PartitionLimit, fmt.Sprintf("> 0 (DynamoDB's is %d)", ddb.PartitionWriteUnits))
+		return bad("PartitionLimit", c.PartitionLimit, "> 0 (DynamoDB's is "+report.Count(ddb.PartitionWriteUnits)+")")
 	case !(c.CriticalWCUPerSecond > 0) || c.CriticalWCUPerSecond > 1e9:
 		return bad("CriticalWCUPerSecond", c.CriticalWCUPerSecond, "> 0")
 	case c.CriticalWCUPerSecond < c.MinWCUPerSecond:
@@ -234,9 +235,9 @@ func (c Config) Validate() error {
 	case !finite(c.ReadPartitionLimit):
 		return bad("ReadPartitionLimit", c.ReadPartitionLimit, "≥ 0 (0: the default)")
 	case !(c.SaturationFraction >= 0 && c.SaturationFraction <= 1):
-		return bad("SaturationFraction", c.SaturationFraction, "a fraction in (0, 1], e.g. 0.9 (0: the default)")
+		return bad("SaturationFraction", c.SaturationFraction, fmt.Sprintf("a fraction above 0 and at most 1, e.g. %g (or 0 for that default)", defaultSaturationFraction))
 	case c.SaturationSeconds < 0 || c.SaturationSeconds > int(MaxWindow/time.Second):
-		return bad("SaturationSeconds", c.SaturationSeconds, "1 to 900 seconds (0: the default)")
+		return bad("SaturationSeconds", c.SaturationSeconds, fmt.Sprintf("1 to 900 seconds, e.g. %d (or 0 for that default)", DefaultSaturationSeconds))
 	case c.Top < 0 || c.Top > 1000:
 		return bad("Top", c.Top, "0 to 1000")
 	case c.Lateness < 0 || c.Lateness > time.Hour:

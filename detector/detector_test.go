@@ -468,7 +468,7 @@ func TestConfigValidateNamesTheField(t *testing.T) {
 		{func(c *Config) { c.ShareThreshold = math.NaN() }, "--ShareThreshold NaN: want a fraction in (0, 1], e.g. 0.10"},
 		{func(c *Config) { c.MinWCUPerSecond = -1 }, "--MinWCUPerSecond -1: want ≥ 0"},
 		{func(c *Config) { c.CriticalWCUPerSecond = 50 }, "--CriticalWCUPerSecond 50 is below --MinWCUPerSecond 100"},
-		{func(c *Config) { c.PartitionLimit = 0 }, "--PartitionLimit 0: want > 0 (DynamoDB's is 1000)"},
+		{func(c *Config) { c.PartitionLimit = 0 }, "--PartitionLimit 0: want > 0 (DynamoDB's is 1,000)"},
 		{func(c *Config) { c.MinRCUPerSecond = -1 }, "--MinRCUPerSecond -1: want ≥ 0 (0: the default)"},
 		{func(c *Config) { c.CriticalRCUPerSecond = math.Inf(1) }, "--CriticalRCUPerSecond +Inf: want ≥ 0 (0: the default)"},
 		{func(c *Config) { c.ReadPartitionLimit = 2e9 }, "--ReadPartitionLimit 2e+09: want ≥ 0 (0: the default)"},
@@ -537,6 +537,37 @@ func TestShardSuffix(t *testing.T) {
 		base, n, marked, ok := shardSuffix(tt.key)
 		if base != tt.base || n != tt.n || marked != tt.marked || ok != tt.ok {
 			t.Errorf("shardSuffix(%q) = %q, %d, %v, %v; want %q, %d, %v, %v", tt.key, base, n, marked, ok, tt.base, tt.n, tt.marked, tt.ok)
+		}
+	}
+}
+
+// TestUnflaggedKeysHaveNoFinding: a key under the thresholds is listed
+// with its figures only: no pattern, no shard count, no diagnosis, which
+// would read as advice to act on a key that needs none.
+func TestUnflaggedKeysHaveNoFinding(t *testing.T) {
+	cfg := DefaultConfig()
+	w, err := NewWindow(cfg.Sketch, "Orders", t0, t0.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := range 10 {
+		at := t0.Add(time.Duration(s) * time.Second)
+		for range 150 {
+			w.Add(rec("Orders", "OPS_LOG", fmt.Sprint("L", s), 1, at))
+		}
+		w.Add(rec("Orders", "COUNTER#views", "TOTAL", 1, at))
+		w.Add(rec("Orders", "DATE#2026-11-22", fmt.Sprint("E", s), 1, at))
+	}
+	rep := w.Report(cfg)
+	if len(rep.HotKeys) != 1 || rep.HotKeys[0].Key != "OPS_LOG" || rep.HotKeys[0].Pattern == "" || rep.HotKeys[0].RecommendedShards != 2 {
+		t.Fatalf("hot keys %+v, want OPS_LOG with its pattern and 2 shards", rep.HotKeys)
+	}
+	if len(rep.TopKeys) != 3 {
+		t.Fatalf("top keys %+v", rep.TopKeys)
+	}
+	for _, k := range rep.TopKeys[1:] {
+		if k.Severity != report.None || k.Pattern != "" || k.RecommendedShards != 0 || k.Diagnosis != "" {
+			t.Errorf("unflagged %s: severity %q, pattern %q, %d shards, diagnosis %q; want none", k.Key, k.Severity, k.Pattern, k.RecommendedShards, k.Diagnosis)
 		}
 	}
 }

@@ -117,8 +117,8 @@ func Diagnose(p report.Pattern, k *report.KeyFigures, limit float64) string {
 // quotes the key: keys may be personal data, and the key is in the report
 // next to the diagnosis anyway (redacted when configured).
 func diagnose(p report.Pattern, k *report.KeyFigures, limit float64, sf shardFacts) string {
-	head := fmt.Sprintf("%.0f%% of the window's WCU, peaking at %.0f WCU/s against the %.0f WCU/s per-partition limit.",
-		k.Share*100, k.PeakWCUPerSecond, limit)
+	head := fmt.Sprintf("%.0f%% of the window's WCU, peaking at %s WCU/s against the %s WCU/s per-partition limit.",
+		k.Share*100, report.Rate(k.PeakWCUPerSecond), report.Rate(limit))
 	r := k.RecommendedShards
 	switch p {
 	case report.PatternTimeBucket:
@@ -131,13 +131,13 @@ func diagnose(p report.Pattern, k *report.KeyFigures, limit float64, sf shardFac
 		return "Low-cardinality value used as a partition key: all items with this value share one partition, " + head +
 			fmt.Sprintf(" Key the table by a high-cardinality attribute (e.g. the item id) and serve the by-value query from a GSI with a write-sharded key (%d shards).", r)
 	case report.PatternShardedUneven:
-		return fmt.Sprintf("Write-sharded key with uneven shards: of %d shards, one is %.0f%% off their mean. Together they take %.0f%% of the window's WCU; the hottest shard peaks at %.0f WCU/s against the %.0f WCU/s per-partition limit.",
-			sf.count, sf.deviation*100, k.Share*100, k.PeakWCUPerSecond, limit) +
+		return fmt.Sprintf("Write-sharded key with uneven shards: of %d shards, one is %.0f%% off their mean. Together they take %.0f%% of the window's WCU; the hottest shard peaks at %s WCU/s against the %s WCU/s per-partition limit.",
+			sf.count, sf.deviation*100, k.Share*100, report.Rate(k.PeakWCUPerSecond), report.Rate(limit)) +
 			" Pick the shard by a uniform hash of a high-cardinality attribute (not by time, a counter or a skewed field)" +
 			fmt.Sprintf(" and keep at least %d shards.", r)
 	case report.PatternShardedTooFew:
-		return fmt.Sprintf("Write-sharded key with too few shards: %d evenly loaded shards take %.0f%% of the window's WCU, %.0f WCU/s together at peak; the hottest peaks at %.0f WCU/s against the %.0f WCU/s per-partition limit.",
-			sf.count, k.Share*100, sf.combinedPeak, k.PeakWCUPerSecond, limit) +
+		return fmt.Sprintf("Write-sharded key with too few shards: %d evenly loaded shards take %.0f%% of the window's WCU, %s WCU/s together at peak; the hottest peaks at %s WCU/s against the %s WCU/s per-partition limit.",
+			sf.count, k.Share*100, report.Rate(sf.combinedPeak), report.Rate(k.PeakWCUPerSecond), report.Rate(limit)) +
 			fmt.Sprintf(" Use at least %d shards.", r)
 	}
 	return "One partition key takes a disproportionate share of the writes: " + head +

@@ -29,8 +29,8 @@ const backPressure = " Back-pressure: when this index partition throttles, Dynam
 // back-pressure it puts on the table, and the write-sharding fix. As
 // diagnose, it never quotes the key.
 func diagnoseIndex(index string, p report.Pattern, k *report.KeyFigures, limit float64) string {
-	head := fmt.Sprintf("%.0f%% of the index's WCU, peaking at %.0f WCU/s against the %.0f WCU/s per-partition limit.",
-		k.Share*100, k.PeakWCUPerSecond, limit)
+	head := fmt.Sprintf("%.0f%% of the index's WCU, peaking at %s WCU/s against the %s WCU/s per-partition limit.",
+		k.Share*100, report.Rate(k.PeakWCUPerSecond), report.Rate(limit))
 	r := k.RecommendedShards
 	var what, fix string
 	switch p {

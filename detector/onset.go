@@ -188,6 +188,7 @@ func (w *Window) onset(e *sketch.TickEntry, soFar bool) report.Onset {
 	j := judge{cfg: cfg, total: w.totals.WCU, seconds: float64(w.end - w.start), index: w.index}
 	k := j.physical(e.Entry)
 	j.explain(&k, e.Entry)
+	w.judgeAsShard(j, &k, e.Entry)
 	return report.Onset{
 		Window:         report.Window{Table: w.table, Index: w.index, Start: w.Start(), End: w.End()},
 		Second:         time.Unix(w.sec, 0).UTC(),
@@ -195,6 +196,32 @@ func (w *Window) onset(e *sketch.TickEntry, soFar bool) report.Onset {
 		SecondWCUUpper: e.Weight + (e.Upper - e.Lower),
 		SecondSoFar:    soFar,
 		Key:            k.KeyFigures,
+	}
+}
+
+// judgeAsShard gives k, a key that crossed, the pattern, shard count and
+// diagnosis of its logical key when it is one of the write shards of a
+// key the window so far judges as sharded (too few, or uneven), as the
+// window's report will: EVENTS#SHARD_0 is then sharded_too_few, not
+// single_key. It reads the window's keys only for a key that looks like a
+// shard, and onsets are rare.
+func (w *Window) judgeAsShard(j judge, k *report.KeyReport, e sketch.Entry) {
+	if ddb.KeyType(e.Key[0]) != ddb.String {
+		return
+	}
+	if _, _, _, ok := shardSuffix(string(e.Key[1:])); !ok {
+		return
+	}
+	entries := w.summary.Top(w.summary.Config().Counters)
+	keys := make([]report.KeyReport, len(entries))
+	for i, x := range entries {
+		keys[i] = j.physical(x)
+	}
+	j.shardedKeys(entries, keys)
+	for i := range entries {
+		if string(entries[i].Key) == string(e.Key) && keys[i].Diagnosis != "" {
+			k.Pattern, k.RecommendedShards, k.Diagnosis = keys[i].Pattern, keys[i].RecommendedShards, keys[i].Diagnosis
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package detector
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -284,5 +285,45 @@ func TestDetectorIndexOnset(t *testing.T) {
 	if len(got) != 1 || got[0].Index != "GSI1" || got[0].Key.Key != "OPS_LOG" || !got[0].Second.Equal(t0) ||
 		got[0].SecondWCULower != 900 || got[0].Key.Pattern != report.PatternConstantKey {
 		t.Errorf("onsets %+v, want GSI1's OPS_LOG at %v with 900 WCU", got, t0)
+	}
+}
+
+// TestShardOnsetTakesItsKeysPattern: a write shard that crosses the
+// critical rate is announced with the pattern and fix its logical key
+// will have in the window's report (two shards near the cap: too few),
+// not the single-key shape it has alone.
+func TestShardOnsetTakesItsKeysPattern(t *testing.T) {
+	cfg := DefaultConfig()
+	w, err := NewWindow(cfg.Sketch, "Orders", t0, t0.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Watch(cfg)
+	var got []report.Onset
+	for s := range 3 {
+		at := t0.Add(time.Duration(s) * time.Second)
+		for i := range 20 {
+			w.Add(rec("Orders", fmt.Sprintf("USER#%d", i), "", 2, at))
+		}
+		for range 90 {
+			w.Add(rec("Orders", "EVENTS#SHARD_0", fmt.Sprint("E", s), 10, at))
+			w.Add(rec("Orders", "EVENTS#SHARD_1", fmt.Sprint("E", s), 10, at))
+		}
+		got = w.Onsets(got)
+	}
+	rep := w.Report(cfg)
+	final := map[string]report.KeyReport{}
+	for _, k := range rep.HotKeys {
+		final[k.Key] = k
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d onsets, want the two shards': %+v", len(got), got)
+	}
+	for _, o := range got {
+		want := final[o.Key.Key]
+		if o.Key.Pattern != report.PatternShardedTooFew || o.Key.Pattern != want.Pattern || o.Key.RecommendedShards != want.RecommendedShards ||
+			!strings.Contains(o.Key.Diagnosis, "See EVENTS#<shard> for the fix") {
+			t.Errorf("onset of %s: %s, %d shards, %q; the window reports %s, %d shards", o.Key.Key, o.Key.Pattern, o.Key.RecommendedShards, o.Key.Diagnosis, want.Pattern, want.RecommendedShards)
+		}
 	}
 }

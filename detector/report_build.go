@@ -46,8 +46,9 @@ func (w *Window) judgeKeys(j judge, rep *report.Report) {
 	}
 	logical := j.shardedKeys(entries, keys)
 
-	// Explain only what is shown, flagged keys and the Top heaviest: the
-	// shape tests are the costliest step of a report.
+	// Explain only the flagged keys: a pattern and a shard count are a
+	// finding's, and on a key that is not one they read as advice to act
+	// on (and the shape tests are the costliest step of a report).
 	order := make([]int, len(keys))
 	for i := range order {
 		order[i] = i
@@ -55,7 +56,10 @@ func (w *Window) judgeKeys(j judge, rep *report.Report) {
 	slices.SortStableFunc(order, func(a, b int) int { return byWCU(keys[a], keys[b]) })
 	top := j.cfg.Top
 	for rank, i := range order {
-		if keys[i].Pattern == "" && (keys[i].Severity != report.None || rank < top) {
+		switch {
+		case keys[i].Severity == report.None:
+			keys[i].RecommendedShards = 0
+		case keys[i].Pattern == "":
 			j.explain(&keys[i], entries[i])
 		}
 		if rank < top {
@@ -219,7 +223,17 @@ func (j judge) saturation(k *report.KeyFigures) string {
 // alike: level units per second for seconds of the window, then tail.
 func SaturatedText(side string, level float64, unit string, seconds int, tail string) string {
 	return fmt.Sprintf("Saturated: successful %s pinned at the partition limit (at least %s %s/s for %d s of the window), so its %s are most likely being throttled and its true demand is at least what was observed%s.",
-		side, strconv.FormatFloat(level, 'f', -1, 64), unit, seconds, side, tail)
+		side, levelText(level), unit, seconds, side, tail)
+}
+
+// levelText writes a saturation level as every figure for people is
+// written (report.Rate), keeping the half unit a client's read level may
+// have.
+func levelText(level float64) string {
+	if level != math.Trunc(level) {
+		return report.Rate(math.Trunc(level)) + strconv.FormatFloat(level-math.Trunc(level), 'f', -1, 64)[1:]
+	}
+	return report.Rate(level)
 }
 
 // display renders a key for people and JSON: S as is, N as its canonical
@@ -335,8 +349,8 @@ func (j judge) logical(g *shardGroup, shards int, entries []sketch.Entry, keys [
 			keys[i].Pattern = k.Pattern
 			keys[i].RecommendedShards = k.RecommendedShards
 			// k.Key is the display form, hashed under redaction.
-			keys[i].Diagnosis = fmt.Sprintf("One of the %d write shards of %s (%s): this shard alone takes %.0f%% of the window's WCU, peaking at %.0f WCU/s. See %s for the fix.",
-				shards, k.Key, strings.ReplaceAll(string(k.Pattern), "_", " "), keys[i].Share*100, keys[i].PeakWCUPerSecond, k.Key)
+			keys[i].Diagnosis = fmt.Sprintf("One of the %d write shards of %s (%s): this shard alone takes %.0f%% of the window's WCU, peaking at %s WCU/s. See %s for the fix.",
+				shards, k.Key, strings.ReplaceAll(string(k.Pattern), "_", " "), keys[i].Share*100, report.Rate(keys[i].PeakWCUPerSecond), k.Key)
 		}
 	}
 	return k, true

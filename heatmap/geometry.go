@@ -1,6 +1,9 @@
 package heatmap
 
-import "image"
+import (
+	"image"
+	"unicode/utf8"
+)
 
 // Geometry of a map, in CSS pixels. Each map is one <svg> block; the first
 // sits at the page's top-left corner.
@@ -64,8 +67,22 @@ func (m *Map) Cell(row, col int) image.Rectangle {
 	return image.Rect(x, y, x+w, y+rowHeight-1)
 }
 
-// Size is the size of the map's <svg>.
+// Size is the size of the map's <svg>: its grid, its legend, and its lines
+// of text, so that a map of few columns does not clip its subtitle.
 func (m *Map) Size() (width, height int) {
 	width = max(m.gridX()+len(m.Columns)*m.cellWidth()+margin, margin+len(heatScale)*legendBand+420)
+	lines := append([]string{m.subtitle()}, m.notes()...)
+	for _, l := range lines {
+		width = max(width, 2*margin+textWidth(l))
+	}
+	width = max(width, 2*margin+textWidth(m.title())*4/3) // the title is 16 px, the rest 12
 	return width, m.rowY(len(m.Rows)) + footer
 }
+
+// charWidth is what a character of 12 px sans-serif text takes at most on
+// average, in CSS pixels (DejaVu Sans, the widest common default, averages
+// about 6.5 on this text).
+const charWidth = 7
+
+// textWidth is the width a line of 12 px text may take.
+func textWidth(s string) int { return utf8.RuneCountInString(s) * charWidth }

@@ -77,6 +77,31 @@ func (m *Map) writeSVG(w *bufio.Writer) {
 		}
 	}
 	footY := m.rowY(len(m.Rows)) + 16
+	for i, line := range m.notes() {
+		fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" class=\"s\">%s</text>\n", margin, footY+16*i, esc(line))
+	}
+	w.WriteString("</svg>\n")
+}
+
+func (m *Map) writeHeader(w *bufio.Writer) {
+	fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" class=\"h\">%s</text>\n", margin, margin+14, esc(m.title()))
+	fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" class=\"s\">%s</text>\n", margin, margin+34, esc(m.subtitle()))
+}
+
+func (m *Map) title() string { return m.name() + ": write heat by partition key" }
+
+// subtitle says what the map covers, and what its rows are.
+func (m *Map) subtitle() string {
+	sub := fmt.Sprintf("%s – %s UTC · %d window%s of %s", m.Columns[0].Start.Format("2006-01-02 15:04"),
+		m.Columns[len(m.Columns)-1].End.Format(m.timeLayout()), m.windows(), plural(m.windows()), duration(m.Window))
+	if m.Bucket > 1 {
+		sub += fmt.Sprintf(", %d to a column (%s)", m.Bucket, duration(m.Window*time.Duration(m.Bucket)))
+	}
+	return sub + fmt.Sprintf(" · rows: the %d heaviest keys, all other keys, the stream shards", m.keyRows())
+}
+
+// notes are the map's footer lines.
+func (m *Map) notes() []string {
 	notes := []string{
 		"Outlined: flagged (thick: critical). Grey: not among that window's top or hot keys. Hover a cell for its figures.",
 		"WCU count the stream's successful writes: a lower bound of what the table spent, worst while a key is throttled.",
@@ -84,21 +109,7 @@ func (m *Map) writeSVG(w *bufio.Writer) {
 	if m.HiddenShards > 0 {
 		notes[1] += fmt.Sprintf(" %d quieter stream shard%s not shown.", m.HiddenShards, plural(m.HiddenShards))
 	}
-	for i, line := range notes {
-		fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" class=\"s\">%s</text>\n", margin, footY+16*i, esc(line))
-	}
-	w.WriteString("</svg>\n")
-}
-
-func (m *Map) writeHeader(w *bufio.Writer) {
-	fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" class=\"h\">%s</text>\n", margin, margin+14, esc(m.name()+": write heat by partition key"))
-	sub := fmt.Sprintf("%s – %s UTC · %d window%s of %s", m.Columns[0].Start.Format("2006-01-02 15:04"),
-		m.Columns[len(m.Columns)-1].End.Format(m.timeLayout()), m.windows(), plural(m.windows()), duration(m.Window))
-	if m.Bucket > 1 {
-		sub += fmt.Sprintf(", %d to a column (%s)", m.Bucket, duration(m.Window*time.Duration(m.Bucket)))
-	}
-	sub += fmt.Sprintf(" · rows: the %d heaviest keys of the run by the WCU they certainly wrote, all other keys, the stream shards", m.keyRows())
-	fmt.Fprintf(w, "<text x=\"%d\" y=\"%d\" class=\"s\">%s</text>\n", margin, margin+34, esc(sub))
+	return notes
 }
 
 // writeLegend draws the heat scale with the partition limit marked, and

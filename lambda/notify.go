@@ -154,8 +154,8 @@ func onsetMessage(o *report.Onset, limit float64) string {
 	if o.SecondSoFar {
 		soFar = ", counted so far"
 	}
-	line("Rate", fmt.Sprintf("at least %d WCU in that second (at most %d%s), against the %.0f WCU/s per-partition limit",
-		o.SecondWCULower, o.SecondWCUUpper, soFar, limit))
+	line("Rate", fmt.Sprintf("at least %s WCU in that second (at most %s%s), against the %s WCU/s per-partition limit",
+		report.Count(o.SecondWCULower), report.Count(o.SecondWCUUpper), soFar, report.Rate(limit)))
 	line("Pattern", string(o.Key.Pattern))
 	line("Fix", o.Key.Diagnosis)
 	line("Window", o.Start.UTC().Format(time.RFC3339)+" to "+o.End.UTC().Format(time.RFC3339)+" (its report follows at its close)")

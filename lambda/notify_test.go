@@ -55,7 +55,7 @@ func TestNotifyMessage(t *testing.T) {
 		if utf8.RuneCountInString(m.Subject) >= 100 || !strings.HasPrefix(m.Subject, "Hot key ") || !strings.Contains(m.Subject, "812 WCU/s (time_bucket)") {
 			t.Errorf("subject %q", m.Subject)
 		}
-		for _, want := range []string{"Table:    " + o.Table, "Key:      ", "812 WCU", "at most 840", "1000 WCU/s", "Pattern:  time_bucket", "Fix:      Time-bucketed key", "2026-11-22T10:00:23Z"} {
+		for _, want := range []string{"Table:    " + o.Table, "Key:      ", "812 WCU", "at most 840", "1,000 WCU/s", "Pattern:  time_bucket", "Fix:      Time-bucketed key", "2026-11-22T10:00:23Z"} {
 			if !strings.Contains(m.Message, want) {
 				t.Errorf("message lacks %q:\n%s", want, m.Message)
 			}

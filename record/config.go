@@ -14,6 +14,11 @@ type Config struct {
 	// when a record's Keys hold exactly one attribute, that is the partition
 	// key; when they hold two, Decode returns *AmbiguousKeyError.
 	PartitionKey string
+	// Table is the table of records that do not name theirs: neither the
+	// record nor its event has an eventSourceARN, nor does a GetRecords
+	// output's NextShardIterator name the stream (AWS CLI's get-records
+	// output lacks the first two). "" leaves such records' Table empty.
+	Table string
 	// Indexes are the table's global secondary indexes: every record's
 	// write is then charged to each of them (Record.Indexes). None: no
 	// index analysis, and no work for it.

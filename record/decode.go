@@ -11,7 +11,8 @@ import (
 // memory between records and between calls, so that decoding allocates
 // nothing per record once warm. It is not safe for concurrent use.
 type Decoder struct {
-	pk string // partition-key attribute name; "" = infer
+	pk    string // partition-key attribute name; "" = infer
+	table string // Config.Table: the table of records that name none
 
 	scan  jsonscan.Scanner // the payload being decoded
 	v     Visitor
@@ -29,6 +30,7 @@ type Decoder struct {
 	ev        Event
 	evSeen    bool   // the object has event fields: it is an event, not a record
 	topARN    []byte // eventSourceARN of the top-level object
+	iterARN   []byte // the stream ARN that a GetRecords output's NextShardIterator starts with
 	envErrs   []Malformed
 	queue     [][]pending // blocks of queueBlock
 	queued    int         // records in the queue
@@ -49,6 +51,8 @@ type Decoder struct {
 	images   imageAttrs
 	keyNames [2]keyName
 	writes   []packedWrite
+
+	isoTimes int // record times read as ISO 8601 strings (ISOTimes)
 }
 
 // maxLambdaPayload is the largest synchronous Lambda invocation payload,
@@ -66,6 +70,7 @@ func NewDecoder(cfg Config) (*Decoder, error) {
 	}
 	return &Decoder{
 		pk:      cfg.PartitionKey,
+		table:   cfg.Table,
 		plan:    plan,
 		tables:  make(map[string]string),
 		views:   make(map[string]string),
@@ -104,7 +109,7 @@ func (d *Decoder) Decode(payload []byte, v Visitor) error {
 	d.v, d.vErr = v, nil
 	d.queueing, d.queued, d.queuedErr = false, 0, nil
 	defer func() { d.scan.Reset(nil); d.v, d.vErr = Visitor{}, nil }()
-	i := jsonscan.SkipWS(payload, 0)
+	i := jsonscan.SkipWS(payload, bomLen(payload))
 	for i < len(payload) {
 		var err error
 		i, err = d.top(i)
@@ -120,6 +125,24 @@ func (d *Decoder) Decode(payload []byte, v Visitor) error {
 		i = jsonscan.SkipWS(payload, i)
 	}
 	return nil
+}
+
+// ISOTimes returns how many record times the Decoder has read as ISO 8601
+// strings (AWS CLI v2's get-records output) rather than epoch seconds,
+// since it was made.
+func (d *Decoder) ISOTimes() int { return d.isoTimes }
+
+// bom is the UTF-8 byte-order mark some editors and Windows tools write at
+// the start of a file: JSON forbids it (RFC 8259 §8.1), but it hides no
+// data, so the decoder skips it rather than refuse a file for it.
+const bom = "\xef\xbb\xbf"
+
+// bomLen is the length of the byte-order mark payload starts with, if any.
+func bomLen(payload []byte) int {
+	if len(payload) >= 3 && string(payload[:3]) == bom {
+		return 3
+	}
+	return 0
 }
 
 // syntaxError returns the syntax error that stopped the decoding: every
@@ -165,6 +188,7 @@ func (d *Decoder) object(i int) (int, error) {
 	d.ev = Event{}
 	d.evSeen = false
 	d.topARN = d.topARN[:0]
+	d.iterARN = d.iterARN[:0]
 	d.envErrs = d.envErrs[:0]
 	d.queued = 0
 	d.queueing = false

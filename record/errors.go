@@ -3,6 +3,8 @@ package record
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
 )
@@ -66,3 +68,23 @@ func (e *AmbiguousKeyError) Error() string {
 	return fmt.Sprintf("record: table %q has two key attributes (%q, %q) and a stream record does not say "+
 		"which is the partition key", e.Table, e.Attributes[0], e.Attributes[1])
 }
+
+// MissingKeyError is a Malformed.Err: the configured partition key is not
+// among the record's key attributes. It wraps ErrKey. A caller that sees
+// it for every record was most likely told the wrong attribute, and Keys
+// says which there are.
+type MissingKeyError struct {
+	PartitionKey string   // the configured name
+	Keys         []string // the attributes of the record's dynamodb.Keys, in its order
+}
+
+func (e *MissingKeyError) Error() string {
+	names := make([]string, len(e.Keys))
+	for k, n := range e.Keys {
+		names[k] = strconv.Quote(n)
+	}
+	return fmt.Sprintf("%v: partition key %q is not in dynamodb.Keys, which holds %s", ErrKey, e.PartitionKey, strings.Join(names, " and "))
+}
+
+// Unwrap makes errors.Is(err, ErrKey) hold.
+func (e *MissingKeyError) Unwrap() error { return ErrKey }

@@ -1,6 +1,8 @@
 package record
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -12,12 +14,16 @@ import (
 
 // deliverEvent hands the event and then its queued records to the visitor.
 // Records take the event's shard, and its table where they have none of
-// their own.
+// their own: the event's eventSourceARN, or the stream ARN a GetRecords
+// output's NextShardIterator starts with, or else Config.Table.
 func (d *Decoder) deliverEvent() {
-	table := ""
-	if len(d.topARN) > 0 {
+	table := d.table
+	switch {
+	case len(d.topARN) > 0:
 		d.ev.EventSourceARN = string(d.topARN)
 		table = d.tableName(d.topARN)
+	case len(d.iterARN) > 0:
+		table = cmp.Or(d.tableName(d.iterARN), table)
 	}
 	if d.vErr == nil && d.v.Event != nil {
 		d.vErr = d.v.Event(&d.ev)
@@ -94,8 +100,26 @@ func (d *Decoder) eventMember(id, i int) (int, bool) {
 	case fIsWindowTerminatedEarly:
 		d.evSeen = true
 		return d.envelopeBool(i, "isWindowTerminatedEarly", &d.ev.IsWindowTerminatedEarly), true
+	case fNextShardIterator: // GetRecords output: "arn:aws:dynamodb:…:table/T/stream/L|1|…", or null
+		d.evSeen = true
+		return d.nextShardIterator(i), true
 	}
 	return 0, false
+}
+
+// nextShardIterator keeps the stream ARN that a GetRecords output's
+// NextShardIterator begins with (before its first '|'), for the table name
+// of records that carry no eventSourceARN; a null iterator is skipped.
+func (d *Decoder) nextShardIterator(i int) int {
+	if d.scan.Peek(i) != '"' {
+		return d.scan.SkipValue(i)
+	}
+	end, s := d.scan.StringBytes(i)
+	if k := bytes.IndexByte(s, '|'); k >= 0 {
+		s = s[:k]
+	}
+	d.iterARN = append(d.iterARN[:0], s...)
+	return end
 }
 
 // window decodes "window": {"start": RFC 3339, "end": RFC 3339}.

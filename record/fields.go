@@ -164,9 +164,9 @@ func (d *Decoder) identityMember(id, i int) int {
 	var want string
 	var flag *bool
 	switch id {
-	case fType:
+	case fType, fTypeAPI:
 		want, flag = "Service", &d.rs.byService
-	case fPrincipalID:
+	case fPrincipalID, fPrincipalIDAPI:
 		want, flag = "dynamodb.amazonaws.com", &d.rs.byDynamoDB
 	default:
 		return d.scan.SkipValue(i)

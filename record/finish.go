@@ -1,10 +1,9 @@
 package record
 
 import (
+	"cmp"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
@@ -32,13 +31,14 @@ func (d *Decoder) finishRecord(offset int) error {
 		m := &Malformed{
 			Offset:         int64(offset),
 			Err:            rs.err,
-			Table:          rs.table,
+			Table:          rs.table, // or, once its event closes, the event's
 			EventID:        string(d.bytesOf(rs.eventID)),
 			SequenceNumber: string(d.bytesOf(rs.seq)),
 		}
 		if d.queueing {
 			*d.nextPending() = pending{bad: m}
 		} else {
+			m.Table = cmp.Or(m.Table, d.table)
 			d.malformed(m)
 		}
 		return nil
@@ -46,6 +46,7 @@ func (d *Decoder) finishRecord(offset int) error {
 	p := d.nextPending()
 	d.fill(p, pk, sk)
 	if !d.queueing {
+		p.table = cmp.Or(p.table, d.table)
 		d.deliver(p, "")
 	}
 	return nil
@@ -86,11 +87,11 @@ func (d *Decoder) keyRoles() (pk, sk int, err error) {
 			}
 		}
 		if pk < 0 {
-			names := make([]string, rs.nkeys)
-			for k := range names {
-				names[k] = strconv.Quote(string(d.bytesOf(rs.keys[k].name)))
+			e := &MissingKeyError{PartitionKey: d.pk, Keys: make([]string, min(rs.nkeys, len(rs.keys)))}
+			for k := range e.Keys {
+				e.Keys[k] = string(d.bytesOf(rs.keys[k].name))
 			}
-			rs.err = fmt.Errorf("%w: partition key %q is not in dynamodb.Keys, which holds %s", ErrKey, d.pk, strings.Join(names, " and "))
+			rs.err = e
 			return 0, -1, nil
 		}
 		if rs.nkeys == 2 {

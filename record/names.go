@@ -25,6 +25,7 @@ const (
 	fShardID
 	fIsFinalInvokeForWindow
 	fIsWindowTerminatedEarly
+	fNextShardIterator // of a GetRecords output, whose Records lack eventSourceARN
 	// A record's dynamodb.
 	fKeys
 	fNewImage
@@ -36,26 +37,31 @@ const (
 	// A record's userIdentity.
 	fType
 	fPrincipalID
+	// The same, as the GetRecords API spells them (AWS CLI's output).
+	fTypeAPI
+	fPrincipalIDAPI
+	fLast = fPrincipalIDAPI
 )
 
 // fieldNames spells each field as its JSON key.
-var fieldNames = [fPrincipalID + 1]string{
+var fieldNames = [fLast + 1]string{
 	fEventID: "eventID", fEventName: "eventName", fEventSourceARN: "eventSourceARN", fDynamodb: "dynamodb",
 	fUserIdentity: "userIdentity", fEventVersion: "eventVersion", fEventSource: "eventSource", fAWSRegion: "awsRegion",
 	fRecords: "Records", fWindow: "window", fState: "state", fShardID: "shardId",
 	fIsFinalInvokeForWindow: "isFinalInvokeForWindow", fIsWindowTerminatedEarly: "isWindowTerminatedEarly",
-	fKeys: "Keys", fNewImage: "NewImage", fOldImage: "OldImage", fSequenceNumber: "SequenceNumber",
+	fNextShardIterator: "NextShardIterator",
+	fKeys:              "Keys", fNewImage: "NewImage", fOldImage: "OldImage", fSequenceNumber: "SequenceNumber",
 	fSizeBytes: "SizeBytes", fStreamViewType: "StreamViewType", fApproximateCreationDateTime: "ApproximateCreationDateTime",
-	fType: "type", fPrincipalID: "principalId",
+	fType: "type", fPrincipalID: "principalId", fTypeAPI: "Type", fPrincipalIDAPI: "PrincipalId",
 }
 
 // kindFields are the fields of each kind of object: their ids run from
 // the first to the last, in the order of the constants above.
 var kindFields = [kindIdentity + 1][2]int{
-	kindTop:      {fEventID, fIsWindowTerminatedEarly}, // a record's fields or an event's
+	kindTop:      {fEventID, fNextShardIterator}, // a record's fields or an event's
 	kindRecord:   {fEventID, fAWSRegion},
 	kindDynamo:   {fKeys, fApproximateCreationDateTime},
-	kindIdentity: {fType, fPrincipalID},
+	kindIdentity: {fType, fPrincipalIDAPI},
 }
 
 // fieldID names a member key of an object of the given kind: the general
@@ -109,13 +115,13 @@ func newLiteral(s string) literal {
 }
 
 // lits holds `"name":` of the fields matchField knows, by field.
-var lits [fPrincipalID + 1]literal
+var lits [fLast + 1]literal
 
 // follows[id] is the field Lambda writes after field id, and opens[kind]
 // the first field of an object of kind: the order aws-lambda-go and the
 // Lambda service use. matchField tries it first.
 var (
-	follows = [fPrincipalID + 1]int{
+	follows = [fLast + 1]int{
 		fEventID:                     fEventName,
 		fEventName:                   fEventVersion,
 		fEventVersion:                fEventSource,

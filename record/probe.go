@@ -14,7 +14,7 @@ import "github.com/hotkeys-dev/hotkeys/internal/jsonscan"
 func (d *Decoder) FirstTable(payload []byte) string {
 	d.scan.Reset(payload)
 	defer d.scan.Reset(nil)
-	i := jsonscan.SkipWS(payload, 0)
+	i := jsonscan.SkipWS(payload, bomLen(payload))
 	switch d.scan.Peek(i) {
 	case '{':
 		t, _ := d.tableIn(i, true)

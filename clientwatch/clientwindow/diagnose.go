@@ -36,9 +36,9 @@ func diagnoseClient(k *report.ClientKeyReport, cfg detector.Config) string {
 		case report.CauseSaturated:
 			b.WriteString(saturatedClient(k, cfg))
 		case report.CauseReads:
-			fmt.Fprintf(&b, "Read-hot: %.0f%% of the window's RCU, peaking at %.0f RCU/s against the %.0f RCU/s per-partition read limit."+
+			fmt.Fprintf(&b, "Read-hot: %.0f%% of the window's RCU, peaking at %s RCU/s against the %s RCU/s per-partition read limit."+
 				" Serve the item from a read-through cache (DAX, or an application cache with a short TTL), or use eventually consistent reads, which cost half.",
-				k.ReadShare*100, k.PeakRCUPerSecond, cfg.ReadPartitionLimit)
+				k.ReadShare*100, report.Rate(k.PeakRCUPerSecond), report.Rate(cfg.ReadPartitionLimit))
 		case report.CauseWrites:
 			b.WriteString("Write-hot: ")
 			b.WriteString(detector.Diagnose(k.Pattern, &k.KeyFigures, cfg.PartitionLimit))

@@ -208,7 +208,7 @@ func TestClientSaturationDiagnosis(t *testing.T) {
 	cfg, w := detector.DefaultConfig(), newOrdersWindow(t)
 	admitClient(w, 4, 0.9, map[string]clientDemand{"HOT": {reads: constant(9000), writes: constant(9000)}})
 	k := w.Report(cfg).HotKeys[0]
-	want := "Saturated: successful reads pinned at the partition limit (at least 2700 RCU/s for 4 s of the window), so its reads are most likely being throttled and its true demand is at least what was observed." +
+	want := "Saturated: successful reads pinned at the partition limit (at least 2,700 RCU/s for 4 s of the window), so its reads are most likely being throttled and its true demand is at least what was observed." +
 		" Saturated: successful writes pinned at the partition limit (at least 900 WCU/s for 4 s of the window), so its writes are most likely being throttled and its true demand is at least what was observed; its recommended shard count (2) is a lower bound."
 	if got, _, _ := strings.Cut(k.Diagnosis, " Read-hot: "); got != want {
 		t.Errorf("diagnosis opens\n%s\nwant\n%s", got, want)

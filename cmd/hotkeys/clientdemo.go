@@ -88,7 +88,7 @@ func runClientDemo(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := runDemoWorkload(ctx, client, table, *calls, *workers); err != nil {
 		return fmt.Errorf("client-demo: %w", err)
 	}
-	rw := newClientReportWriter(o.format, stdout)
+	rw := newClientReportWriter(o.format, stdout, o.output(stdout, false, false).table.width)
 	if err := rw.Write(w.Reports()); err != nil {
 		return err
 	}

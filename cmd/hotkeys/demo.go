@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
@@ -57,30 +58,57 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *tailRate < 0 || *tailRate > 20000 {
 		return usageError{fmt.Errorf("--tail-rate %d: want 0 to 20000", *tailRate)}
 	}
-	p, err := newPipeline(o, newReportWriter(o.format, stdout, false), stderr, time.Now)
+	// The simulation writes every record in time order: no record comes
+	// late, so a window is reported as soon as record time leaves it, and
+	// each minute's narration, onsets and report come together.
+	o.cfg.Lateness = 0
+	out := o.output(stdout, false, true)
+	p, err := newPipeline("demo", o, out, stdout, stderr, time.Now, true)
 	if err != nil {
 		return err
 	}
-	if o.format == "table" {
-		p.onsets = stdout // the onsets, in order, as they come
-	}
 	g := newDemoGen(*seed, *tailRate)
+	if err := playDemo(ctx, p, g, o, out.table.width, stderr); err != nil {
+		return err
+	}
+	if err := p.finish(); err != nil {
+		return err
+	}
+	if p.malformed > 0 && o.format == "table" {
+		fmt.Fprintf(stderr, "hotkeys demo: the scenario includes %d deliberately malformed record(s), skipped and counted above\n", p.malformed)
+	}
+	return nil
+}
+
+// playDemo feeds the scenario's minutes to p in time order, telling each
+// minute on stderr (table output) after the windows before it are reported.
+// It stops early, without error, when ctx is done: the run's summary still
+// follows.
+func playDemo(ctx context.Context, p *pipeline, g *demoGen, o *options, width int, stderr io.Writer) error {
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC).Unix()
 	phaseLen := int64(o.cfg.Window / time.Second)
 	if phaseLen < 60 {
 		phaseLen = 60 // each anti-pattern needs a minute of traffic to show
 	}
 	for i, ph := range demoPhases {
+		// The windows the last minute filled close before this minute is
+		// told, so that its narration comes after their reports.
+		p.det.Advance(time.Unix(start+int64(i)*phaseLen, 0))
+		if err := p.emit(p.det.Onsets(nil), p.det.Flush()); err != nil {
+			return err
+		}
 		if o.format == "table" {
 			name := ph.name
 			if o.cfg.Redactor != nil {
 				name = "(names the keys: hidden by --key-redaction)"
 			}
-			fmt.Fprintf(stderr, "hotkeys demo: minute %d: %s\n", i+1, name)
+			var b strings.Builder
+			wrap(&b, fmt.Sprintf("hotkeys demo: minute %d: ", i+1), "    ", name, width)
+			fmt.Fprint(stderr, b.String())
 		}
 		for s := int64(0); s < phaseLen; s++ {
 			if ctx.Err() != nil {
-				return p.finish()
+				return nil
 			}
 			sec := start + int64(i)*phaseLen + s
 			g.second(sec, ph.hot)
@@ -90,12 +118,6 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				}
 			}
 		}
-	}
-	if err := p.finish(); err != nil {
-		return err
-	}
-	if p.malformed > 0 && o.format == "table" {
-		fmt.Fprintf(stderr, "hotkeys demo: the scenario includes %d deliberately malformed record(s), skipped and counted above\n", p.malformed)
 	}
 	return nil
 }

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -15,13 +19,13 @@ import (
 var demoRuns sync.Map // string -> *demoRun
 
 // demoRun is what one run of `hotkeys demo` printed and, with --heatmap,
-// drew.
+// drew; both, as a terminal shows them together, in both.
 type demoRun struct {
-	once      sync.Once
-	code      int
-	out, errs string
-	page      []byte
-	err       error
+	once            sync.Once
+	code            int
+	out, errs, both string
+	page            []byte
+	err             error
 }
 
 // demo runs `hotkeys demo args...` once per test binary and returns what it
@@ -29,6 +33,15 @@ type demoRun struct {
 // that redacts reads the secret from the environment, so every caller
 // asking for it must set the same secret (testSecret).
 func demo(t *testing.T, heatmap bool, args ...string) (code int, out, errs string, page []byte) {
+	r := demoOf(t, heatmap, args...)
+	return r.code, r.out, r.errs, r.page
+}
+
+// demoBoth is demo's run without a heatmap, as a terminal shows its
+// standard output and error together.
+func demoBoth(t *testing.T, args ...string) string { return demoOf(t, false, args...).both }
+
+func demoOf(t *testing.T, heatmap bool, args ...string) *demoRun {
 	t.Helper()
 	key := fmt.Sprint(heatmap, args)
 	v, _ := demoRuns.LoadOrStore(key, new(demoRun))
@@ -36,7 +49,9 @@ func demo(t *testing.T, heatmap bool, args ...string) (code int, out, errs strin
 	r.once.Do(func() {
 		argv := append([]string{"demo"}, args...)
 		if !heatmap {
-			r.code, r.out, r.errs = hotkeys(t, "", argv...)
+			var out, errs, both bytes.Buffer
+			r.code = run(context.Background(), argv, strings.NewReader(""), io.MultiWriter(&out, &both), io.MultiWriter(&errs, &both))
+			r.out, r.errs, r.both = out.String(), errs.String(), both.String()
 			return
 		}
 		dir, err := os.MkdirTemp("", "hotkeys-demo-")
@@ -54,5 +69,5 @@ func demo(t *testing.T, heatmap bool, args ...string) (code int, out, errs strin
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	return r.code, r.out, r.errs, r.page
+	return r
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/detector"
@@ -29,6 +30,11 @@ type options struct {
 	indexDefs     []ddb.Index // the indexes to analyse, once resolved
 	described     string      // the table --describe-table describes
 	heatmap       string      // --heatmap FILE
+	table         string      // replay's --table: the table of records that name none
+
+	width    int  // --width: table output's columns (0: the terminal's, else defaultWidth)
+	all      bool // --all: nothing folded in table output
+	topGiven bool // --top was given: the top keys listed in full
 }
 
 // newFlagSet returns the flag set of command name with the flags every
@@ -52,8 +58,9 @@ func newFlagSet(name, synopsis, about string, stderr io.Writer) (*flag.FlagSet, 
 	floatFlag(fs, &c.PartitionLimit, "partition-limit", c.PartitionLimit, "DynamoDB's per-partition write `rate` limit in WCU/s, used for recommendations")
 	floatFlag(fs, &c.SaturationFraction, "saturation-fraction", c.SaturationFraction, "a key or stream shard whose WCU (a client's key: or RCU, of 3,000) within one second is at least this `fraction` of the partition limit ...")
 	fs.IntVar(&c.SaturationSeconds, "saturation-seconds", c.SaturationSeconds, "... for this many `seconds` of a window is saturated: pinned at the limit, most likely throttled")
-	intFlag(fs, &c.Top, "top", c.Top, "list the `n` heaviest keys of each window, whatever the thresholds")
+	intFlag(fs, &c.Top, "top", c.Top, "list the `n` heaviest keys of each window, whatever the thresholds (table output: given, it lists them\nall; else keys under 0.1 % of a window's WCU are folded into one line)")
 	fs.StringVar(&o.format, "format", "table", "output `format`: table or json")
+	intFlag(fs, &o.width, "width", 0, "table output's width in `columns` (default: the terminal's, or 100 when not a terminal)")
 	o.redaction.register(fs, redact.None)
 	return fs, o
 }
@@ -65,6 +72,7 @@ func (o *options) registerStreamFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.heatmap, "heatmap", "", "also draw the run as a heatmap of keys over time into `file`: one self-contained HTML page")
 	fs.StringVar(&o.describeTable, "describe-table", "", "`file` holding the output of `aws dynamodb describe-table --table-name NAME`: gives the partition key\nand the global secondary indexes (watch then takes them from it rather than from DynamoDB)")
 	fs.StringVar(&o.indexes, "indexes", "auto", "analyse the global secondary indexes' hot keys: `mode` auto (when the table has GSIs), on or off")
+	fs.BoolVar(&o.all, "all", false, "table output: list every top key and stream shard, none folded")
 }
 
 // parse parses args and checks the shared flags. It returns errHelp for -h.
@@ -79,6 +87,15 @@ func (o *options) parse(fs *flag.FlagSet, args []string) error {
 	case "table", "json":
 	default:
 		return usageError{fmt.Errorf("--format %q: want table or json", o.format)}
+	}
+	if o.width != 0 && o.width < minWidth {
+		return usageError{fmt.Errorf("--width %d: want at least %d columns (0: the terminal's)", o.width, minWidth)}
+	}
+	fs.Visit(func(f *flag.Flag) { o.topGiven = o.topGiven || f.Name == "top" })
+	if o.heatmap != "" {
+		if err := checkWritable(o.heatmap); err != nil {
+			return usageError{fmt.Errorf("--heatmap %s: %w", o.heatmap, err)}
+		}
 	}
 	h, err := o.redaction.hasher(os.Getenv)
 	if err != nil {
@@ -103,6 +120,41 @@ func (o *options) parse(fs *flag.FlagSet, args []string) error {
 		return usageError{flagError(err)}
 	}
 	return nil
+}
+
+// output returns how the command writes to stdout: tables to the
+// width asked for, else the terminal's, else defaultWidth.
+func (o *options) output(stdout io.Writer, live, onsets bool) outputOptions {
+	width := o.width
+	if width == 0 {
+		width = terminalWidth(stdout)
+	}
+	if width < minWidth {
+		width = defaultWidth
+	}
+	return outputOptions{format: o.format, live: live, onsets: onsets, table: tableOptions{width: width, all: o.all, top: o.topGiven}}
+}
+
+// checkWritable says why a file could not be written at path, before any
+// work is done: a --heatmap path is written only at the end of the run.
+func checkWritable(path string) error {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return errors.New("is a directory: name the file to write")
+	}
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return fmt.Errorf("its directory %s does not exist", dir)
+	case !info.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	f, err := os.CreateTemp(dir, ".hotkeys-check-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %w", dir, errors.Unwrap(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 // readDescribeTable reads --describe-table: the partition key, unless

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/golden"
@@ -59,6 +60,9 @@ func TestFlagErrorsGolden(t *testing.T) {
 		{"replay", "--partition-limit", "0", "x"},
 		{"replay", "--top", "-1", "x"},
 		{"replay", "--top", "1001", "x"},
+		{"replay", "--saturation-fraction", "2", "x"},
+		{"replay", "--saturation-seconds", "-1", "x"},
+		{"replay", "--width", "10", "x"},
 		{"demo", "--share-threshold", "0"},
 		{"watch", "--table", "T", "--window", "16m"},
 		{"client-demo", "--endpoint", "http://127.0.0.1:1", "--critical-wcu-per-second", "1"},
@@ -83,16 +87,35 @@ func TestRenderGolden(t *testing.T) {
 		{"render-stream-json.golden", "json", false},
 		{"render-stream-lines.golden", "json", true},
 	} {
-		renderGolden(t, c.name, stream, func(w io.Writer) reportWriter[report.Report] { return newReportWriter(c.format, w, c.live) })
+		o := testOutput(c.format)
+		o.live = c.live
+		renderGolden(t, c.name, stream, func(w io.Writer) reportWriter[report.Report] { return closeAtEnd{newStreamWriter(o, w)} })
 	}
-	renderGolden(t, "render-empty-json.golden", nil, func(w io.Writer) reportWriter[report.Report] { return newReportWriter("json", w, false) })
+	renderGolden(t, "render-empty-json.golden", nil, func(w io.Writer) reportWriter[report.Report] {
+		return closeAtEnd{newStreamWriter(testOutput("json"), w)}
+	})
 	for _, format := range []string{"table", "json"} {
-		renderGolden(t, "render-client-"+format+".golden", client, func(w io.Writer) reportWriter[report.ClientReport] { return newClientReportWriter(format, w) })
+		renderGolden(t, "render-client-"+format+".golden", client, func(w io.Writer) reportWriter[report.ClientReport] {
+			return newClientReportWriter(format, w, defaultWidth)
+		})
 	}
 	// No command prints a client's reports live, but the shape is the
 	// same: one {"windows":[...]} line per batch.
-	renderGolden(t, "render-client-lines.golden", client, func(w io.Writer) reportWriter[report.ClientReport] { return newWriter("json", w, true, clientTable) })
+	renderGolden(t, "render-client-lines.golden", client, func(w io.Writer) reportWriter[report.ClientReport] {
+		return newWriter("json", w, true, func(b *strings.Builder, r *report.ClientReport) { clientTable(b, r, defaultWidth) })
+	})
 }
+
+// testOutput is how the tests write a stream's reports: in format, to
+// defaultWidth, as replay does.
+func testOutput(format string) outputOptions {
+	return outputOptions{format: format, onsets: true, table: tableOptions{width: defaultWidth, limit: 1000, keyDoubt: func() string { return "" }}}
+}
+
+// closeAtEnd is a streamWriter closed as a reportWriter: with no warnings.
+type closeAtEnd struct{ streamWriter }
+
+func (c closeAtEnd) Close() error { return c.streamWriter.Close(nil) }
 
 // renderGolden writes reps in two batches, as a run does, and compares the
 // whole output with testdata/golden/name.

@@ -19,14 +19,14 @@ const heatmapRefresh = 30 * time.Second
 // it writes to path when the run ends (and, during a long run, every
 // heatmapRefresh of wall time).
 type heatmapWriter struct {
-	next    reportWriter[report.Report]
+	next    streamWriter
 	b       *heatmap.Builder
 	path    string
 	now     func() time.Time
 	written time.Time
 }
 
-func newHeatmapWriter(next reportWriter[report.Report], path string, cfg detector.Config, now func() time.Time) *heatmapWriter {
+func newHeatmapWriter(next streamWriter, path string, cfg detector.Config, now func() time.Time) *heatmapWriter {
 	return &heatmapWriter{next: next, b: heatmap.New(heatmap.Options{PartitionLimit: cfg.PartitionLimit}), path: path, now: now, written: now()}
 }
 
@@ -41,8 +41,10 @@ func (h *heatmapWriter) Write(reps []report.Report) error {
 	return nil
 }
 
-func (h *heatmapWriter) Close() error {
-	if err := h.next.Close(); err != nil {
+func (h *heatmapWriter) WriteOnsets(onsets []report.Onset) error { return h.next.WriteOnsets(onsets) }
+
+func (h *heatmapWriter) Close(warnings []string) error {
+	if err := h.next.Close(warnings); err != nil {
 		return err
 	}
 	return h.save()

@@ -2,17 +2,22 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	hexenc "encoding/hex"
 	"fmt"
 	"image"
 	"image/color"
+	stdpng "image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hotkeys-dev/hotkeys/detector"
 	"github.com/hotkeys-dev/hotkeys/heatmap"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/headless"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // demoHeatmap runs the demo with --heatmap and returns the page, and the
@@ -97,6 +102,86 @@ func TestDemoHeatmapInBrowser(t *testing.T) {
 	}
 }
 
+// TestDemoHeatmapNothingClipped renders the demo's whole page, both maps,
+// at the size `make heatmap-png` takes it (every column), and checks that
+// no line of text runs into a map's right edge: the last margin of every
+// map is blank where its title, subtitle and notes are (a one-column map
+// is narrower than its subtitle unless sized for it).
+func TestDemoHeatmapNothingClipped(t *testing.T) {
+	page, html, maps := demoHeatmap(t)
+	notClipped(t, page, html, maps)
+	// A map of one window of a table whose name is long: its title is
+	// wider than its grid and legend.
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	b := heatmap.New(heatmap.Options{PartitionLimit: detector.DefaultPartitionLimit})
+	b.Add(report.Report{Window: report.Window{Table: strings.Repeat("CustomerOrderHistory", 3), Index: "byCustomerAndCreationDate", Start: start, End: start.Add(time.Minute)},
+		Totals: report.Totals{Records: 1, WCU: 1}, DistinctKeys: 1, HotKeys: []report.KeyReport{}, Shards: []report.ShardReport{},
+		TopKeys: []report.KeyReport{{KeyFigures: report.KeyFigures{Key: "CUSTOMER#0042", Type: "S", WCU: 1, WCULower: 1, WCUUpper: 1, Share: 1, PeakWCUPerSecond: 1}}}})
+	var narrow bytes.Buffer
+	if err := heatmap.WriteHTML(&narrow, b.Maps()); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "narrow.html")
+	if err := os.WriteFile(file, narrow.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	notClipped(t, file, narrow.Bytes(), b.Maps())
+}
+
+// notClipped renders page (whose HTML is html) whole and checks that no
+// map's text runs into its right edge.
+func notClipped(t *testing.T, page string, html []byte, maps []*heatmap.Map) {
+	t.Helper()
+	w, h, ok := headless.PageSize(html)
+	if !ok {
+		t.Fatal("the page draws no map")
+	}
+	shot := headless.Screenshot(t, page, w, h)
+	top := 0
+	for _, m := range maps {
+		mw, mh := m.Size()
+		footY := top + mh - 48 // heatmap's footer: the notes' two lines
+		for _, band := range [][2]int{{top, top + 56}, {footY, top + mh}} {
+			for y := band[0]; y < band[1]; y++ {
+				for x := mw - 12; x < mw; x++ {
+					if c := rgb(shot.At(x, y)); c[0] < 200 && c[1] < 200 && c[2] < 200 {
+						t.Fatalf("map %s: a dark pixel %v at (%d, %d), in the last 12 px of its %d px: its text is clipped", m.Table+" "+m.Index, c, x, y, mw)
+					}
+				}
+			}
+		}
+		top += mh
+	}
+}
+
+// TestDocsHeatmapIsCurrent: docs/heatmap.png is the demo's page as it is
+// now, whole: it records the SHA-256 of the page it shows (`make
+// heatmap-png` writes it) and has the page's size, every column in it.
+// Pixels are not compared: they depend on the fonts of the machine that
+// took the picture.
+func TestDocsHeatmapIsCurrent(t *testing.T) {
+	_, html, _ := demoHeatmap(t)
+	png, err := os.ReadFile("../../docs/heatmap.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := headless.Text(png)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(html)
+	if got := text["hotkeys-page-sha256"]; got != hexenc.EncodeToString(sum[:]) {
+		t.Errorf("docs/heatmap.png is of a page with SHA-256 %q, the demo's is now %x: run `make heatmap-png`", got, sum)
+	}
+	cfg, err := stdpng.DecodeConfig(bytes.NewReader(png))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, h, _ := headless.PageSize(html); cfg.Width != w || cfg.Height != h {
+		t.Errorf("docs/heatmap.png is %d×%d, the page %d×%d: run `make heatmap-png`", cfg.Width, cfg.Height, w, h)
+	}
+}
+
 // TestDemoHeatmapRedacted: with --key-redaction hash, no demo key reaches
 // the page, not even a logical sharded key's base.
 func TestDemoHeatmapRedacted(t *testing.T) {
@@ -134,9 +219,17 @@ func TestReplayHeatmap(t *testing.T) {
 	if !bytes.Contains(html, []byte(">OPS_LOG</text>")) {
 		t.Errorf("replay's heatmap has no OPS_LOG row:\n%s", html)
 	}
-	code, _, errs = hotkeys(t, "", "replay", "--heatmap", filepath.Join(t.TempDir(), "no", "such", "dir.html"), "testdata/hot.json")
-	if code != exitInputError || !strings.Contains(errs, "--heatmap") {
-		t.Errorf("unwritable --heatmap: exit %d, stderr %q; want 1 and a message naming --heatmap", code, errs)
+	// A path that cannot be written is refused before any work, naming it
+	// (not a temporary file), and nothing is printed.
+	dir := t.TempDir()
+	for _, c := range []struct{ path, says string }{
+		{filepath.Join(dir, "no", "such", "dir.html"), "its directory " + filepath.Join(dir, "no", "such") + " does not exist"},
+		{dir, "is a directory: name the file to write"},
+	} {
+		code, out, errs := hotkeys(t, "", "replay", "--heatmap", c.path, "testdata/hot.json")
+		if want := "hotkeys: --heatmap " + c.path + ": " + c.says + "\n"; code != exitUsage || out != "" || errs != want {
+			t.Errorf("unwritable --heatmap: exit %d, stdout %q, stderr %q; want 2, nothing, and %q", code, out, errs, want)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -51,7 +52,7 @@ Examples (H: the stack's HistoryTable output):
 type historyFlags struct {
 	table, from, to, format, heatmap, source string
 	since, step                              time.Duration
-	top, writeShards, memory                 int
+	top, writeShards, width, memory          int
 	limit                                    float64
 	aws                                      awsFlags
 }
@@ -67,7 +68,11 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, no
 		return err
 	}
 	defer softMemoryLimit(f.memory)()
-	out := newReportWriter(f.format, stdout, false)
+	width := f.width
+	if width == 0 {
+		width = cmp.Or(terminalWidth(stdout), defaultWidth)
+	}
+	out := newStreamWriter(outputOptions{format: f.format, table: tableOptions{width: max(width, minWidth), limit: f.limit, keyDoubt: func() string { return "" }}}, stdout)
 	if f.heatmap != "" {
 		cfg := detector.DefaultConfig()
 		cfg.PartitionLimit = f.limit
@@ -77,7 +82,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, no
 	if err != nil {
 		return err
 	}
-	if err := out.Close(); err != nil {
+	if err := out.Close(nil); err != nil {
 		return err
 	}
 	if n == 0 {
@@ -106,6 +111,7 @@ func (f *historyFlags) parse(args []string, stderr io.Writer, now time.Time) (fr
 	fs.StringVar(&f.source, "source", "auto", "`what` to read: auto (rollups where there are some, the shards' windows elsewhere), settled (the same, but only rollups no late window can be missing from), rollups (only them) or shards (only the shards' windows)")
 	intFlag(fs, &f.writeShards, "write-shards", 0, "query `n` write shards of the shards' windows: the stack's HistoryWriteShards (default: what the rollups record, else 64)")
 	fs.StringVar(&f.format, "format", "table", "output `format`: table or json")
+	intFlag(fs, &f.width, "width", 0, "table output's width in `columns` (default: the terminal's, or 100 when not a terminal)")
 	fs.StringVar(&f.heatmap, "heatmap", "", "also draw the steps as a heatmap into `file`: one self-contained HTML page")
 	intFlag(fs, &f.memory, "memory", defaultHistoryMemory, "the `MiB` of memory to stay under: a soft limit (the Go runtime's, as GOMEMLIMIT sets, which wins when set) that makes the collector work harder as the reader nears it; 0 for none")
 	floatFlag(fs, &f.limit, "partition-limit", detector.DefaultPartitionLimit, "per-partition write `rate` limit in WCU/s, the heatmap's scale")

@@ -361,15 +361,15 @@ func TestTableShowsInternalErrors(t *testing.T) {
 		rep  report.Report
 		want []string
 	}{
-		{rep, []string{"malformed 2   late 1   internal errors 1,234\n", "! hotkeys skipped 1,234 record(s) for a bug of its own"}},
+		{rep, []string{"malformed 2   late 1\ninternal errors 1,234\n", "! hotkeys skipped 1,234 record(s) for a bug of its own"}},
 		{clean, []string{"malformed 2   late 1\n"}},
 	} {
 		var out bytes.Buffer
-		w := newReportWriter("table", &out, false)
+		w := newStreamWriter(testOutput("table"), &out)
 		if err := w.Write([]report.Report{c.rep}); err != nil {
 			t.Fatal(err)
 		}
-		if err := w.Close(); err != nil {
+		if err := w.Close(nil); err != nil {
 			t.Fatal(err)
 		}
 		for _, want := range c.want {

@@ -83,7 +83,7 @@ func minTime(a, b time.Time) time.Time {
 // WCU), writing each step to out as soon as it is complete. It returns
 // how many steps it wrote and how many items it skipped (each told on
 // stderr), and says on stderr what it read.
-func (f *historyFlags) read(ctx context.Context, api store.API, from, to time.Time, out reportWriter[report.Report], stderr io.Writer) (int, int, error) {
+func (f *historyFlags) read(ctx context.Context, api store.API, from, to time.Time, out streamWriter, stderr io.Writer) (int, int, error) {
 	table, err := store.New(api, f.table, store.Options{WriteShards: f.writeShards})
 	if err != nil {
 		return 0, 0, usageError{err}
@@ -203,7 +203,7 @@ type stepMerger struct {
 	step             time.Duration
 	top              int
 	byID             map[mergerID]*history.Merger
-	out              reportWriter[report.Report]
+	out              streamWriter
 	stderr           io.Writer
 	written, skipped int
 	// watermark: every summary so far started at or before it.

@@ -90,7 +90,7 @@ func TestReplayDescribeTable(t *testing.T) {
 		t.Errorf("the JSON names the index %d times", strings.Count(out, `"index"`))
 	}
 	code, text, _ := hotkeys(t, events, "replay", "--describe-table", desc, "-")
-	if code != exitOK || !strings.Contains(text, "Shop · index GSI1 ·") || !strings.Contains(text, "throttles the base table's writes") {
+	if code != exitOK || !strings.Contains(text, "Shop · index GSI1 ·") || !strings.Contains(flat(text), "throttles the base table's writes") {
 		t.Errorf("table output: exit %d\n%s", code, text)
 	}
 	// --indexes off: the table only.

@@ -10,7 +10,9 @@
 //
 // Exit status: 0 clean, 1 the input had errors or could not be read
 // (malformed records, a file that is not JSON, data lost from the stream,
-// an AWS call that failed), 2 usage or configuration, 3 a bug in hotkeys.
+// an AWS call that failed), 2 usage or configuration, or an input that is
+// not DynamoDB stream records, 3 a bug in hotkeys, 4 analysed with a
+// warning (the partition key looks wrong). docs/cli.md has them in full.
 package main
 
 import (
@@ -26,12 +28,13 @@ import (
 	"github.com/hotkeys-dev/hotkeys/detector"
 )
 
-// Exit statuses, documented in docs/cli.md ("Exit status").
+// Exit statuses, documented in docs/cli.md ("Exit status") and in -h.
 const (
 	exitOK         = 0
 	exitInputError = 1
 	exitUsage      = 2
 	exitInternal   = 3
+	exitWarning    = 4
 )
 
 const usage = `hotkeys finds the partition keys that take too much of a DynamoDB table's
@@ -46,13 +49,22 @@ Usage:
   hotkeys client-demo --endpoint URL     the client-side detector (reads, throttles, latency per key)
                                          on a skewed workload against DynamoDB Local
 
+  hotkeys --version                      the version, from the build
+
 Run 'hotkeys COMMAND -h' for a command's flags and examples. To start:
   hotkeys demo
-  hotkeys replay --partition-key PK events/hot-key-ops-log.json
+  hotkeys replay --partition-key PK events/captured/get-records-cli-v2.json
 
-Exit status: 0 clean, 1 the input had errors or could not be read (a file, AWS),
-2 usage or configuration error, 3 an internal error (a bug in hotkeys: please
-report it with the stack shown).
+Exit status:
+  0  analysed, nothing wrong (whether or not keys were flagged)
+  1  the input had errors or could not be read (malformed records, a file not
+     JSON, data lost from the stream, an AWS call that failed): the rest was
+     analysed
+  2  usage or configuration error, or an input that is not DynamoDB stream
+     records (an SQS or Kinesis event, {}, null): nothing was analysed of it
+  3  an internal error: a bug in hotkeys (please report it with the stack shown)
+  4  analysed, with a warning: the partition key named looks like the sort key,
+     or records lack it, so the figures may be by the wrong attribute
 `
 
 func main() {
@@ -84,6 +96,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
+	case "--version", "-version", "version":
+		fmt.Fprintln(stdout, version())
+		return exitOK
 	default:
 		fmt.Fprintf(stderr, "hotkeys: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
@@ -102,9 +117,16 @@ type inputError struct{ msg string }
 
 func (e inputError) Error() string { return e.msg }
 
+// warningError says the run analysed everything, with a warning that
+// its figures may be wrong: exit status 4.
+type warningError struct{ msg string }
+
+func (e warningError) Error() string { return e.msg }
+
 func exitCode(err error, stderr io.Writer) int {
 	var ue usageError
 	var ie inputError
+	var we warningError
 	var internal *detector.InternalError
 	switch {
 	case err == nil:
@@ -114,6 +136,9 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "hotkeys: %v\n", err)
 		return exitUsage
+	case errors.As(err, &we):
+		fmt.Fprintf(stderr, "hotkeys: %v\n", err)
+		return exitWarning
 	case errors.As(err, &ie):
 		fmt.Fprintf(stderr, "hotkeys: %v\n", err)
 		return exitInputError

@@ -20,6 +20,10 @@ import (
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
+// flat is s with every run of white space one space: text wrapped to a
+// width, read as the words it says.
+func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+
 // hotkeys runs the command in-process and returns its exit status and output.
 func hotkeys(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
@@ -483,5 +487,13 @@ func TestInternalErrorExitStatus(t *testing.T) {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
 		}
+	}
+}
+
+// decodeJSON decodes the JSON s into v, or fails the test.
+func decodeJSON(t *testing.T, s string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, s)
 	}
 }

@@ -75,7 +75,7 @@ func TestReplayMaximumLengthKeys(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	_, footer, ok := strings.Cut(out, "KEYS CUT ABOVE, IN FULL\n")
+	_, footer, ok := strings.Cut(out, "CUT ABOVE, IN FULL\n")
 	if !ok {
 		t.Fatalf("the table gives no key in full:\n%.2000s", out)
 	}

@@ -20,27 +20,30 @@ const maxMalformedNotes = 10
 
 // pipeline is the path every command shares: raw Lambda-event JSON, through
 // detector.Feed (the same path as the Lambda's), into the detector, out as
-// reports.
+// reports and onsets, in stream order.
 type pipeline struct {
 	in     *detector.Feed
+	dec    *record.Decoder
 	det    *detector.Detector
-	out    reportWriter[report.Report]
+	keys   *keyProfile // the detector, behind the profile of the key attributes
+	out    streamWriter
 	stderr io.Writer
+	name   string // the command, for stderr
 
 	malformed uint64
 	read      int // records read, well-formed or not
 
 	described string          // the table --describe-table describes, if given
 	tables    map[string]bool // the tables reported
-
-	// onsets, when not nil, gets one line per onset (a key crossing the
-	// critical rate inside its window) as the records show it, before the
-	// window's report.
-	onsets io.Writer
+	warned    map[string]bool // the warnings said on stderr
 }
 
-func newPipeline(o *options, out reportWriter[report.Report], stderr io.Writer, now func() time.Time) (*pipeline, error) {
-	dec, err := record.NewDecoder(record.Config{PartitionKey: o.partitionKey, Indexes: o.indexDefs})
+// newPipeline returns the pipeline of command name. fromSchema says that
+// the partition key (if any) is the table's, from DescribeTable or
+// --describe-table, rather than named by hand: only a key named by hand is
+// second-guessed (keyProfile).
+func newPipeline(name string, o *options, out outputOptions, stdout, stderr io.Writer, now func() time.Time, fromSchema bool) (*pipeline, error) {
+	dec, err := record.NewDecoder(record.Config{PartitionKey: o.partitionKey, Table: o.table, Indexes: o.indexDefs})
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -48,19 +51,27 @@ func newPipeline(o *options, out reportWriter[report.Report], stderr io.Writer, 
 	if err != nil {
 		return nil, usageError{flagError(err)}
 	}
+	p := &pipeline{dec: dec, det: det, stderr: stderr, name: name, described: o.described, tables: map[string]bool{}, warned: map[string]bool{}}
+	p.keys = newKeyProfile(det, o.partitionKey, fromSchema || o.describeTable != "")
+	out.table.keyDoubt = p.keys.doubt
+	out.table.limit = o.cfg.PartitionLimit
+	p.out = newStreamWriter(out, stdout)
 	if o.heatmap != "" {
-		out = newHeatmapWriter(out, o.heatmap, o.cfg, now)
+		p.out = newHeatmapWriter(p.out, o.heatmap, o.cfg, now)
 	}
-	return &pipeline{in: detector.NewFeed(dec, now), det: det, out: out, stderr: stderr, described: o.described, tables: map[string]bool{}}, nil
+	p.in = detector.NewFeed(dec, now)
+	return p, nil
 }
 
 // feed analyses one payload. shard, when not empty, is the stream shard the
 // records came from (watch knows it; a plain Lambda batch does not say).
-// Reports of the windows that record time has moved past are written out.
+// The onsets it showed, and the reports of the windows that record time
+// has moved past, are written out in stream order.
 func (p *pipeline) feed(name string, payload []byte, shard string) error {
-	c, err := p.in.Decode(payload, p.det, detector.Hooks{
+	c, err := p.in.Decode(payload, p.keys, detector.Hooks{
 		Shard: shard,
 		Malformed: func(m *record.Malformed) {
+			p.keys.malformed(m)
 			p.malformed++
 			if p.malformed <= maxMalformedNotes {
 				fmt.Fprintf(p.stderr, "hotkeys: %s: skipped malformed record at byte %d (eventID %q): %v\n", name, m.Offset, m.EventID, m.Err)
@@ -74,29 +85,59 @@ func (p *pipeline) feed(name string, payload []byte, shard string) error {
 	var syn *record.SyntaxError
 	switch {
 	case errors.As(err, &amb):
-		return usageError{fmt.Errorf("%w: name it with --partition-key (%s or %s), or give --describe-table FILE", err, amb.Attributes[0], amb.Attributes[1])}
+		return usageError{errors.New(likelyKey(amb, name, payload))}
 	case errors.As(err, &syn):
 		return inputError{fmt.Sprintf("%s: %v", name, err)}
 	case err != nil:
 		return err // an *InternalError: a bug, exit status 3
 	}
-	p.announce()
-	return p.write(p.det.Flush())
+	p.keys.learn(payload)
+	return p.emit(p.det.Onsets(nil), p.det.Flush())
 }
 
-// announce writes the onsets the last payload showed, in order, with their
-// second; without an onsets writer it only lets them go.
-func (p *pipeline) announce() {
-	for _, o := range p.det.Onsets(nil) {
-		if p.onsets == nil {
+// emit writes onsets and closed windows' reports in stream order: a
+// window closes once record time passes its end by the lateness, and
+// its report comes before the onsets of that second and later. The
+// profile's warnings are said first, so that a window that found nothing
+// says why it may have missed something.
+func (p *pipeline) emit(onsets []report.Onset, reps []report.Report) error {
+	p.warn()
+	for _, r := range reps {
+		p.tables[r.Table] = true
+	}
+	lateness := p.det.Config().Lateness
+	for len(onsets) > 0 || len(reps) > 0 {
+		n := 0
+		for n < len(reps) && (len(onsets) == 0 || !reps[n].End.Add(lateness).After(onsets[0].Second)) {
+			n++
+		}
+		if n > 0 {
+			if err := p.out.Write(reps[:n]); err != nil {
+				return err
+			}
+			reps = reps[n:]
 			continue
 		}
-		where := printable(o.Table, 60)
-		if o.Index != "" {
-			where += " · index " + printable(o.Index, 60)
+		m := 0
+		for m < len(onsets) && (len(reps) == 0 || onsets[m].Second.Before(reps[0].End.Add(lateness))) {
+			m++
 		}
-		fmt.Fprintf(p.onsets, "▲ onset %s UTC  %s  %s  %d WCU in that second  %s\n",
-			o.Second.UTC().Format("2006-01-02 15:04:05"), where, printable(o.Key.Key, keyCellWidth), o.SecondWCULower, o.Key.Pattern)
+		if err := p.out.WriteOnsets(onsets[:m]); err != nil {
+			return err
+		}
+		onsets = onsets[m:]
+	}
+	return nil
+}
+
+// warn says on stderr, once each, what the key profile warns of: when it
+// first does (the summary has the figures at the end).
+func (p *pipeline) warn() {
+	for _, w := range p.keys.warnings() {
+		if !p.warned[w.kind] {
+			p.warned[w.kind] = true
+			fmt.Fprintf(p.stderr, "hotkeys %s: warning: %s\n", p.name, w.text)
+		}
 	}
 }
 
@@ -109,25 +150,32 @@ func (p *pipeline) malformedError() error {
 	return inputError{fmt.Sprintf("%d malformed records were skipped (counted in the reports)", p.malformed)}
 }
 
-// write writes reports out, noting their tables.
-func (p *pipeline) write(reps []report.Report) error {
-	for _, r := range reps {
-		p.tables[r.Table] = true
-	}
-	return p.out.Write(reps)
-}
-
-// finish reports every window still open.
-// A --describe-table of another table than the records' is said: its
-// partition key and indexes were applied to records they may not fit.
+// finish reports every window still open, then what the run as a whole
+// says. A --describe-table of another table than the records' is said:
+// its partition key and indexes were applied to records they may not fit.
 func (p *pipeline) finish() error {
-	p.announce()
-	if err := p.write(p.det.FlushAll()); err != nil {
+	if err := p.emit(p.det.Onsets(nil), p.det.FlushAll()); err != nil {
 		return err
 	}
-	if p.described != "" && len(p.tables) > 0 && !p.tables[p.described] {
-		fmt.Fprintf(p.stderr, "hotkeys: warning: --describe-table describes table %q, but the records are of %s: its partition key and indexes may not fit them\n",
-			p.described, strings.Join(slices.Sorted(maps.Keys(p.tables)), ", "))
+	var warnings []string
+	for _, w := range p.keys.warnings() {
+		warnings = append(warnings, w.text)
 	}
-	return p.out.Close()
+	if p.described != "" && len(p.tables) > 0 && !p.tables[p.described] {
+		w := fmt.Sprintf("--describe-table describes table %q, but the records are of %s: its partition key and indexes may not fit them",
+			p.described, strings.Join(slices.Sorted(maps.Keys(p.tables)), ", "))
+		fmt.Fprintf(p.stderr, "hotkeys: warning: %s\n", w)
+		warnings = append(warnings, w)
+	}
+	return p.out.Close(warnings)
+}
+
+// keyWarning is the exit status's reason when the profile doubts the
+// partition key: the run analysed everything, but its figures may be by
+// the wrong attribute.
+func (p *pipeline) keyWarning() error {
+	if len(p.keys.warnings()) > 0 {
+		return warningError{fmt.Sprintf("analysed, with a warning: the figures may be by the wrong attribute (--partition-key %s, see above)", p.keys.partitionKey)}
+	}
+	return nil
 }

@@ -7,30 +7,31 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"unicode/utf8"
 
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // reportWriter prints the reports of closed windows as they come: a
-// stream's (report.Report) or a client's (report.ClientReport).
+// client's (report.ClientReport). A stream's have a writer of their own,
+// streamWriter, which onsets and warnings go through too.
 type reportWriter[R any] interface {
 	Write(reps []R) error
 	Close() error
 }
 
-// newReportWriter returns the writer of a stream's reports in format: one
-// JSON document, or with live one JSON line per batch of windows (watch), or
-// a table per window.
-func newReportWriter(format string, w io.Writer, live bool) reportWriter[report.Report] {
-	return newWriter(format, w, live, streamTable)
+// outputOptions say how a command writes its reports.
+type outputOptions struct {
+	format string // table or json
+	live   bool   // json: one document per line, as windows close (watch)
+	onsets bool   // json: the document carries the run's onsets (replay, demo)
+	table  tableOptions
 }
 
 // newClientReportWriter returns the writer of a client's reports in format:
 // the same JSON document, or a table per window.
-func newClientReportWriter(format string, w io.Writer) reportWriter[report.ClientReport] {
-	return newWriter(format, w, false, clientTable)
+func newClientReportWriter(format string, w io.Writer, width int) reportWriter[report.ClientReport] {
+	return newWriter(format, w, false, func(b *strings.Builder, r *report.ClientReport) { clientTable(b, r, width) })
 }
 
 // newWriter returns the writer of format; table prints one window for
@@ -46,11 +47,13 @@ func newWriter[R any](format string, w io.Writer, live bool, table func(*strings
 }
 
 // jsonDocument writes {"windows":[...]} as one JSON document, streamed
-// window by window so that a long replay never holds every report.
+// window by window so that a long replay never holds every report; tail,
+// when set, writes the document's other members at its close.
 type jsonDocument[R any] struct {
 	w       io.Writer
 	started bool
 	n       int
+	tail    func() ([]byte, error)
 }
 
 func (j *jsonDocument[R]) Write(reps []R) error {
@@ -73,11 +76,18 @@ func (j *jsonDocument[R]) Write(reps []R) error {
 }
 
 func (j *jsonDocument[R]) Close() error {
-	if !j.started {
-		_, err := io.WriteString(j.w, "{\"windows\": []}\n")
-		return err
+	var tail []byte
+	if j.tail != nil {
+		var err error
+		if tail, err = j.tail(); err != nil {
+			return err
+		}
 	}
-	_, err := io.WriteString(j.w, "\n]}\n")
+	end := "\n]"
+	if !j.started {
+		end = "{\"windows\": []"
+	}
+	_, err := fmt.Fprintf(j.w, "%s%s}\n", end, tail)
 	return err
 }
 
@@ -89,9 +99,20 @@ func (j *jsonLines[R]) Write(reps []R) error {
 	if len(reps) == 0 {
 		return nil
 	}
+	return j.line(reps, nil, nil)
+}
+
+// line writes one document: windows (never null), and onsets and
+// warnings when there are some.
+func (j *jsonLines[R]) line(reps []R, onsets []report.Onset, warnings []string) error {
+	if reps == nil {
+		reps = []R{}
+	}
 	b, err := json.Marshal(struct {
-		Windows []R `json:"windows"`
-	}{reps})
+		Windows  []R            `json:"windows"`
+		Onsets   []report.Onset `json:"onsets,omitempty"`
+		Warnings []string       `json:"warnings,omitempty"`
+	}{reps, onsets, warnings})
 	if err != nil {
 		return err
 	}
@@ -120,101 +141,154 @@ func (t *tableWriter[R]) Write(reps []R) error {
 	return nil
 }
 
-// streamTable prints a stream's window: its totals and warnings, the hot
-// keys with their diagnoses, the top keys, the stream shards, and in full
-// the keys the columns cut.
-func streamTable(b *strings.Builder, r *report.Report) {
-	name := printable(r.Table, 60)
-	if r.Index != "" {
-		name += " · index " + printable(r.Index, 60)
-	}
-	writeTitle(b, name, r.Window, "")
-	streamTotals(b, r)
-	var cut keyNotes
-	if len(r.HotKeys) == 0 {
-		b.WriteString("\nno hot keys\n")
-	} else {
-		b.WriteString("\nHOT KEYS\n")
-		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  SEVERITY\tKEY\tPATTERN\tWCU [bounds]\tSHARE\t\tPEAK WCU/s\tSHARDS\t")
-		for _, k := range r.HotKeys {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%5.1f%%\t%s\t%s\t\n", severityCell(&k.KeyFigures), cut.cell(k.Key), k.Pattern,
-				bounds(&k.KeyFigures), bar(k.Share, 20), k.Share*100, count(uint64(k.PeakWCUPerSecond+0.5)), shardsCell(&k.KeyFigures))
-		}
-		tw.Flush()
-		for _, k := range r.HotKeys {
-			fmt.Fprintf(b, "  ▸ %s: %s\n", cut.cell(k.Key), k.Diagnosis)
-		}
-	}
-	if len(r.TopKeys) > 0 {
-		b.WriteString("\nTOP KEYS\n")
-		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  KEY\tTYPE\tWCU [bounds]\tSHARE\t\tAVG WCU/s\tPEAK WCU/s\t")
-		for _, k := range r.TopKeys {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%5.1f%%\t%.1f\t%s\t\n", cut.cell(k.Key), k.Type, bounds(&k.KeyFigures),
-				bar(k.Share, 20), k.Share*100, k.AvgWCUPerSecond, count(uint64(k.PeakWCUPerSecond+0.5)))
-		}
-		tw.Flush()
-	}
-	streamShards(b, r)
-	cut.writeFull(b)
-	b.WriteString("\n")
+// streamWriter writes what a stream run finds, in stream order: the
+// reports of windows as they close, the onsets as they are found, and at
+// the end what the run as a whole says (its warnings, and in a table its
+// summary).
+type streamWriter interface {
+	Write(reps []report.Report) error
+	WriteOnsets(onsets []report.Onset) error
+	Close(warnings []string) error
 }
 
-// writeTitle writes a window's title line, ruled to 100 columns.
-func writeTitle(b *strings.Builder, name string, w report.Window, suffix string) {
-	title := fmt.Sprintf("── %s · %s – %s UTC %s", name, w.Start.Format("2006-01-02 15:04:05"), w.End.Format("15:04:05"), suffix)
-	b.WriteString(title + strings.Repeat("─", max(0, 100-utf8.RuneCountInString(title))) + "\n")
+// newStreamWriter returns the writer of a stream's reports as o says:
+// tables for people, one JSON document, or (live) a JSON document per
+// line.
+func newStreamWriter(o outputOptions, w io.Writer) streamWriter {
+	switch {
+	case o.format == "json" && o.live:
+		return &streamJSONLines{jsonLines[report.Report]{w: w}}
+	case o.format == "json":
+		d := &streamJSONDocument{onsets: o.onsets}
+		d.doc = jsonDocument[report.Report]{w: w, tail: d.tail}
+		return d
+	}
+	return &streamTableWriter{w: w, opt: o.table}
 }
 
-// streamTotals writes what the window counted, and what makes its figures
-// incomplete.
-func streamTotals(b *strings.Builder, r *report.Report) {
-	fmt.Fprintf(b, "records %s   WCU %s%s   distinct keys ≈ %s   TTL deletes %s   malformed %s",
-		count(r.Records), count(r.WCU), lowerBoundNote(r.WCUIsLowerBound), count(r.DistinctKeys), count(r.TTLDeletes), count(r.Malformed))
-	if r.Late > 0 {
-		fmt.Fprintf(b, "   late %s", count(r.Late))
-	}
-	// Only a stored window (history) can have some: the CLI itself stops
-	// at its first internal error (exit status 3).
-	if r.InternalErrors > 0 {
-		fmt.Fprintf(b, "   internal errors %s", count(r.InternalErrors))
-	}
-	if r.TTLWCU > 0 {
-		fmt.Fprintf(b, "   entries removed by TTL %s WCU (free)", count(r.TTLWCU))
-	}
-	b.WriteString("\n")
-	if r.TerminatedEarly {
-		b.WriteString("! Lambda ended this window early: the figures cover only part of it.\n")
-	}
-	if r.InternalErrors > 0 {
-		fmt.Fprintf(b, "! hotkeys skipped %s record(s) for a bug of its own (the function's log has an ERROR \"internal error\" with the stack): the figures undercount.\n", count(r.InternalErrors))
-	}
+// streamJSONDocument is {"windows": [...], "onsets": [...]}, with
+// "warnings" when there are some: the windows streamed as they close, the
+// onsets (few: one per key and window at most) held to the end.
+type streamJSONDocument struct {
+	doc      jsonDocument[report.Report]
+	onsets   bool
+	held     []report.Onset
+	warnings []string
 }
 
-// streamShards writes the stream shards' load.
-func streamShards(b *strings.Builder, r *report.Report) {
-	if len(r.Shards) == 0 {
-		return
-	}
-	b.WriteString("\nSTREAM SHARDS (≈ table partitions)\n")
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  SHARD\tRECORDS\tWCU\tSHARE\t\tPEAK WCU/s\t")
-	for _, s := range r.Shards {
-		share := 0.0
-		if r.WCU > 0 {
-			share = float64(s.WCU) / float64(r.WCU)
+func (d *streamJSONDocument) Write(reps []report.Report) error { return d.doc.Write(reps) }
+
+func (d *streamJSONDocument) WriteOnsets(onsets []report.Onset) error {
+	d.held = append(d.held, onsets...)
+	return nil
+}
+
+func (d *streamJSONDocument) Close(warnings []string) error {
+	d.warnings = warnings
+	return d.doc.Close()
+}
+
+// tail writes the document's members after its windows.
+func (d *streamJSONDocument) tail() ([]byte, error) {
+	var b []byte
+	if d.onsets {
+		b = append(b, ",\n\"onsets\": ["...)
+		for i := range d.held {
+			o, err := json.Marshal(&d.held[i])
+			if err != nil {
+				return nil, err
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n  "...)
+			b = append(b, o...)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%5.1f%%\t%s\t\n", printable(s.Shard, 50), count(s.Records), count(s.WCU),
-			bar(share, 20), share*100, count(uint64(s.PeakWCUPerSecond+0.5)))
+		if len(d.held) > 0 {
+			b = append(b, '\n')
+		}
+		b = append(b, ']')
 	}
-	tw.Flush()
-	for _, s := range r.Shards {
-		if s.Saturated {
-			fmt.Fprintf(b, "! %s saturated for %d s: its partition's successful writes were pinned at the limit, so its writes were most likely throttled, whichever keys share it.\n",
-				printable(s.Shard, 50), s.SaturatedSeconds)
+	if len(d.warnings) > 0 {
+		w, err := json.Marshal(d.warnings)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, ",\n\"warnings\": "...)
+		b = append(b, w...)
+	}
+	return b, nil
+}
+
+// streamJSONLines is watch's JSON: a document per line, of the windows
+// that closed, or of the onsets just found, at that moment.
+type streamJSONLines struct{ lines jsonLines[report.Report] }
+
+func (j *streamJSONLines) Write(reps []report.Report) error { return j.lines.Write(reps) }
+
+func (j *streamJSONLines) WriteOnsets(onsets []report.Onset) error {
+	if len(onsets) == 0 {
+		return nil
+	}
+	return j.lines.line(nil, onsets, nil)
+}
+
+func (j *streamJSONLines) Close(warnings []string) error {
+	if len(warnings) == 0 {
+		return nil
+	}
+	return j.lines.line(nil, nil, warnings)
+}
+
+// streamTableWriter prints each window as it closes, each onset as a line
+// as it is found, and at the end the run's summary.
+type streamTableWriter struct {
+	w       io.Writer
+	opt     tableOptions
+	summary runSummary
+}
+
+func (t *streamTableWriter) Write(reps []report.Report) error {
+	t.summary.addReports(reps)
+	for i := range reps {
+		var b strings.Builder
+		writeStreamWindow(&b, &reps[i], &t.opt)
+		if _, err := io.WriteString(t.w, b.String()); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+func (t *streamTableWriter) WriteOnsets(onsets []report.Onset) error {
+	var b strings.Builder
+	for i := range onsets {
+		t.summary.addOnset(&onsets[i])
+		writeOnset(&b, &onsets[i], t.opt.width)
+	}
+	_, err := io.WriteString(t.w, b.String())
+	return err
+}
+
+func (t *streamTableWriter) Close(warnings []string) error {
+	var b strings.Builder
+	t.summary.write(&b, &t.opt, warnings)
+	_, err := io.WriteString(t.w, b.String())
+	return err
+}
+
+// writeOnset writes an onset as one line (wrapped when the width asks):
+// the second, the key and where, what it certainly wrote in that second
+// (a lower bound: the second may not be over), and its pattern so far:
+// its window's report, at the close, has the final one.
+func writeOnset(b *strings.Builder, o *report.Onset, width int) {
+	where := printable(o.Table, 60)
+	if o.Index != "" {
+		where += " · " + printable(o.Index, 60)
+	}
+	line := fmt.Sprintf("▲ onset %s UTC  %s (%s)  ≥ %s WCU/s  pattern so far: %s", o.Second.UTC().Format("2006-01-02 15:04:05"),
+		printable(o.Key.Key, keyCellWidth), where, count(o.SecondWCULower), o.Key.Pattern)
+	fitLine(b, line, width)
 }
 
 // severityCell is a flagged key's severity, and whether it is saturated.
@@ -237,14 +311,15 @@ func shardsCell(k *report.KeyFigures) string {
 // keyCellWidth is the widest a key is shown in a table column.
 const keyCellWidth = 40
 
-// keyNotes collects the keys a window's table had to cut, in order of first
-// appearance.
+// keyNotes collects the keys (and shard ids) a window's tables had to
+// cut, in order of first appearance.
 type keyNotes []string
 
-// cell returns key as a table cell: whole when it fits, else cut and
-// marked with its note's number, which the window's footer prints in full.
-func (n *keyNotes) cell(key string) string {
-	s := printable(key, keyCellWidth)
+// cell returns key as a table cell of at most width runes (width < 0:
+// whole): whole when it fits, else cut and marked with its note's number,
+// which the window's footer prints in full.
+func (n *keyNotes) cell(key string, width int) string {
+	s := printable(key, width)
 	if s == printable(key, -1) {
 		return s
 	}
@@ -254,19 +329,20 @@ func (n *keyNotes) cell(key string) string {
 		i = len(*n) - 1
 	}
 	mark := fmt.Sprintf(" [%d]", i+1)
-	return printable(key, keyCellWidth-utf8.RuneCountInString(mark)) + mark
+	return printable(key, max(2, width-utf8.RuneCountInString(mark))) + mark
 }
 
 // writeFull writes the keys cut above in full: keys of up to 2,048 bytes
 // do not fit a column, and two that differ only at the end would look
-// alike there.
+// alike there. A key is written on one line, whatever the width: broken
+// across lines, it could not be copied whole.
 func (n keyNotes) writeFull(b *strings.Builder) {
 	if len(n) == 0 {
 		return
 	}
-	b.WriteString("\nKEYS CUT ABOVE, IN FULL\n")
+	b.WriteString("\nCUT ABOVE, IN FULL\n")
 	for i, k := range n {
-		fmt.Fprintf(b, "  [%d] %s\n", i+1, printable(k, -1))
+		writeLine(b, fmt.Sprintf("  [%d] %s", i+1, printable(k, -1)))
 	}
 }
 
@@ -277,13 +353,6 @@ func lowerBoundNote(lower bool) string {
 	return ""
 }
 
-func bounds(k *report.KeyFigures) string {
-	if k.WCULower == k.WCUUpper {
-		return count(k.WCU) + " [exact]"
-	}
-	return fmt.Sprintf("%s [%s–%s]", count(k.WCU), count(k.WCULower), count(k.WCUUpper))
-}
-
 // bar draws share as a bar of width cells.
 func bar(share float64, width int) string {
 	n := int(share*float64(width) + 0.5)
@@ -291,14 +360,8 @@ func bar(share float64, width int) string {
 	return strings.Repeat("█", n) + strings.Repeat("░", width-n)
 }
 
-// count writes n with thousands separators.
-func count(n uint64) string {
-	s := strconv.FormatUint(n, 10)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+// count writes n with thousands separators, as every report does.
+func count(n uint64) string { return report.Count(n) }
 
 // printable makes a key safe for a terminal: a key is arbitrary user data
 // and may hold control characters or escape sequences. Keys longer than

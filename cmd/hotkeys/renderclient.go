@@ -4,50 +4,47 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/hotkeys-dev/hotkeys/report"
 )
 
-// clientTable prints a client's window: reads, writes, throttles and
-// latency per key, as the application saw them.
-func clientTable(b *strings.Builder, r *report.ClientReport) {
-	name := printable(r.Table, 60)
-	if r.Index != "" {
-		name += " · index " + printable(r.Index, 60)
-	}
-	writeTitle(b, name, r.Window, "· from the client ")
-	fmt.Fprintf(b, "calls %s   RCU %s   WCU %s   throttled attempts %s   failed conditions %s   distinct keys ≈ %s\n",
-		count(r.Requests), units(r.RCU), count(r.WCU), count(r.ThrottledAttempts), count(r.ConditionalCheckFailures), count(r.DistinctKeys))
+// clientTable prints a client's window, to width: reads, writes, throttles
+// and latency per key, as the application saw them.
+func clientTable(b *strings.Builder, r *report.ClientReport, width int) {
+	writeTitle(b, windowName(r.Table, r.Index), r.Window, "· from the client ", width)
+	fields(b, []string{"calls " + count(r.Requests), "RCU " + units(r.RCU), "WCU " + count(r.WCU), "throttled attempts " + count(r.ThrottledAttempts),
+		"failed conditions " + count(r.ConditionalCheckFailures), "distinct keys " + approx(r.DistinctKeys) + count(r.DistinctKeys)}, width)
 	if r.UnattributedRequests > 0 || r.Dropped > 0 {
-		fmt.Fprintf(b, "unattributed calls %s (RCU %s, WCU %s: no key visible, or the key schema not known yet)   dropped %s\n",
-			count(r.UnattributedRequests), units(r.UnattributedRCU), count(r.UnattributedWCU), count(r.Dropped))
+		fields(b, []string{fmt.Sprintf("unattributed calls %s (RCU %s, WCU %s: no key visible, or the key schema not known yet)",
+			count(r.UnattributedRequests), units(r.UnattributedRCU), count(r.UnattributedWCU)), "dropped " + count(r.Dropped)}, width)
 	}
 	if r.UnprocessedItems > 0 || r.InternalErrors > 0 {
-		fmt.Fprintf(b, "unprocessed batch items %s (DynamoDB throttling part of a batch)   internal errors %s\n",
-			count(r.UnprocessedItems), count(r.InternalErrors))
+		fields(b, []string{fmt.Sprintf("unprocessed batch items %s (DynamoDB throttling part of a batch)", count(r.UnprocessedItems)),
+			"internal errors " + count(r.InternalErrors)}, width)
 	}
 	if r.CapacityEstimated {
-		b.WriteString("RCU and WCU estimated from item sizes (lower bounds): the client did not ask DynamoDB for ConsumedCapacity\n")
+		wrap(b, "", "  ", "RCU and WCU estimated from item sizes (lower bounds): the client did not ask DynamoDB for ConsumedCapacity", width)
 	}
+	var cut keyNotes
 	if len(r.HotKeys) == 0 {
 		b.WriteString("\nno hot keys\n")
 	} else {
-		clientKeys(b, "HOT KEYS", r.HotKeys, true, r.CapacityEstimated)
+		clientKeys(b, "HOT KEYS", r.HotKeys, true, r.CapacityEstimated, width, &cut)
 	}
 	if len(r.TopKeys) > 0 {
-		clientKeys(b, "TOP KEYS", r.TopKeys, false, r.CapacityEstimated)
+		clientKeys(b, "TOP KEYS", r.TopKeys, false, r.CapacityEstimated, width, &cut)
 	}
+	cut.writeFull(b)
 	b.WriteString("\n")
 }
 
 // clientKeys writes a table of a client's keys, and with withDiagnosis
 // what each one's diagnosis says; estimated capacity says so instead of
 // its bounds.
-func clientKeys(b *strings.Builder, title string, ks []report.ClientKeyReport, withDiagnosis, estimated bool) {
+func clientKeys(b *strings.Builder, title string, ks []report.ClientKeyReport, withDiagnosis, estimated bool, width int, cut *keyNotes) {
 	b.WriteString("\n" + title + "\n")
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  SEVERITY\tKEY\tHOT FOR\tCALLS\tRCU [bounds]\tPEAK RCU/s\tWCU [bounds]\tPEAK WCU/s\tTHROTTLED\tP99 ms\t")
+	t := table{indent: "  ", cols: []column{{head: "SEVERITY"}, {head: "KEY", key: true}, {head: "HOT FOR", drop: 3}, {head: "CALLS", drop: 1},
+		{head: "RCU"}, {head: "PEAK RCU/s", drop: 4}, {head: "WCU"}, {head: "PEAK WCU/s", drop: 5}, {head: "THROTTLED", drop: 6}, {head: "P99 ms", drop: 2}}}
 	for _, k := range ks {
 		sev := severityCell(&k.KeyFigures)
 		if sev == "" {
@@ -65,17 +62,17 @@ func clientKeys(b *strings.Builder, title string, ks []report.ClientKeyReport, w
 		for i, c := range k.HotFor {
 			hotFor[i] = string(c)
 		}
-		rcu, wcu := rcuBounds(&k), bounds(&k.KeyFigures)
+		rcu, wcu := rcuBounds(&k), wcuCell(&k.KeyFigures)
 		if estimated {
-			rcu, wcu = units(k.RCU)+" [estimated]", count(k.WCU)+" [estimated]"
+			rcu, wcu = units(k.RCU)+" (estimated)", count(k.WCU)+" (estimated)"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\t%s\t%s\t\n", sev, printable(k.Key, 40), strings.Join(hotFor, ","), count(k.Requests),
-			rcu, apportioned, units(k.PeakRCUPerSecond), wcu, count(uint64(k.PeakWCUPerSecond+0.5)), count(k.ThrottledAttempts), p99)
+		t.add(text(sev), keyCell(k.Key), text(strings.Join(hotFor, ",")), text(count(k.Requests)), text(rcu+apportioned), text(units(k.PeakRCUPerSecond)),
+			text(wcu), text(count(uint64(k.PeakWCUPerSecond+0.5))), text(count(k.ThrottledAttempts)), text(p99))
 	}
-	tw.Flush()
+	t.write(b, width, cut)
 	if withDiagnosis {
 		for _, k := range ks {
-			fmt.Fprintf(b, "  ▸ %s: %s\n", printable(k.Key, 40), k.Diagnosis)
+			wrap(b, "  ▸ "+cut.cell(k.Key, keyWidths[0])+": ", "    ", k.Diagnosis, width)
 		}
 	}
 }
@@ -89,9 +86,10 @@ func units(v float64) string {
 	return whole
 }
 
+// rcuBounds is a key's RCU: the figure when exact, else its bounds.
 func rcuBounds(k *report.ClientKeyReport) string {
 	if k.RCULower == k.RCUUpper {
-		return units(k.RCU) + " [exact]"
+		return units(k.RCU)
 	}
-	return fmt.Sprintf("%s [%s–%s]", units(k.RCU), units(k.RCULower), units(k.RCUUpper))
+	return units(k.RCULower) + "–" + units(k.RCUUpper)
 }

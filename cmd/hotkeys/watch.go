@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -27,15 +29,22 @@ It needs dynamodb:DescribeTable on the table and DescribeStream,
 GetShardIterator and GetRecords on its stream. A shard serves at most 2
 readers at once (1 on global tables): watch is one of them while it runs.
 
+An onset (a key crossing the critical rate inside its window) is printed
+the moment a batch shows it, with its pattern so far; the window's report
+follows at its close. --record FILE saves every batch read, one Lambda event
+per line, for 'hotkeys replay FILE' to read back later (docs/replay.md).
+
 Examples:
   hotkeys watch --table Shop
   hotkeys watch --table Shop --from trim_horizon --duration 10m --format json > shop.json
+  hotkeys watch --table Shop --duration 5m --record shop-records.json
 `
 
 type watchFlags struct {
-	table, streamARN, from string
-	duration               time.Duration
-	aws                    awsFlags
+	table, streamARN, from, record string
+	duration                       time.Duration
+	aws                            awsFlags
+	described                      bool // the partition key came from DescribeTable
 }
 
 func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -46,9 +55,74 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&wf.streamARN, "stream-arn", "", "`ARN` of the stream to read (instead of --table)")
 	fs.StringVar(&wf.from, "from", "latest", "where to start in each shard: `latest` (new writes only) or trim_horizon (the last 24 h)")
 	durationFlag(fs, &wf.duration, "duration", 0, "stop after this `span` of time (0: until Ctrl-C)")
+	fs.StringVar(&wf.record, "record", "", "also save every batch read into `file`, one Lambda event per line, for `hotkeys replay file`")
 	wf.aws.register(fs)
 	if err := o.parse(fs, args); err != nil {
 		return err
+	}
+	if err := wf.check(); err != nil {
+		return err
+	}
+	if wf.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, wf.duration)
+		defer cancel()
+	}
+	reader, err := wf.open(ctx, o)
+	if err != nil {
+		return err
+	}
+	p, err := newPipeline("watch", o, o.output(stdout, true, false), stdout, stderr, watchClock, wf.described)
+	if err != nil {
+		return err
+	}
+	var rec *os.File
+	if wf.record != "" {
+		if rec, err = os.Create(wf.record); err != nil {
+			return usageError{fmt.Errorf("--record: %w", err)}
+		}
+		defer rec.Close()
+	}
+	fmt.Fprintf(stderr, "hotkeys watch: reading %s (partition key %q%s) from %s; Ctrl-C to stop\n", wf.streamARN, o.partitionKey, indexNote(o.indexDefs), wf.from)
+	err = watchLoop(ctx, watchReader(reader), p, recorder{rec}, stderr, watchClock)
+	if rec != nil {
+		if cerr := rec.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("--record %s: %w", wf.record, cerr)
+		}
+	}
+	return err
+}
+
+// open loads the AWS configuration, finds the stream (and the key schema,
+// unless given) and opens a reader of its shards.
+func (wf *watchFlags) open(ctx context.Context, o *options) (*streams.Reader, error) {
+	awsCfg, err := wf.aws.load(ctx, "watch")
+	if err != nil {
+		return nil, err
+	}
+	if err := wf.resolve(ctx, dynamodb.NewFromConfig(awsCfg), o); err != nil {
+		return nil, err
+	}
+	scfg := streams.DefaultConfig()
+	scfg.From = streams.StartPosition(wf.from)
+	scfg.StreamARN = wf.streamARN
+	if err := scfg.Validate(); err != nil {
+		return nil, usageError{err}
+	}
+	reader, err := streams.NewReader(dynamodbstreams.NewFromConfig(awsCfg), scfg)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return reader, nil
+}
+
+// check refuses watch's own flags when they cannot work, before any call
+// to AWS.
+func (wf *watchFlags) check() error {
+	if wf.record != "" {
+		if err := checkWritable(wf.record); err != nil {
+			return usageError{fmt.Errorf("--record %s: %w", wf.record, err)}
+		}
 	}
 	if (wf.table == "") == (wf.streamARN == "") {
 		return usageError{fmt.Errorf("watch: give exactly one of --table or --stream-arn")}
@@ -56,41 +130,31 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if wf.duration < 0 {
 		return usageError{fmt.Errorf("--duration %s: want ≥ 0", wf.duration)}
 	}
-	scfg := streams.DefaultConfig()
-	scfg.From = streams.StartPosition(wf.from)
-	if scfg.From != streams.Latest && scfg.From != streams.TrimHorizon {
+	if from := streams.StartPosition(wf.from); from != streams.Latest && from != streams.TrimHorizon {
 		return usageError{fmt.Errorf("--from %q: want latest (new writes only) or trim_horizon (the last 24 h)", wf.from)}
 	}
-	if wf.duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, wf.duration)
-		defer cancel()
-	}
+	return nil
+}
 
-	awsCfg, err := wf.aws.load(ctx, "watch")
-	if err != nil {
-		return err
-	}
-	ddb := dynamodb.NewFromConfig(awsCfg)
-	dds := dynamodbstreams.NewFromConfig(awsCfg)
+// recorder saves watch's batches for replay (--record): each a line, the
+// Lambda event watch analysed with the shard it came from, which replay
+// reads as it is.
+type recorder struct{ f *os.File }
 
-	if err := wf.resolve(ctx, ddb, o); err != nil {
-		return err
+func (r recorder) save(shard string, payload []byte) error {
+	if r.f == nil {
+		return nil
 	}
-	scfg.StreamARN = wf.streamARN
-	if err := scfg.Validate(); err != nil {
-		return usageError{err}
+	line := make([]byte, 0, len(payload)+len(shard)+16)
+	line = append(line, `{"shardId":`...)
+	line = strconv.AppendQuote(line, shard)
+	line = append(line, ',')
+	line = append(line, payload[1:]...) // payload is {"Records":[...]}
+	line = append(line, '\n')
+	if _, err := r.f.Write(line); err != nil {
+		return fmt.Errorf("--record: %w", err)
 	}
-	reader, err := streams.NewReader(dds, scfg)
-	if err != nil {
-		return usageError{err}
-	}
-	p, err := newPipeline(o, newReportWriter(o.format, stdout, true), stderr, watchClock)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "hotkeys watch: reading %s (partition key %q%s) from %s; Ctrl-C to stop\n", wf.streamARN, o.partitionKey, indexNote(o.indexDefs), wf.from)
-	return watchLoop(ctx, watchReader(reader), p, stderr, watchClock)
+	return nil
 }
 
 // resolve fills in what the flags left to the table: the stream's ARN, the
@@ -118,6 +182,7 @@ func (wf *watchFlags) resolve(ctx context.Context, ddb keyschema.DescribeTableAP
 		wf.streamARN = s.StreamARN
 	}
 	if o.describeTable == "" {
+		wf.described = true
 		return o.useSchema(s)
 	}
 	return nil
@@ -147,7 +212,7 @@ type watchBatch struct {
 // watchLoop feeds the pipeline from the reader and, once a second, closes
 // the windows that the clock (now) has left behind, so a table that goes
 // quiet still gets its report. One goroutine owns the pipeline.
-func watchLoop(ctx context.Context, reader streamReader, p *pipeline, stderr io.Writer, now func() time.Time) error {
+func watchLoop(ctx context.Context, reader streamReader, p *pipeline, rec recorder, stderr io.Writer, now func() time.Time) error {
 	batches := make(chan watchBatch)
 	readErr := make(chan error, 1)
 	var lost atomic.Int64 // read after the reader goroutine ends
@@ -159,6 +224,11 @@ loop:
 	for {
 		select {
 		case b := <-batches:
+			if err := rec.save(b.shard, b.payload); err != nil {
+				b.done <- err
+				runErr = err
+				break loop
+			}
 			err := p.feed(b.shard, b.payload, b.shard)
 			if _, isInput := err.(inputError); isInput {
 				fmt.Fprintf(stderr, "hotkeys watch: %v\n", err)
@@ -167,7 +237,7 @@ loop:
 			b.done <- err
 		case <-tick.C:
 			p.det.Advance(now().Add(-p.det.Config().Window - p.det.Config().Lateness))
-			if err := p.write(p.det.Flush()); err != nil {
+			if err := p.emit(p.det.Onsets(nil), p.det.Flush()); err != nil {
 				runErr = err
 				break loop
 			}
@@ -178,13 +248,23 @@ loop:
 	if err := p.finish(); err != nil {
 		return err
 	}
+	var err error
 	switch {
 	case runErr != nil && ctx.Err() == nil:
-		return fmt.Errorf("watch: %w", runErr)
+		err = fmt.Errorf("watch: %w", runErr)
 	case lost.Load() > 0:
-		return inputError{fmt.Sprintf("%d shard(s) reported data lost (trimmed past the stream's 24 h retention)", lost.Load())}
+		err = inputError{fmt.Sprintf("%d shard(s) reported data lost (trimmed past the stream's 24 h retention)", lost.Load())}
 	case p.malformed > 0:
-		return p.malformedError()
+		err = p.malformedError()
+	}
+	if w := p.keyWarning(); w != nil { // the key's warning wins (exit status 4); the rest is still said
+		if err != nil {
+			fmt.Fprintf(stderr, "hotkeys: %v\n", err)
+		}
+		return w
+	}
+	if err != nil {
+		return err
 	}
 	fmt.Fprintln(stderr, "hotkeys watch: stopped")
 	return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/dynamodblocal"
+	"github.com/hotkeys-dev/hotkeys/internal/testkit/golden"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/rie"
 	"github.com/hotkeys-dev/hotkeys/redact"
 )
@@ -130,6 +131,9 @@ type eventCase struct {
 	flagged []finding // in the order logged
 	open    bool      // a tumbling batch before the window's last: the state must be carried
 	fails   []string  // the function fails, and stderr says these
+	// malformed: every record was malformed (exit 4), and stderr's lines
+	// after the bootstrap's peak memory are testdata/<malformed>.
+	malformed string
 }
 
 func (c eventCase) command() string {
@@ -155,6 +159,7 @@ var eventCases = []eventCase{
 	{file: "plain-batch.json", window: "100 records, 160 WCU, malformed 0, TTL deletes 0, hot keys 0"},
 	{file: "global-counter.json", params: "PartitionKeyName=", window: "200 records, 200 WCU, malformed 0, TTL deletes 0, hot keys 1",
 		flagged: []finding{{"GLOBAL#page-views", "warning", "single_item"}}},
+	{file: "global-counter.json", malformed: "all-malformed.golden"},
 	{file: "describe-table-lookup.json", params: "PartitionKeyName=customerId", window: "200 records, 200 WCU, malformed 0, TTL deletes 0, hot keys 1",
 		flagged: []finding{{"CUSTOMER#0042", "warning", "single_key"}}},
 	{file: "describe-table-lookup.json", params: "PartitionKeyName=", fails: []string{
@@ -197,7 +202,13 @@ func TestEveryEventFile(t *testing.T) {
 				}
 				return
 			}
-			if r.code != exitOK {
+			if c.malformed != "" {
+				if r.code != exitAllMalformed {
+					t.Errorf("exit %d, want %d", r.code, exitAllMalformed)
+				}
+				_, tail, _ := strings.Cut(r.stderr, "not a measurement\n")
+				golden.Equal(t, filepath.Join("testdata", c.malformed), fmt.Appendf(nil, "exit %d\n%s", r.code, tail))
+			} else if r.code != exitOK {
 				t.Fatalf("exit %d", r.code)
 			}
 			checkResponse(t, r.stdout, c.open)

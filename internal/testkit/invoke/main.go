@@ -36,6 +36,9 @@ const (
 	exitFailed   = 1 // the function failed: an error, a timeout, a failed cold start
 	exitUsage    = 2 // the invocation could not be made as asked
 	exitInternal = 3 // the emulator could not run
+	// exitAllMalformed: the function succeeded, as it does on bad input,
+	// but every record of the batch was malformed: nothing was analysed.
+	exitAllMalformed = 4
 )
 
 // options are the flags, read in run.
@@ -94,6 +97,12 @@ No AWS account is used: every AWS call goes to this machine.
                     write is denied, and the function logs it and goes on.
   anything else     answered AccessDeniedException, as for a role without
                     that permission.
+
+Exit status: 0 the function answered; 1 it failed (an error, a timeout, a
+failed cold start); 2 the invocation could not be made as asked; 3 the
+emulator could not run; 4 it answered, but every record of the batch was
+malformed, so nothing was analysed (the function never fails a batch for its
+records): most often the partition key, PartitionKeyName, is not the table's.
 
 Flags:
 `

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/fakesecretsmanager"
 	"github.com/hotkeys-dev/hotkeys/internal/testkit/rie"
+	"github.com/hotkeys-dev/hotkeys/record"
 )
 
 // run starts the local services and the emulator, posts the event, prints
@@ -169,7 +170,48 @@ func (inv *invocation) report(resp rie.Response, output string, peak int64, peak
 		return exitFailed
 	}
 	inv.summary(out, resp.Body, stderr)
+	if inv.allMalformed(stderr) {
+		return exitAllMalformed
+	}
 	return exitOK
+}
+
+// allMalformed says, loudly, when every record of the batch was
+// malformed: the function skipped them all, as it must (a malformed record
+// never blocks a shard), and the invocation "succeeded" having analysed
+// nothing. The records are counted by the function's own decoder (package
+// record) with the partition key the function was given; the most common
+// cause here is a sample whose table is not keyed PK, the key make invoke
+// sets, and the first record's error names the attributes it has.
+func (inv *invocation) allMalformed(w io.Writer) bool {
+	dec, err := record.NewDecoder(record.Config{PartitionKey: inv.env["HOTKEYS_PARTITION_KEY"]})
+	if err != nil {
+		return false
+	}
+	var records, malformed int
+	var first error
+	err = dec.Decode(inv.event, record.Visitor{
+		Record: func(*record.Record) error { records++; return nil },
+		Malformed: func(m *record.Malformed) error {
+			malformed++
+			if first == nil {
+				first = m.Err
+			}
+			return nil
+		},
+	})
+	if err != nil || records > 0 || malformed == 0 {
+		return false // a lookup of the key, or a payload the function said was not JSON
+	}
+	fmt.Fprintf(w, "invoke: EVERY RECORD WAS MALFORMED: the function skipped all %d records of the batch (it never fails a batch for its records): nothing was analysed\n", malformed)
+	fmt.Fprintf(w, "invoke: the first one: %v\n", first)
+	var mk *record.MissingKeyError
+	if errors.As(first, &mk) {
+		fmt.Fprintf(w, "invoke: make invoke sets PartitionKeyName=%s, the key of most samples; this table's keys are %s: "+
+			"PARAMS=\"PartitionKeyName=%s\", or PARAMS=\"PartitionKeyName=\" to have the function look it up (docs/events.md)\n",
+			mk.PartitionKey, strings.Join(mk.Keys, " and "), mk.Keys[0])
+	}
+	return true
 }
 
 // output is the function's output, sorted.
