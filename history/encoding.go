@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"encoding"
 	"encoding/binary"
 	"errors"
@@ -40,8 +41,13 @@ const maxDiagnosis = 1024
 //     Sources, the DistinctPartial flag, and the patterns versions 1 to 3
 //     have no code for (constant_key): a rollup, or a shard's window
 //     with such a key. Only a rollup (Sources > 0) may be larger than
-//     MaxEncodedSize;
-//   - 5: adds Duplicates (never 0) to what version 4 holds: a window or a
+//     MaxEncodedSize.
+//   - 5: version 4 and each key's estimate (KeyFigures.WCU, stored as
+//     its distance below the upper bound): a rollup some key of which
+//     was not listed by every window merged into it, so that its
+//     estimate is below its upper bound (see Estimate). Builds before it
+//     skip such a rollup rather than take its upper bounds for estimates;
+//   - 6: adds Duplicates (never 0) to what version 5 holds: a window or a
 //     rollup that counted records delivered twice (Kinesis).
 //
 // A decoder refuses a version it does not know (ErrVersion), so a build
@@ -54,6 +60,7 @@ const (
 	version3 = 3
 	version4 = 4
 	version5 = 5
+	version6 = 6
 )
 
 // Counters: each version holds the first versionCounters[version] of
@@ -63,19 +70,24 @@ const (
 // needs a new version here, and Version to write it where it is not 0.
 const leadingCounters = 5
 
-var versionCounters = [...]int{version1: leadingCounters, version2: 6, version3: 7, version4: 7, version5: 8}
+var versionCounters = [...]int{version1: leadingCounters, version2: 6, version3: 7, version4: 7, version5: 7, version6: 8}
 
 // NewestVersion is the newest version this build writes; it reads every
 // version from 1 up to it.
-const NewestVersion = version5
+const NewestVersion = version6
 
-// Version returns the version of the encoding MarshalBinary gives s: 4 for
-// a rollup or a window with a pattern older versions cannot hold, else 3
-// for a window with internal errors, else 2 for an index's and 1 for a
-// table's. (A table's window has no TTLWCU: version 1 does not hold it.)
+// Version returns the version of the encoding MarshalBinary gives s: 6
+// for a window or rollup that counted duplicates, 5
+// for a rollup with a key whose estimate is below its upper bound, 4 for
+// another rollup or a window with a pattern older versions cannot hold,
+// else 3 for a window with internal errors, else 2 for an index's and 1
+// for a table's. (A table's window has no TTLWCU: version 1 does not
+// hold it.)
 func (s *Summary) Version() int {
 	switch {
 	case s.Duplicates > 0:
+		return version6
+	case s.Sources > 0 && s.hasEstimates():
 		return version5
 	case s.Sources > 0 || s.DistinctPartial || s.hasNewPattern():
 		return version4
@@ -85,6 +97,25 @@ func (s *Summary) Version() int {
 		return version2
 	}
 	return version1
+}
+
+// hasEstimates says whether a key's estimate is below its upper bound.
+func (s *Summary) hasEstimates() bool {
+	for _, k := range s.Keys {
+		if storedEstimate(k) < k.WCUUpper {
+			return true
+		}
+	}
+	return false
+}
+
+// storedEstimate is k's estimate as version 5 stores it: WCU within the
+// bounds, the upper bound when unset.
+func storedEstimate(k report.KeyReport) uint64 {
+	if k.WCU == 0 || k.WCU > k.WCUUpper {
+		return k.WCUUpper
+	}
+	return max(k.WCU, k.WCULower)
 }
 
 // hasNewPattern says whether a key's pattern has no code before version 4.
@@ -132,7 +163,8 @@ var (
 // the HyperLogLog deflated, and a CRC-32C of all of it.
 //
 // A summary too large to fit is trimmed, and its bounds stay honest: the
-// lightest keys go first (flagged keys last), and each dropped physical
+// lightest keys go first, flagged keys after them, and keys of at least 1
+// % of the window last (see keepOrder); each dropped physical
 // key raises OtherKeysWCUUpper to its upper bound, so it still bounds every
 // key left out. Then, if need be, the HyperLogLog goes (DistinctKeys
 // stays). The receiver is not changed; decoding the result gives the
@@ -151,8 +183,8 @@ func (s *Summary) MarshalRollup() ([]byte, error) {
 	return s.marshal(MaxRollupEncodedSize, true)
 }
 
-// marshal encodes s in at most limit bytes, dropping keys (lightest
-// first, flagged last) and then the HyperLogLog until it fits. It tries
+// marshal encodes s in at most limit bytes, dropping keys (in the reverse
+// of keepOrder) and then the HyperLogLog until it fits. It tries
 // every number of keys from all down, or, with bisect, finds the largest
 // that fits in a logarithmic number of tries.
 func (s *Summary) marshal(limit int, bisect bool) ([]byte, error) {
@@ -175,7 +207,7 @@ func (s *Summary) marshal(limit int, bisect bool) ([]byte, error) {
 					ceiling = max(ceiling, s.Keys[i].WCUUpper)
 				}
 			}
-			return s.encode(s.Version(), kept, ceiling, keep < len(order) || s.Trimmed, h)
+			return s.encode(s.versionOf(kept), kept, ceiling, keep < len(order) || s.Trimmed, h)
 		}
 		if !bisect {
 			for keep := len(order); keep >= 0; keep-- {
@@ -208,23 +240,53 @@ func (s *Summary) marshal(limit int, bisect bool) ([]byte, error) {
 }
 
 // keepOrder returns the indexes of s.Keys in the order they are kept when
-// the encoding must shrink: flagged keys first, then the heaviest.
+// the encoding must shrink: first every key whose lower bound is at least
+// 1 % of the window's WCU (Significant), then the flagged keys, then the
+// rest, each group heaviest first (as s.Keys are). A heavy key that is
+// not flagged thus outlives a light flagged one: whoever reads the
+// summary, or a rollup of it, sees the same heavy keys as whoever reads
+// the windows it was made of.
 func (s *Summary) keepOrder() []int {
 	order := make([]int, len(s.Keys))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		fa, fb := s.Keys[a].Severity != report.None, s.Keys[b].Severity != report.None
-		switch {
-		case fa && !fb:
-			return -1
-		case fb && !fa:
+	rank := func(i int) int {
+		switch k := s.Keys[i]; {
+		case Significant(k.WCULower, s.WCU):
+			return 0
+		case k.Severity != report.None:
 			return 1
 		}
-		return 0 // already heaviest first
-	})
+		return 2
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rank(a), rank(b)) })
 	return order
+}
+
+// SignificantShare is the share of a window's WCU from which a key is kept
+// whatever else a rollup or a trimmed summary drops: 1 %.
+const SignificantShare = 0.01
+
+// Significant says whether wcu is at least SignificantShare of total.
+func Significant(wcu, total uint64) bool {
+	return total > 0 && float64(wcu) >= SignificantShare*float64(total)
+}
+
+// versionOf returns the version s is written as when it keeps only the
+// keys at indexes keys: Version, but 4 rather than 5 when no key kept has
+// an estimate below its upper bound.
+func (s *Summary) versionOf(keys []int) int {
+	v := s.Version()
+	if v != version5 {
+		return v
+	}
+	for _, i := range keys {
+		if storedEstimate(s.Keys[i]) < s.Keys[i].WCUUpper {
+			return v
+		}
+	}
+	return version4
 }
 
 // encode writes s as version (s.Version(); tests forge others).
@@ -276,6 +338,9 @@ func (s *Summary) encode(version int, keys []int, ceiling uint64, trimmed bool, 
 		b = frame.AppendString(b, k.Key)
 		b = binary.AppendUvarint(b, k.WCULower)
 		b = binary.AppendUvarint(b, k.WCUUpper)
+		if version >= version5 {
+			b = binary.AppendUvarint(b, k.WCUUpper-storedEstimate(k))
+		}
 		b = binary.AppendUvarint(b, wholeRate(k.PeakWCUPerSecond))
 		b = append(b, byte(max(0, slices.Index(severities, k.Severity))), byte(max(0, slices.Index(patterns, k.Pattern))))
 		b = binary.AppendUvarint(b, uint64(max(0, k.RecommendedShards)))
@@ -385,7 +450,16 @@ func readKeys(r *frame.Reader, version int, out *Summary) {
 		out.Keys = make([]report.KeyReport, 0, n)
 	}
 	for range n {
-		k := report.KeyReport{KeyFigures: report.KeyFigures{Type: r.Text(), Key: r.Text(), WCULower: r.Uvarint(), WCUUpper: r.Uvarint(), PeakWCUPerSecond: float64(r.Uvarint())}}
+		k := report.KeyReport{KeyFigures: report.KeyFigures{Type: r.Text(), Key: r.Text(), WCULower: r.Uvarint(), WCUUpper: r.Uvarint()}}
+		k.WCU = k.WCUUpper
+		if version >= version5 {
+			if below := r.Uvarint(); below <= k.WCUUpper-min(k.WCULower, k.WCUUpper) {
+				k.WCU = k.WCUUpper - below
+			} else {
+				r.Failf("key estimate %d below its upper bound %d, under its lower bound %d", below, k.WCUUpper, k.WCULower)
+			}
+		}
+		k.PeakWCUPerSecond = float64(r.Uvarint())
 		sev, pat := int(r.Byte()), int(r.Byte())
 		if sev >= len(severities) || pat >= known {
 			r.Failf("severity %d or pattern %d unknown", sev, pat)
@@ -401,7 +475,6 @@ func readKeys(r *frame.Reader, version int, out *Summary) {
 		if k.WCULower > k.WCUUpper {
 			r.Failf("key bounds [%d, %d] inverted", k.WCULower, k.WCUUpper)
 		}
-		k.WCU = k.WCUUpper
 		// A key listed twice would be counted twice when merged.
 		if id := (keyID{k.Type, k.Key, len(k.Shards) > 0}); seen[id] {
 			r.Failf("key %q listed twice", k.Key)

@@ -290,11 +290,12 @@ func TestEveryCounterStored(t *testing.T) {
 
 // TestTrimmedHonestly: a window of 2,048-byte keys (DynamoDB's maximum)
 // does not fit; it is stored trimmed to MaxEncodedSize with the flagged
-// keys kept and a ceiling over every key dropped.
+// keys kept (none of them holds 1 % of the window: see
+// TestTrimKeepsSignificantFirst) and a ceiling over every key dropped.
 func TestTrimmedHonestly(t *testing.T) {
 	st := newStream(t, 2, 1, 1) // a real dense-ish HyperLogLog
 	s := *st.summaries[0]
-	s.Keys = nil
+	s.Keys, s.WCU = nil, 200_000
 	for i := range 40 {
 		k := report.KeyReport{KeyFigures: report.KeyFigures{Key: strings.Repeat(string(rune('a'+i%26)), 2047) + fmt.Sprint(i%10), Type: "S", WCULower: uint64(1000 - i), WCUUpper: uint64(1000 - i + 5)}}
 		if i == 30 {

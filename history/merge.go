@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hotkeys-dev/hotkeys/ddb"
 	"github.com/hotkeys-dev/hotkeys/report"
 	"github.com/hotkeys-dev/hotkeys/sketch"
 )
@@ -63,8 +64,9 @@ type stepAcc struct {
 }
 
 type keyAcc struct {
-	k        report.KeyReport // bounds summed where listed; verdict the worst
-	ceilings uint64           // of the summaries that listed it
+	// k: bounds and estimate summed where listed; verdict the worst
+	k        report.KeyReport
+	ceilings uint64 // of the summaries that listed it
 	parts    map[string]uint64
 }
 
@@ -115,7 +117,7 @@ func (m *Merger) Add(s *Summary) error {
 	}
 	st.spill()
 	for _, k := range s.Keys {
-		st.addKey(k, s.OtherKeysWCUUpper)
+		st.addKey(k, s)
 	}
 	return nil
 }
@@ -125,7 +127,7 @@ func (st *stepAcc) spill() {
 	if p := st.pending; p != nil {
 		st.pending = nil
 		for _, k := range p.Keys {
-			st.addKey(k, p.OtherKeysWCUUpper)
+			st.addKey(k, p)
 		}
 	}
 }
@@ -184,16 +186,18 @@ func (st *stepAcc) addTotals(s *Summary) {
 	}
 }
 
-// addKey adds a key one summary listed, with that summary's ceiling on
-// the keys it left out.
-func (st *stepAcc) addKey(k report.KeyReport, ceiling uint64) {
+// addKey adds a key summary s listed, with s's ceiling on the keys it
+// left out (which goes into the key's upper bound only where another
+// summary did not list it) and s's estimate of it (Estimate).
+func (st *stepAcc) addKey(k report.KeyReport, s *Summary) {
 	id := keyID{k.Type, k.Key, len(k.Shards) > 0}
 	acc := st.keys[id]
 	if acc == nil {
 		acc = &keyAcc{k: report.KeyReport{KeyFigures: report.KeyFigures{Key: k.Key, Type: k.Type}}}
 		st.keys[id] = acc
 	}
-	acc.ceilings += ceiling
+	acc.ceilings += s.OtherKeysWCUUpper
+	acc.k.WCU += Estimate(k, s)
 	acc.k.WCULower += k.WCULower
 	acc.k.WCUUpper += k.WCUUpper
 	acc.k.PeakWCUPerSecond = max(acc.k.PeakWCUPerSecond, k.PeakWCUPerSecond)
@@ -265,11 +269,33 @@ func (st *stepAcc) keyList() []report.KeyReport {
 				return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(a.Key, b.Key))
 			})
 		}
-		k.WCU = k.WCUUpper
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, byWCU)
 	return keys
+}
+
+// Estimate returns summary s's best estimate of the WCU key k (one of
+// s.Keys) wrote: what s says (KeyFigures.WCU, the upper bound when
+// unset), within k's bounds, and, for one stream shard's window (Sources
+// 0), at most what one partition can write in the window
+// (ddb.PartitionWriteUnits a second). A merged step's estimate adds those
+// of the summaries that listed the key, so it never exceeds what the
+// partitions behind them could carry; a summary that did not list the
+// key widens its upper bound (by its ceiling) and leaves the estimate as
+// it is. Unless its bounds say otherwise: the lower bound is a proof, and
+// wins over the partition's limit.
+func Estimate(k report.KeyReport, s *Summary) uint64 {
+	e := k.WCUUpper
+	if k.WCU > 0 && k.WCU < e {
+		e = k.WCU
+	}
+	if s.Sources == 0 && len(k.Shards) == 0 {
+		if secs := s.End.Sub(s.Start) / time.Second; secs > 0 {
+			e = min(e, uint64(secs)*ddb.PartitionWriteUnits)
+		}
+	}
+	return max(e, k.WCULower)
 }
 
 // onlyKeys returns the keys of a step of one summary, s: what keyList
@@ -280,7 +306,7 @@ func (st *stepAcc) keyList() []report.KeyReport {
 func onlyKeys(s *Summary) []report.KeyReport {
 	keys := make([]report.KeyReport, len(s.Keys))
 	for i, k := range s.Keys {
-		out := report.KeyReport{KeyFigures: report.KeyFigures{Key: k.Key, Type: k.Type, WCU: k.WCUUpper, WCULower: k.WCULower, WCUUpper: k.WCUUpper,
+		out := report.KeyReport{KeyFigures: report.KeyFigures{Key: k.Key, Type: k.Type, WCU: Estimate(k, s), WCULower: k.WCULower, WCUUpper: k.WCUUpper,
 			PeakWCUPerSecond: k.PeakWCUPerSecond, RecommendedShards: k.RecommendedShards, Pattern: k.Pattern}}
 		if k.Severity.Rank() > 0 {
 			out.Severity, out.Diagnosis = k.Severity, k.Diagnosis
@@ -305,10 +331,12 @@ func onlyKeys(s *Summary) []report.KeyReport {
 	return keys
 }
 
-// byWCU orders keys heaviest first: by upper bound, then lower bound, then
-// key and type, so that the order is the same on every run.
+// byWCU orders keys heaviest first: by estimate, then upper bound, then
+// lower bound, then key and type, so that the order is the same on every
+// run.
 func byWCU(a, b report.KeyReport) int {
-	return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(b.WCULower, a.WCULower), cmp.Compare(a.Key, b.Key), cmp.Compare(a.Type, b.Type))
+	return cmp.Or(cmp.Compare(b.WCU, a.WCU), cmp.Compare(b.WCUUpper, a.WCUUpper), cmp.Compare(b.WCULower, a.WCULower),
+		cmp.Compare(a.Key, b.Key), cmp.Compare(a.Type, b.Type))
 }
 
 // byLoad orders shards busiest first: by WCU, then name, so that the

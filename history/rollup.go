@@ -24,7 +24,8 @@ const (
 // Stream shard ids never start with "(".
 const OtherShards = "(other shards)"
 
-// Compact keeps s's flagged keys and its keys heaviest other keys, and
+// Compact keeps s's keys of at least 1 % of its WCU by lower bound
+// (Significant), its flagged keys and its keys heaviest other keys, and
 // its shards busiest stream shards, summing the others' loads as
 // OtherShards. A physical key it drops raises OtherKeysWCUUpper to its
 // upper bound, so that bound still covers every key s leaves out.
@@ -33,7 +34,7 @@ func (s *Summary) Compact(keys, shards int) {
 	others := 0
 	for _, k := range s.Keys {
 		switch {
-		case k.Severity != report.None:
+		case k.Severity != report.None || Significant(k.WCULower, s.WCU):
 		case others < keys:
 			others++
 		default:

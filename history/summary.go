@@ -118,9 +118,11 @@ type keyID struct {
 //
 // In a merged step, a physical key's bounds add the bounds of the
 // summaries that listed it and [0, OtherKeysWCUUpper] of those that did
-// not. Its verdict is the worst any shard-window gave it, with that
-// window's diagnosis; its peak the highest. TopKeys are the top heaviest
-// by upper bound; OtherKeysWCUUpper bounds every key they leave out.
+// not; its estimate (WCU, and the share and average rate made from it)
+// adds only the estimates of those that listed it (see Estimate). Its
+// verdict is the worst any shard-window gave it, with that window's
+// diagnosis; its peak the highest. TopKeys are the top heaviest by
+// estimate; OtherKeysWCUUpper bounds every key they leave out.
 // DistinctKeys is the union of the summaries' HyperLogLogs, or, when some
 // summary came without one, the larger of that and the largest single
 // estimate.
@@ -131,21 +133,22 @@ func (s *Summary) Report(top int) report.Report {
 		HotKeys: []report.KeyReport{}, TopKeys: []report.KeyReport{}, Shards: append([]report.ShardReport{}, s.Shards...),
 	}
 	seconds := s.End.Sub(s.Start).Seconds()
-	keys := s.Keys
+	keys, copied := s.withEstimates()
 	if !slices.IsSortedFunc(keys, byWCU) { // a merged step's come sorted
-		keys = slices.Clone(keys)
+		if !copied {
+			keys = slices.Clone(keys)
+		}
 		slices.SortStableFunc(keys, byWCU)
 	}
 	decorate := func(k report.KeyReport) report.KeyReport {
-		k.WCU = k.WCUUpper
 		if s.WCU > 0 {
-			k.Share = float64(k.WCUUpper) / float64(s.WCU)
+			k.Share = float64(k.WCU) / float64(s.WCU)
 		}
-		k.AvgWCUPerSecond = float64(k.WCUUpper) / seconds
+		k.AvgWCUPerSecond = float64(k.WCU) / seconds
 		return k
 	}
 	// Every key left out of TopKeys: either listed but ranked below (at
-	// most the first one left out), or not listed (at most the ceiling).
+	// most its upper bound), or not listed (at most the ceiling).
 	rep.OtherKeysWCUUpper = s.OtherKeysWCUUpper
 	top, physical := max(0, top), 0
 	for _, k := range keys {
@@ -157,7 +160,7 @@ func (s *Summary) Report(top int) report.Report {
 		}
 		if physical < top {
 			rep.TopKeys = append(rep.TopKeys, decorate(k))
-		} else if physical == top {
+		} else {
 			rep.OtherKeysWCUUpper = max(rep.OtherKeysWCUUpper, k.WCUUpper)
 		}
 		physical++
@@ -167,4 +170,20 @@ func (s *Summary) Report(top int) report.Report {
 	// another limit sets it again (report.Report.SetHeadroom).
 	rep.SetHeadroom(ddb.PartitionWriteUnits)
 	return rep
+}
+
+// withEstimates returns s.Keys with each key's WCU its Estimate: s.Keys
+// itself when they all are (a merged step's), else a copy (copied).
+func (s *Summary) withEstimates() (keys []report.KeyReport, copied bool) {
+	for i, k := range s.Keys {
+		if Estimate(k, s) == k.WCU {
+			continue
+		}
+		keys = slices.Clone(s.Keys)
+		for j := i; j < len(keys); j++ {
+			keys[j].WCU = Estimate(keys[j], s)
+		}
+		return keys, true
+	}
+	return s.Keys, false
 }

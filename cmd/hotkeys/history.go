@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -50,7 +52,7 @@ Examples (H: the stack's HistoryTable output):
 type historyFlags struct {
 	table, from, to, format, heatmap, source string
 	since, step                              time.Duration
-	top, writeShards, width                  int
+	top, writeShards, width, memory          int
 	limit                                    float64
 	aws                                      awsFlags
 }
@@ -65,6 +67,7 @@ func runHistory(ctx context.Context, args []string, stdout, stderr io.Writer, no
 	if err != nil {
 		return err
 	}
+	defer softMemoryLimit(f.memory)()
 	width := f.width
 	if width == 0 {
 		width = cmp.Or(terminalWidth(stdout), defaultWidth)
@@ -110,6 +113,7 @@ func (f *historyFlags) parse(args []string, stderr io.Writer, now time.Time) (fr
 	fs.StringVar(&f.format, "format", "table", "output `format`: table or json")
 	intFlag(fs, &f.width, "width", 0, "table output's width in `columns` (default: the terminal's, or 100 when not a terminal)")
 	fs.StringVar(&f.heatmap, "heatmap", "", "also draw the steps as a heatmap into `file`: one self-contained HTML page")
+	intFlag(fs, &f.memory, "memory", defaultHistoryMemory, "the `MiB` of memory to stay under: a soft limit (the Go runtime's, as GOMEMLIMIT sets, which wins when set) that makes the collector work harder as the reader nears it; 0 for none")
 	floatFlag(fs, &f.limit, "partition-limit", detector.DefaultPartitionLimit, "per-partition write `rate` limit in WCU/s: the heatmap's scale, the keys' headroom")
 	f.aws.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -132,6 +136,8 @@ func (f *historyFlags) parse(args []string, stderr io.Writer, now time.Time) (fr
 		return from, to, usageError{fmt.Errorf("--source %q: want auto, settled, rollups or shards", f.source)}
 	case f.writeShards < 0 || f.writeShards > store.MaxWriteShards:
 		return from, to, usageError{fmt.Errorf("--write-shards %d: want 1 to %d", f.writeShards, store.MaxWriteShards)}
+	case f.memory < 0:
+		return from, to, usageError{fmt.Errorf("--memory %d: want MiB, 0 for no limit", f.memory)}
 	case !(f.limit > 0):
 		return from, to, usageError{fmt.Errorf("--partition-limit %g: want > 0", f.limit)}
 	}
@@ -139,6 +145,22 @@ func (f *historyFlags) parse(args []string, stderr io.Writer, now time.Time) (fr
 		return from, to, usageError{fmt.Errorf("--step: %w", err)}
 	}
 	return from, to, nil
+}
+
+// defaultHistoryMemory is --memory's default, in MiB: at 1,000 shards a
+// day of 1-minute steps peaked at 1.1 GiB without a limit, at about 800
+// MiB under GOMEMLIMIT=800MiB with the same output (issue 35): the excess
+// was the collector's headroom over the hour of items decoded ahead.
+const defaultHistoryMemory = 768
+
+// softMemoryLimit sets the runtime's soft memory limit to mib MiB, unless
+// mib is 0 or GOMEMLIMIT is set, and returns what restores the one before.
+func softMemoryLimit(mib int) (restore func()) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set || mib <= 0 {
+		return func() {}
+	}
+	before := debug.SetMemoryLimit(int64(mib) << 20)
+	return func() { debug.SetMemoryLimit(before) }
 }
 
 // span resolves --since, --from and --to.

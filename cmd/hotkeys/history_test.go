@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -320,11 +321,31 @@ func TestHistoryUsage(t *testing.T) {
 		{"history", "--table", "h", "--from", "2026-11-22T10:00:00Z", "--to", "2026-11-22T09:00:00Z"},
 		{"history", "--table", "h", "--step", "1500ms"},
 		{"history", "--table", "h", "--format", "xml"},
+		{"history", "--table", "h", "--memory", "-1"},
 	} {
 		code, _, errs := hotkeys(t, "", args...)
 		if code != exitUsage || !strings.Contains(errs, "hotkeys:") {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and a message", args, code, errs)
 		}
+	}
+}
+
+// TestSoftMemoryLimit: --memory sets the runtime's soft limit while history
+// reads, and the one before comes back after; GOMEMLIMIT, when set, wins.
+func TestSoftMemoryLimit(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	restore := softMemoryLimit(100)
+	if got := debug.SetMemoryLimit(-1); got != 100<<20 {
+		t.Errorf("limit %d while reading, want %d", got, 100<<20)
+	}
+	restore()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("limit %d after, want %d as before", got, before)
+	}
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	softMemoryLimit(100)()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("limit %d with GOMEMLIMIT set, want %d untouched", got, before)
 	}
 }
 

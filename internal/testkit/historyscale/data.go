@@ -22,6 +22,9 @@ type config struct {
 	writeShards int
 	shapes      int // distinct workloads, taken in turn minute by minute
 	shardHours  int // hours before end whose shards' windows are stored
+	// heavy is issue 35's workload (heavyWindow) instead of the light one
+	// (shardWindow).
+	heavy bool
 	// legacy stores the shards' windows as builds before write sharding
 	// did (partition key the day), which every build reads.
 	legacy bool
@@ -74,7 +77,11 @@ func (b *builder) makeShapes() error {
 	for sh := range b.cfg.shapes {
 		var sums []*history.Summary
 		for i, id := range ids {
-			s, err := shardWindow(b.cfg.table, id, i, time.Unix(0, 0).UTC(), b.cfg.records, uint64(sh))
+			window := shardWindow
+			if b.cfg.heavy {
+				window = heavyWindow
+			}
+			s, err := window(b.cfg.table, id, i, time.Unix(0, 0).UTC(), b.cfg.records, uint64(sh))
 			if err != nil {
 				return err
 			}
@@ -92,7 +99,7 @@ func (b *builder) putShardWindows() error {
 	var shardItems, shardBytes int
 	for t := b.cfg.end.Add(-time.Duration(b.cfg.shardHours) * time.Hour); t.Before(b.cfg.end); t = t.Add(time.Minute) {
 		for _, s := range b.shapes[int(t.Unix()/60)%len(b.shapes)] {
-			item, err := b.table.Item(restamp(s, t))
+			item, err := b.table.Item(b.minute(restamp(s, t)))
 			if err != nil {
 				return err
 			}
@@ -123,7 +130,7 @@ func (b *builder) putWindowRollups() ([]*history.Summary, error) {
 	var rollupBytes, rollupItems int
 	rolledUntil, settledUntil := b.cfg.end.Add(-2*time.Minute), b.cfg.end.Add(-70*time.Minute)
 	for t := b.cfg.end.Add(-24 * time.Hour); t.Before(rolledUntil); t = t.Add(time.Minute) {
-		r := restamp(minuteRollups[int(t.Unix()/60)%len(b.shapes)], t)
+		r := b.minute(restamp(minuteRollups[int(t.Unix()/60)%len(b.shapes)], t))
 		item, err := b.table.RollupItem(store.Windows, r, t.Add(2*time.Minute), t.Before(settledUntil))
 		if err != nil {
 			return nil, err
@@ -147,7 +154,7 @@ func (b *builder) putHourRollups(minuteRollups []*history.Summary) error {
 	for sh := range b.shapes {
 		var hour []*history.Summary
 		for m := range 60 {
-			hour = append(hour, restamp(minuteRollups[(m+sh)%len(b.shapes)], time.Unix(int64(m*60), 0).UTC()))
+			hour = append(hour, b.minute(restamp(minuteRollups[(m+sh)%len(b.shapes)], time.Unix(int64(m*60), 0).UTC())))
 		}
 		r, err := rollupOf(b.cfg.table, time.Hour, hour)
 		if err != nil {
@@ -158,6 +165,9 @@ func (b *builder) putHourRollups(minuteRollups []*history.Summary) error {
 	var rollupBytes, rollupItems int
 	for t := b.cfg.end.Add(-time.Duration(b.cfg.days) * 24 * time.Hour); t.Before(b.cfg.end.Add(-2 * time.Hour)); t = t.Add(time.Hour) {
 		r := restamp(hourRollups[int(t.Unix()/3600)%len(b.shapes)], t)
+		if b.cfg.heavy {
+			r = rename(r, uint32(t.Unix()/3600), true)
+		}
 		item, err := b.table.RollupItem(store.Hours, r, t.Add(130*time.Minute), true)
 		if err != nil {
 			return err
@@ -168,6 +178,15 @@ func (b *builder) putHourRollups(minuteRollups []*history.Summary) error {
 	}
 	b.progress(fmt.Sprintf("%d hour rollups, %d MB (%d KB each)", rollupItems, rollupBytes>>20, rollupBytes/max(1, rollupItems)>>10))
 	return nil
+}
+
+// minute gives the heavy workload's window s (a shard's or a rollup) the
+// keys of its minute: every minute's differ.
+func (b *builder) minute(s *history.Summary) *history.Summary {
+	if !b.cfg.heavy {
+		return s
+	}
+	return rename(s, uint32(s.Start.Unix()/60), false)
 }
 
 // coverage returns the coverage item of t's hour.

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/hotkeys-dev/hotkeys/ddb"
@@ -30,37 +31,91 @@ func shardIDs(n int, seed uint64) []string {
 
 // shardWindow returns the summary of one shard's minute starting at start.
 func shardWindow(table, shard string, i int, start time.Time, records int, seed uint64) (*history.Summary, error) {
+	return summarize(table, shard, start, func(add func(key []byte, wcu uint64, at time.Duration)) {
+		zipf := rand.NewZipf(rand.New(rand.NewPCG(seed, uint64(i))), 1.1, 1, 50_000)
+		key := make([]byte, 0, 64)
+		for n := range records {
+			k := zipf.Uint64()
+			add(fmt.Appendf(key[:0], "USER#%04d-%06d", i, k), 1+k%3, time.Duration(n)*time.Minute/time.Duration(records))
+		}
+		if i%100 == 7 {
+			// A hot key: 300 WCU/s all minute.
+			for sec := range 60 {
+				add(fmt.Appendf(nil, "TENANT#%04d", i), 300, time.Duration(sec)*time.Second)
+			}
+		}
+	})
+}
+
+// heavyWindow returns the summary of one shard's minute of the heavy
+// workload (issue 35): 45-byte keys from a 100,000-key space of the
+// shard's own, 1–5 WCU a write, and on two shards in five a key of its
+// own written at 300 WCU/s all minute, which the detector flags: some 400
+// flagged keys a minute at 1,000 shards. Every minute's keys differ
+// (rename).
+func heavyWindow(table, shard string, i int, start time.Time, records int, seed uint64) (*history.Summary, error) {
+	return summarize(table, shard, start, func(add func(key []byte, wcu uint64, at time.Duration)) {
+		rng := rand.New(rand.NewPCG(seed, uint64(i)))
+		zipf := rand.NewZipf(rng, 1.1, 1, 100_000-1)
+		key := make([]byte, 0, heavyKeyLen)
+		for n := range records {
+			k := zipf.Uint64()
+			add(fmt.Appendf(key[:0], "ITEM#%04d#%06d#%s", i, k, padding[:heavyKeyLen-17]), 1+rng.Uint64N(5), time.Duration(n)*time.Minute/time.Duration(records))
+		}
+		if i%5 < 2 {
+			key = fmt.Appendf(key[:0], "TENANT#%04d#%s", i, padding[:heavyKeyLen-12])
+			for n := range 60 * 60 { // 60 writes of 5 WCU a second
+				add(key, 5, time.Duration(n)*time.Second/60)
+			}
+		}
+	})
+}
+
+// summarize returns the summary of a shard's minute starting at start,
+// made the Lambda's way from the writes fill adds (key, WCU, time from
+// start).
+func summarize(table, shard string, start time.Time, fill func(add func(key []byte, wcu uint64, at time.Duration))) (*history.Summary, error) {
 	cfg := detector.DefaultConfig()
 	w, err := detector.NewWindow(cfg.Sketch, table, start, start.Add(time.Minute))
 	if err != nil {
 		return nil, err
 	}
-	rng := rand.New(rand.NewPCG(seed, uint64(i)))
-	zipf := rand.NewZipf(rng, 1.1, 1, 50_000)
 	r := record.Record{Table: table, Shard: shard, WCUExact: true}
-	key := make([]byte, 0, 64)
-	for n := range records {
-		k := zipf.Uint64()
-		key = fmt.Appendf(key[:0], "USER#%04d-%06d", i, k)
-		r.Time = start.Add(time.Duration(n) * time.Minute / time.Duration(records))
-		r.PartitionKey = ddb.Key{Type: ddb.String, Value: key}
-		r.WCU = 1 + k%3
+	fill(func(key []byte, wcu uint64, at time.Duration) {
+		r.Time, r.PartitionKey, r.WCU = start.Add(at), ddb.Key{Type: ddb.String, Value: key}, wcu
 		w.Add(&r)
-	}
-	if i%100 == 7 {
-		// A hot key: 300 WCU/s all minute.
-		for sec := range 60 {
-			r.Time = start.Add(time.Duration(sec) * time.Second)
-			r.PartitionKey = ddb.Key{Type: ddb.String, Value: fmt.Appendf(nil, "TENANT#%04d", i)}
-			r.WCU = 300
-			w.Add(&r)
-		}
-	}
+	})
 	hll, err := w.AppendDistinct(nil)
 	if err != nil {
 		return nil, err
 	}
 	return history.FromReport(w.Report(cfg), shard, hll), nil
+}
+
+// heavyKeyLen is the length of the heavy workload's keys, the last 16
+// bytes of which rename sets.
+const heavyKeyLen = 45
+
+var padding = "................................................"
+
+// rename returns a copy of s whose keys of heavyKeyLen bytes (the heavy
+// workload's) end in minute and hour tags instead (each 8 hex digits), so
+// that every minute's keys, and every hour's, differ: rename of a
+// shard's window or a window rollup sets minute; of an hour rollup,
+// whose keys carry their minute already, hour.
+func rename(s *history.Summary, tag uint32, hour bool) *history.Summary {
+	c := *s
+	c.Keys = slices.Clone(s.Keys)
+	at := heavyKeyLen - 8
+	if hour {
+		at = heavyKeyLen - 16
+	}
+	for i, k := range c.Keys {
+		if len(k.Key) == heavyKeyLen && len(k.Shards) == 0 {
+			c.Keys[i].Key = fmt.Sprintf("%s%08x%s", k.Key[:at], tag, k.Key[at+8:])
+		}
+	}
+	return &c
 }
 
 // restamp returns a copy of s moved to start, its length kept.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hotkeys-dev/hotkeys/history"
 	"github.com/hotkeys-dev/hotkeys/history/store"
+	"github.com/hotkeys-dev/hotkeys/report"
 )
 
 // TestServesWhatTheReaderReads serves a small table and reads it back with
@@ -139,5 +140,48 @@ func BenchmarkRollupMinute(b *testing.B) {
 				b.ReportMetric(float64(len(out)), "B/rollup")
 			}
 		})
+	}
+}
+
+// TestHeavyWorkload: the heavy workload's windows hold 45-byte keys, a
+// flagged key on two shards in five, and no key of one minute in
+// another's window, a shard's or a rollup, nor in another hour's rollup.
+func TestHeavyWorkload(t *testing.T) {
+	cfg := config{table: "T", shards: 10, records: 600, days: 1, end: time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC),
+		writeShards: 2, shapes: 2, shardHours: 1, heavy: true}
+	b := &builder{cfg: cfg, st: newServed(), progress: func(string) {}, cov: map[int64]*coverage{}}
+	if err := b.makeShapes(); err != nil {
+		t.Fatal(err)
+	}
+	flagged, keys := map[string]bool{}, map[string]int64{}
+	for _, s := range b.shapes[0] {
+		for _, k := range s.Keys {
+			if len(k.Key) != heavyKeyLen {
+				t.Errorf("key %q of %d bytes, want %d", k.Key, len(k.Key), heavyKeyLen)
+			}
+			if k.Severity != report.None {
+				flagged[k.Key] = true
+			}
+		}
+	}
+	if len(flagged) != 4 {
+		t.Errorf("%d keys flagged in a minute of 10 shards, want 4", len(flagged))
+	}
+	t0 := cfg.end.Add(-time.Hour)
+	for m := range 3 {
+		at := t0.Add(time.Duration(m) * time.Minute)
+		for _, s := range []*history.Summary{b.minute(restamp(b.shapes[0][0], at)), b.minute(restamp(b.shapes[0][1], at))} {
+			for _, k := range s.Keys {
+				if first, ok := keys[k.Key]; ok && first != at.Unix() {
+					t.Fatalf("%s in minutes %d and %d", k.Key, first, at.Unix())
+				}
+				keys[k.Key] = at.Unix()
+			}
+		}
+	}
+	h := b.shapes[0][0]
+	a, c := rename(h, 1, true), rename(h, 2, true)
+	if a.Keys[0].Key == c.Keys[0].Key || a.Keys[0].Key[heavyKeyLen-8:] != h.Keys[0].Key[heavyKeyLen-8:] {
+		t.Errorf("hour tags: %q and %q of %q", a.Keys[0].Key, c.Keys[0].Key, h.Keys[0].Key)
 	}
 }

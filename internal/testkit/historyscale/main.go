@@ -32,6 +32,7 @@ func main() {
 	flag.IntVar(&cfg.shardHours, "shard-hours", 1, "hours of the shards' windows, up to the end")
 	flag.IntVar(&cfg.writeShards, "write-shards", 64, "write shards of the shards' windows")
 	flag.IntVar(&cfg.shapes, "shapes", 2, "distinct workloads, in turn minute by minute")
+	flag.BoolVar(&cfg.heavy, "heavy", false, "issue 35's workload: some 400 flagged keys a minute, every minute's keys different, 45-byte keys, 1–5 WCU a write (give -records 6000)")
 	flag.BoolVar(&cfg.legacy, "legacy", false, "store the shards' windows as builds before write sharding did (one partition key value a day), which every build reads")
 	flag.StringVar(&end, "end", "2026-11-23T00:00:00Z", "the end of the span held (RFC 3339, on a minute)")
 	flag.StringVar(&addr, "addr", "127.0.0.1:0", "address to serve on")

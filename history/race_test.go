@@ -1,0 +1,6 @@
+//go:build race
+
+package history
+
+// raceEnabled says that the tests run under the race detector.
+const raceEnabled = true
