@@ -310,7 +310,7 @@ func TestSAMScheduleV2IsStillMissing(t *testing.T) {
 // references.
 var (
 	sidPattern       = regexp.MustCompile(`^[A-Za-z0-9]*$`)
-	eventTypes       = []string{"DynamoDB", "ScheduleV2"} // the stream function's, the rollup function's
+	eventTypes       = []string{"ScheduleV2"} // the rollup function's; the stream function's mappings are resources
 	startingPosition = []string{"LATEST", "TRIM_HORIZON"}
 	tracingModes     = []string{"Active", "PassThrough"}
 	responseTypes    = []string{"ReportBatchItemFailures"}
@@ -349,20 +349,15 @@ func stricterChecks(s *cfn.Stack) []error {
 				}
 				continue
 			}
-			if b, ok := number(ep["BatchSize"]); ok && (b < 1 || b > 10000) {
-				bad(id, "event %s BatchSize %v outside a stream mapping's 1-10000", name, b)
+			for _, err := range mappingChecks(ep) {
+				bad(id, "event %s: %v", name, err)
 			}
-			if sp := fmt.Sprint(ep["StartingPosition"]); !slices.Contains(startingPosition, sp) {
-				bad(id, "event %s StartingPosition %s, want one of %v", name, sp, startingPosition)
-			}
-			if w, ok := number(ep["TumblingWindowInSeconds"]); ok && (w < 0 || w > 900) {
-				bad(id, "event %s TumblingWindowInSeconds %v outside 0-900", name, w)
-			}
-			rts, _ := ep["FunctionResponseTypes"].([]any)
-			for _, rt := range rts {
-				if !slices.Contains(responseTypes, fmt.Sprint(rt)) {
-					bad(id, "event %s FunctionResponseTypes has %v, want one of %v", name, rt, responseTypes)
-				}
+		}
+	}
+	for _, id := range s.Resources("AWS::Lambda::EventSourceMapping") {
+		if r, err := s.Resource(id); err == nil && r != nil {
+			for _, err := range mappingChecks(properties(r)) {
+				bad(id, "%v", err)
 			}
 		}
 	}
@@ -397,6 +392,28 @@ func stricterChecks(s *cfn.Stack) []error {
 	for _, st := range allStatements(s) {
 		if sid, ok := st.m["Sid"]; ok && !sidPattern.MatchString(fmt.Sprint(sid)) {
 			bad(st.where, "IAM Sid %q: only letters and digits are allowed", sid)
+		}
+	}
+	return errs
+}
+
+// mappingChecks returns what a stream event source mapping (a resource, or
+// a SAM event's properties) gets wrong beyond the schema.
+func mappingChecks(p map[string]any) []error {
+	var errs []error
+	if b, ok := number(p["BatchSize"]); ok && (b < 1 || b > 10000) {
+		errs = append(errs, fmt.Errorf("BatchSize %v outside a stream mapping's 1-10000", b))
+	}
+	if sp := fmt.Sprint(p["StartingPosition"]); !slices.Contains(startingPosition, sp) {
+		errs = append(errs, fmt.Errorf("StartingPosition %s, want one of %v", sp, startingPosition))
+	}
+	if w, ok := number(p["TumblingWindowInSeconds"]); ok && (w < 0 || w > 900) {
+		errs = append(errs, fmt.Errorf("TumblingWindowInSeconds %v outside 0-900", w))
+	}
+	rts, _ := p["FunctionResponseTypes"].([]any)
+	for _, rt := range rts {
+		if !slices.Contains(responseTypes, fmt.Sprint(rt)) {
+			errs = append(errs, fmt.Errorf("FunctionResponseTypes has %v, want one of %v", rt, responseTypes))
 		}
 	}
 	return errs
@@ -475,7 +492,7 @@ func at(t *testing.T, v any, path ...string) map[string]any {
 // rather than passing it to a check that may not exist.
 func TestTemplateValidationRejectsBrokenCopies(t *testing.T) {
 	fn := []string{"Resources", functionID}
-	esm := append(slices.Clone(fn), "Properties", "Events", "TableStream", "Properties")
+	esm := []string{"Resources", "TableStreamMapping", "Properties"}
 	tests := []struct {
 		name   string
 		by     string // "schema" or "stricter"
@@ -487,8 +504,8 @@ func TestTemplateValidationRejectsBrokenCopies(t *testing.T) {
 		{"unknown event source mapping property", "schema", func(t *testing.T, m map[string]any) {
 			at(t, m, esm...)["BatchSizes"] = 100
 		}},
-		{"Stream missing from the event", "schema", func(t *testing.T, m map[string]any) {
-			delete(at(t, m, esm...), "Stream")
+		{"FunctionName missing from the mapping", "schema", func(t *testing.T, m map[string]any) {
+			delete(at(t, m, esm...), "FunctionName")
 		}},
 		{"serverless resource type misspelt", "schema", func(t *testing.T, m map[string]any) {
 			at(t, m, fn...)["Type"] = "AWS::Serverless::Functon"
@@ -512,7 +529,8 @@ func TestTemplateValidationRejectsBrokenCopies(t *testing.T) {
 			at(t, m, "Resources")["Bucket"] = map[string]any{"Type": "AWS::S3::Buckett"}
 		}},
 		{"event type misspelt", "stricter", func(t *testing.T, m map[string]any) {
-			at(t, m, append(fn, "Properties", "Events", "TableStream")...)["Type"] = "DynamoDb"
+			at(t, m, append(fn, "Properties")...)["Events"] = map[string]any{"EveryMinute": map[string]any{
+				"Type": "Schedulev2", "Properties": map[string]any{"ScheduleExpression": "rate(1 minute)"}}}
 		}},
 		{"Tracing not one of its values", "stricter", func(t *testing.T, m map[string]any) {
 			at(t, m, append(fn, "Properties")...)["Tracing"] = "Sometimes"

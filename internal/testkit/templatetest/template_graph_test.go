@@ -24,6 +24,10 @@ var getAttributes = map[string][]string{
 	// CloudFormation User Guide, AWS::CloudWatch::CompositeAlarm, Return values.
 	"AWS::CloudWatch::CompositeAlarm": {"Arn"},
 	"AWS::CloudWatch::Dashboard":      {},
+	// CloudFormation User Guide, AWS::Kinesis::StreamConsumer and
+	// AWS::Lambda::EventSourceMapping, Return values.
+	"AWS::Kinesis::StreamConsumer":    {"ConsumerARN", "ConsumerCreationTimestamp", "ConsumerName", "ConsumerStatus", "StreamARN"},
+	"AWS::Lambda::EventSourceMapping": {"EventSourceMappingArn", "Id"},
 }
 
 // references returns the resources v refers to (Ref, Fn::GetAtt, and

@@ -32,7 +32,13 @@ var variants = []struct {
 	{"history", map[string]string{"History": "on", "HistoryRetentionDays": "7"}},
 	{"onset notifications off", map[string]string{"NotifyTopicArn": "off"}},
 	{"onset notifications to a topic of the user's", map[string]string{"NotifyTopicArn": ownTopicArn}},
+	{"Kinesis source", kinesisSource},
+	{"Kinesis source, history, indexes on, API metrics", map[string]string{"StreamSource": "kinesis", "KinesisStreamArn": testKinesisArn, "History": "on", "IndexAnalysis": "on", "MetricsMode": "api"}},
+	{"table stream source, a Kinesis ARN left over", map[string]string{"KinesisStreamArn": testKinesisArn}},
 }
+
+// kinesisSource reads the table's Kinesis destination instead of its stream.
+var kinesisSource = map[string]string{"StreamSource": "kinesis", "KinesisStreamArn": testKinesisArn}
 
 const (
 	existingSecretArn = "arn:aws:secretsmanager:" + cfn.Region + ":" + cfn.Account + ":secret:team/hotkeys-key-AbC123"
@@ -179,14 +185,29 @@ func checkFunctionRole(t *testing.T, s *cfn.Stack) {
 		slices.Sort(got[a])
 	}
 	want := map[string][]string{
-		"dynamodb:DescribeStream":   {testStreamArn},
-		"dynamodb:GetRecords":       {testStreamArn},
-		"dynamodb:GetShardIterator": {testStreamArn},
-		// No resource-level permissions exist for ListStreams.
-		"dynamodb:ListStreams": {"*"},
 		"sqs:SendMessage":      {cfn.GetAtt("DeadLetterQueue", "Arn")},
 		"logs:CreateLogStream": {cfn.GetAtt("HotKeysLogGroup", "Arn")},
 		"logs:PutLogEvents":    {cfn.GetAtt("HotKeysLogGroup", "Arn")},
+	}
+	// The source: the table's stream, or the Kinesis stream through the
+	// stack's own consumer, never both.
+	switch src := s.Param("StreamSource"); src {
+	case "dynamodb":
+		for _, a := range []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"} {
+			want[a] = []string{testStreamArn}
+		}
+		// No resource-level permissions exist for ListStreams.
+		want["dynamodb:ListStreams"] = []string{"*"}
+	case "kinesis":
+		// Lambda's documentation (Kinesis, execution role permissions):
+		// the stream's actions on the stream, SubscribeToShard (resource
+		// type consumer) on the enhanced fan-out consumer.
+		for _, a := range []string{"kinesis:DescribeStream", "kinesis:DescribeStreamSummary", "kinesis:GetRecords", "kinesis:GetShardIterator", "kinesis:ListShards"} {
+			want[a] = []string{s.Param("KinesisStreamArn")}
+		}
+		want["kinesis:SubscribeToShard"] = []string{cfn.GetAtt("KinesisConsumer", "ConsumerARN")}
+	default:
+		t.Fatalf("StreamSource %q", src)
 	}
 	// DescribeTable gives the partition key when it is not a parameter,
 	// and the indexes unless their analysis is off: that one table only.
@@ -310,22 +331,72 @@ func checkAlarmTopicKey(t *testing.T, s *cfn.Stack) {
 	}
 }
 
-// TestTemplateEventSourceMapping checks the settings that keep one poison
-// record from blocking a shard and keep batches within Lambda's limits.
-func TestTemplateEventSourceMapping(t *testing.T) {
-	tmpl := readTemplate(t)
-	s := deploy(t, tmpl, map[string]string{"BatchSize": "10000", "WindowSeconds": "900", "BatchingWindowSeconds": "300"})
-	events, _ := properties(mustResource(t, s, functionID))["Events"].(map[string]any)
-	if len(events) != 1 {
-		t.Fatalf("%d events, want the table stream only", len(events))
+// mappingIDs are the function's two event source mappings: exactly one
+// exists, by StreamSource (a SAM event cannot take a Condition).
+var mappingIDs = map[string]string{"dynamodb": "TableStreamMapping", "kinesis": "KinesisMapping"}
+
+// sourceMapping returns the one event source mapping of s, checking that
+// the other source has none, that the function has no SAM event besides
+// it, and that the mapping invokes the function.
+func sourceMapping(t *testing.T, s *cfn.Stack) map[string]any {
+	t.Helper()
+	if events, ok := properties(mustResource(t, s, functionID))["Events"]; ok {
+		t.Fatalf("the function has SAM events %v: they cannot be conditional; the mappings are resources", events)
 	}
 	var esm map[string]any
-	for _, e := range events {
-		e := e.(map[string]any)
-		if e["Type"] != "DynamoDB" {
-			t.Fatalf("event type %v, want DynamoDB", e["Type"])
+	for src, id := range mappingIDs {
+		r, err := s.Resource(id)
+		if err != nil {
+			t.Fatal(err)
 		}
-		esm = e["Properties"].(map[string]any)
+		if want := s.Param("StreamSource") == src; (r != nil) != want {
+			t.Fatalf("StreamSource %s: mapping %s exists = %v", s.Param("StreamSource"), id, r != nil)
+		}
+		if r != nil {
+			esm = properties(r)
+		}
+	}
+	if esm["FunctionName"] != cfn.Ref(functionID) {
+		t.Errorf("mapping FunctionName %v, want the function", esm["FunctionName"])
+	}
+	if c, err := s.Resource("KinesisConsumer"); err != nil || (c != nil) != (s.Param("StreamSource") == "kinesis") {
+		t.Errorf("StreamSource %s: Kinesis consumer %v (%v)", s.Param("StreamSource"), c, err)
+	}
+	return esm
+}
+
+// TestTemplateEventSourceMapping checks the settings that keep one poison
+// record from blocking a shard and keep batches within Lambda's limits,
+// for both sources: they differ in their source ARN alone.
+func TestTemplateEventSourceMapping(t *testing.T) {
+	tmpl := readTemplate(t)
+	limits := map[string]string{"BatchSize": "10000", "WindowSeconds": "900", "BatchingWindowSeconds": "300"}
+	kinesis := maps.Clone(limits)
+	maps.Copy(kinesis, kinesisSource)
+	s := deploy(t, tmpl, limits)
+	esm := sourceMapping(t, s)
+	k := deploy(t, tmpl, kinesis)
+	kesm := sourceMapping(t, k)
+	if esm["EventSourceArn"] != testStreamArn {
+		t.Errorf("table stream mapping reads %v, want the StreamArn parameter", esm["EventSourceArn"])
+	}
+	if kesm["EventSourceArn"] != cfn.GetAtt("KinesisConsumer", "ConsumerARN") {
+		t.Errorf("Kinesis mapping reads %v, want the stack's enhanced fan-out consumer", kesm["EventSourceArn"])
+	}
+	consumer := properties(mustResource(t, k, "KinesisConsumer"))
+	if consumer["StreamARN"] != testKinesisArn {
+		t.Errorf("consumer of %v, want the KinesisStreamArn parameter", consumer["StreamARN"])
+	}
+	if name := fmt.Sprint(consumer["ConsumerName"]); name != cfn.StackName+"-hotkeys" {
+		t.Errorf("consumer name %s, want one per stack (%s-hotkeys)", name, cfn.StackName)
+	}
+	same := func(m map[string]any) map[string]any {
+		m = maps.Clone(m)
+		delete(m, "EventSourceArn")
+		return m
+	}
+	if a, b := fmt.Sprint(same(esm)), fmt.Sprint(same(kesm)); a != b {
+		t.Errorf("the mappings differ beyond their source:\ntable stream %s\nKinesis      %s", a, b)
 	}
 	num := func(k string) int {
 		t.Helper()
@@ -339,7 +410,6 @@ func TestTemplateEventSourceMapping(t *testing.T) {
 		what string
 		ok   bool
 	}{
-		{"Stream is the StreamArn parameter", esm["Stream"] == testStreamArn},
 		{"StartingPosition LATEST", esm["StartingPosition"] == "LATEST"},
 		{"BatchSize follows its parameter, at most 10,000", num("BatchSize") == 10000},
 		{"TumblingWindowInSeconds follows WindowSeconds, 1-900", num("TumblingWindowInSeconds") == 900},
@@ -361,11 +431,7 @@ func TestTemplateEventSourceMapping(t *testing.T) {
 	if def := cfn.ScalarString(tmpl["Parameters"].(map[string]any)["BatchingWindowSeconds"].(map[string]any)["Default"]); def != "1" && def != "0" {
 		t.Errorf("BatchingWindowSeconds defaults to %s s, want at most 1", def)
 	}
-	var batching any
-	for _, e := range properties(mustResource(t, deploy(t, tmpl, nil), functionID))["Events"].(map[string]any) {
-		batching = e.(map[string]any)["Properties"].(map[string]any)["MaximumBatchingWindowInSeconds"]
-	}
-	if w := toFloat(t, batching); w > 1 {
+	if w := toFloat(t, sourceMapping(t, deploy(t, tmpl, nil))["MaximumBatchingWindowInSeconds"]); w > 1 {
 		t.Errorf("a default deployment batches for %v s, want at most 1", w)
 	}
 	// The parameters cannot ask for more than the mapping allows (their

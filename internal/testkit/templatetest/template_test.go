@@ -20,6 +20,8 @@ const (
 	testTable     = "Orders"
 	testIndex     = "GSI1"
 	testStreamArn = "arn:aws:dynamodb:" + cfn.Region + ":" + cfn.Account + ":table/" + testTable + "/stream/2026-11-22T10:00:00.000"
+	// The table's Kinesis streaming destination, for StreamSource=kinesis.
+	testKinesisArn = "arn:aws:kinesis:" + cfn.Region + ":" + cfn.Account + ":stream/" + testTable + "-changes"
 )
 
 // readTemplate parses template.yaml.
