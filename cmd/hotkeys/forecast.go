@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -92,7 +91,7 @@ func runForecast(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if o.format == "json" {
 		return writeForecastJSON(stdout, results)
 	}
-	_, err = io.WriteString(stdout, forecastTable(results, opt))
+	_, err = io.WriteString(stdout, forecastTable(results, opt, o.output(stdout, false, false).table.width))
 	return err
 }
 
@@ -175,19 +174,23 @@ func writeForecastJSON(w io.Writer, results []forecast.Result) error {
 	return err
 }
 
-// forecastTable prints one line per key, and under it the forecast in
-// words.
-func forecastTable(results []forecast.Result, opt forecast.Options) string {
+// forecastTable prints one line per key, fitted to width as the other
+// tables are (layout.go: no line past it, none ending in a space), and
+// under it the forecast in words.
+func forecastTable(results []forecast.Result, opt forecast.Options, width int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "FORECAST · partition limit %s WCU/s · horizon %d days · range aimed at %.0f %%\n",
-		strings.TrimSuffix(fmt.Sprintf("%.3f", opt.PartitionLimit), ".000"), opt.Horizon, forecast.Coverage*100)
+	fitLine(&b, fmt.Sprintf("FORECAST · partition limit %s WCU/s · horizon %d days · range aimed at %.0f %%",
+		strings.TrimSuffix(fmt.Sprintf("%.3f", opt.PartitionLimit), ".000"), opt.Horizon, forecast.Coverage*100), width)
 	if len(results) == 0 {
-		b.WriteString("\nno key to forecast: none reached --min-share of the limit or the last day's --top\n")
+		b.WriteString("\n")
+		wrap(&b, "", "", "no key to forecast: none reached --min-share of the limit or the last day's --top", width)
 		return b.String()
 	}
 	b.WriteString("\n")
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  TABLE\tKEY\tDAYS\tLAST DAY\tPEAK WCU/s\tHEADROOM\tGROWTH/DAY\tTREND\tDAYS TO LIMIT\tDATE\t")
+	// The columns that explain give way first; the key, its headroom,
+	// the days to the limit and the date stay.
+	t := table{indent: "  ", cols: []column{{head: "TABLE"}, {head: "KEY", key: true}, {head: "DAYS", drop: 3}, {head: "LAST DAY", drop: 2},
+		{head: "PEAK WCU/s", drop: 4}, {head: "HEADROOM"}, {head: "GROWTH/DAY", drop: 5}, {head: "TREND", drop: 1}, {head: "DAYS TO LIMIT"}, {head: "DATE"}}}
 	for _, r := range results {
 		name := printable(r.Table, 40)
 		if r.Index != "" {
@@ -201,14 +204,16 @@ func forecastTable(results []forecast.Result, opt forecast.Options) string {
 		if r.LimitDate != nil {
 			date = r.LimitDate.String()
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t\n", name, printable(r.Key, 40), r.DaysObserved, r.LastDay,
-			r.PeakWCUPerSecond, headroomCell(&report.KeyFigures{Headroom: r.Headroom}), growth, r.Trend, daysCell(r), date)
+		t.add(text(name), keyCell(r.Key), text(fmt.Sprint(r.DaysObserved)), text(r.LastDay.String()), text(fmt.Sprintf("%.0f", r.PeakWCUPerSecond)),
+			text(headroomCell(&report.KeyFigures{Headroom: r.Headroom})), text(growth), text(string(r.Trend)), text(daysCell(r)), text(date))
 	}
-	tw.Flush()
+	var notes keyNotes
+	t.write(&b, width, &notes)
 	b.WriteString("\n")
 	for _, r := range results {
-		fmt.Fprintf(&b, "  ▸ %s: %s\n", printable(r.Key, 40), forecastText(r, opt.Horizon))
+		wrap(&b, "  ▸ ", "    ", notes.cell(r.Key, keyCellWidth)+": "+forecastText(r, opt.Horizon), width)
 	}
+	notes.writeFull(&b)
 	return b.String()
 }
 

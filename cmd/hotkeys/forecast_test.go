@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -236,5 +237,33 @@ func TestForecastFromHistoryTable(t *testing.T) {
 	_, fromFiles, _ := hotkeys(t, "", "forecast", "--format", "json", "--partition-key", "id", "--partition-limit", fmt.Sprint(synthLimit), path)
 	if fromTable != fromFiles {
 		t.Errorf("the history table's forecast\n%s\ndiffers from the stream files'\n%s", fromTable, fromFiles)
+	}
+}
+
+// TestForecastTableWidth: the table output fits --width as the CLI's other
+// tables do (100 columns when not a terminal): no line past it, none
+// ending in a space, and at 160 columns every column is shown.
+func TestForecastTableWidth(t *testing.T) {
+	path := writeSynthHistory(t)
+	for _, width := range []int{0, 60, 80, 160} {
+		args := []string{"forecast", "--partition-key", "id", "--partition-limit", fmt.Sprint(synthLimit)}
+		if width > 0 {
+			args = append(args, "--width", fmt.Sprint(width))
+		}
+		args = append(args, path)
+		code, out, errs := hotkeys(t, "", args...)
+		if code != exitOK {
+			t.Fatalf("--width %d: exit %d: %s", width, code, errs)
+		}
+		limit := cmp.Or(width, defaultWidth)
+		for line := range strings.Lines(out) {
+			line = strings.TrimSuffix(line, "\n")
+			if runes(line) > limit || strings.HasSuffix(line, " ") {
+				t.Errorf("--width %d: line of %d columns %q, want at most %d and no trailing space", width, runes(line), line, limit)
+			}
+		}
+		if all := strings.Contains(out, "LAST DAY") && strings.Contains(out, "TREND"); all != (width == 160) {
+			t.Errorf("--width %d: every column shown = %v\n%s", width, all, out)
+		}
 	}
 }

@@ -93,8 +93,49 @@ func (f *forecaster) Run(ctx context.Context, t time.Time) error {
 	if !claimed {
 		return nil
 	}
+	logReaching(ctx, f.log, results)
 	_, err = f.out.Write(lines)
 	return err
+}
+
+// MsgReachesLimit is the message of the line logged per key forecast to
+// reach the partition limit within the horizon, for Logs Insights filters.
+const MsgReachesLimit = "key forecast to reach the partition limit"
+
+// logReaching logs one WARN line per key of results forecast to reach the
+// limit within the horizon, once per day forecast (after the claim). The
+// key is printed exactly as the history holds it, that is as the stream
+// function's detector reported it: already redacted when redaction is on
+// (history.Summary keeps a report's keys as they are), the rule of the
+// stream function's findings log, so the raw key never appears here
+// either.
+func logReaching(ctx context.Context, log *slog.Logger, results []forecast.Result) {
+	for i := range results {
+		r := &results[i]
+		if r.DaysToLimit == nil {
+			continue
+		}
+		attrs := make([]slog.Attr, 0, 14)
+		attrs = append(attrs, slog.String("table", r.Table))
+		if r.Index != "" {
+			attrs = append(attrs, slog.String("index", r.Index))
+		}
+		attrs = append(attrs,
+			slog.String("key", r.Key),
+			slog.String("type", r.Type),
+			slog.String("dimension", alert.DimensionValue(r.Key)),
+			slog.String("last_day", r.LastDay.String()),
+			slog.Int("days_observed", r.DaysObserved),
+			slog.Float64("peak_wcu_per_second", r.PeakWCUPerSecond),
+			slog.Float64("headroom", r.Headroom),
+			slog.Any("growth_per_day", r.GrowthPerDay),
+			slog.Int("days_to_limit", *r.DaysToLimit),
+			slog.Any("days_to_limit_low", r.DaysToLimitLow),
+			slog.Any("days_to_limit_high", r.DaysToLimitHigh),
+			slog.Any("limit_date", r.LimitDate),
+		)
+		log.LogAttrs(ctx, slog.LevelWarn, MsgReachesLimit, attrs...)
+	}
 }
 
 // minDaysLines returns the EMF lines of MinDaysToLimit, one per table

@@ -498,6 +498,15 @@ func TestTemplateDashboardWidgets(t *testing.T) {
 		if readsIndexes != analyses {
 			t.Errorf("%s: the dashboard reads index metrics = %v", sc, readsIndexes)
 		}
+		history, err := s.Condition("KeepsHistory")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := forecastRefs(dashRefs); history != (len(got) == 1) || len(got) > 1 {
+			t.Errorf("%s: the dashboard reads MinDaysToLimit %v, want once exactly when History is on (%v)", sc, got, history)
+		} else if history {
+			checkForecastWidgetRef(t, got[0])
+		}
 		if slices.Sort(logWidgets); !slices.Equal(logWidgets, []string{alert.MsgHotKey, alert.MsgOnset}) {
 			t.Errorf("%s: log widgets of %q, want one of the findings and one of the onsets", sc, logWidgets)
 		}
@@ -544,4 +553,37 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// forecastRefs returns the references to the rollup function's
+// MinDaysToLimit among refs.
+func forecastRefs(refs []metricRef) []metricRef {
+	var out []metricRef
+	for _, r := range refs {
+		if r.name == alert.MetricMinDaysToLimit {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// checkForecastWidgetRef checks that the dashboard's MinDaysToLimit reads
+// what the rollup function writes: its namespace, TableName alone (the
+// dimension set that an index's line carries too) and Minimum, which is
+// the table's and its indexes' fewest days.
+func checkForecastWidgetRef(t *testing.T, ref metricRef) {
+	t.Helper()
+	at := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	var lines []byte
+	lines = alert.AppendEMFTableValue(lines, alert.DefaultNamespace, at, testTable, "", alert.MetricMinDaysToLimit, "None", 25)
+	lines = alert.AppendEMFTableValue(lines, alert.DefaultNamespace, at, testTable, "GSI1", alert.MetricMinDaysToLimit, "None", 3)
+	least := -1.0
+	for _, p := range parseEMF(t, lines) {
+		if p.namespace == ref.namespace && p.name == ref.name && maps.Equal(p.dims, ref.dimensions) && (least < 0 || p.value < least) {
+			least = p.value
+		}
+	}
+	if least != 3 || ref.stat != "Minimum" {
+		t.Errorf("the dashboard's %v (statistic %s) reads a minimum of %v from the rollup function's lines, want 3 (the index's) with Minimum\n%s", ref, ref.stat, least, lines)
+	}
 }

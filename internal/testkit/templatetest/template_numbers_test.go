@@ -381,7 +381,7 @@ func TestTemplateNumbersKeepTheDashboardJSON(t *testing.T) {
 			if !admits(t, p.name, decl, v) {
 				continue
 			}
-			values := map[string]string{p.name: v, "IndexAnalysis": "on"}
+			values := map[string]string{p.name: v, "IndexAnalysis": "on", "History": "on"} // History: the forecast widget
 			for k, o := range p.others {
 				values[k] = o
 			}
@@ -405,7 +405,7 @@ func TestTemplateNumbersKeepTheDashboardJSON(t *testing.T) {
 				t.Errorf("%s=%q: the dashboard body is not JSON: %v", p.name, v, err)
 				continue
 			}
-			annotated := map[string]string{"critical": "CriticalWCUPerSecond", "partition limit": "PartitionLimit", "warning": "ShareThreshold"}
+			annotated := map[string]string{"critical": "CriticalWCUPerSecond", "partition limit": "PartitionLimit", "warning": "ShareThreshold", "alarm": "ForecastAlarmDays"}
 			for _, w := range d.Widgets {
 				for _, a := range w.Properties.Annotations.Horizontal {
 					if param, ok := annotated[a.Label]; !ok {
