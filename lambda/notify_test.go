@@ -100,10 +100,10 @@ func TestNotifyCapAndFailures(t *testing.T) {
 // call's deadline, not a hundred: they go out at once, and each is given
 // up at the deadline, logged and counted. The budget here ends 1 s on.
 // One after another, the first would hold SNS until the end and the
-// others would not go out at all; at once, SNS holds most of them together
-// (on this 2-core machine under a load of 15, half went out within a
-// quarter of that second; all do when it is idle), and the whole ends
-// within ten deadlines, which no machine's load makes one.
+// others would not go out at all; at once, SNS holds several together
+// (all of them on an idle machine, 6 under the race detector at a load of
+// 15), and the whole ends within ten deadlines, which no machine's load
+// makes one.
 func TestNotifyAtTheCapAtOnce(t *testing.T) {
 	const most, deadline = 100, time.Second
 	n, srv, emf, logs := newTestNotifier(t, most)
@@ -118,8 +118,11 @@ func TestNotifyAtTheCapAtOnce(t *testing.T) {
 		t.Errorf("%d notifications to a hanging SNS took %s, over %s: not sent at once", most, took, 10*deadline)
 	}
 	t.Logf("%d of %d held by SNS at once", srv.Faulted(), most)
-	if srv.Faulted() < most/2 || len(srv.Published()) != 0 {
-		t.Errorf("%d requests held at once, %d published; want at least %d held, none published", srv.Faulted(), len(srv.Published()), most/2)
+	// One after another, SNS would hold the first until the budget ends
+	// and see no other: two held together prove they went out at once.
+	// How many more depends on the machine's load, not on the code.
+	if srv.Faulted() < 2 || len(srv.Published()) != 0 {
+		t.Errorf("%d requests held at once, %d published; want at least 2 held (one after another holds 1), none published", srv.Faulted(), len(srv.Published()))
 	}
 	if got := strings.Count(logs.String(), `"error_code":"DeadlineExceeded"`); got != most {
 		t.Errorf("%d failures logged with their code, want %d:\n%s", got, most, logs.String())
